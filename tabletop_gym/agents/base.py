@@ -1,0 +1,122 @@
+"""What an agent is, and how opponents are named.
+
+An agent sees exactly what an RL policy sees: its own observation dict
+(``{"observation": float32 vector, "action_mask": int8 vector}``) and nothing else. Bots never
+get the engine state, so they cannot cheat.
+
+An opponent may be given as:
+
+* ``"random"``: a uniformly random legal action;
+* ``"heuristic"``: the game's rule-based bot (``tabletop_gym.agents.heuristic``);
+* an :class:`Agent` object, or any callable ``f(observation_dict) -> int``;
+* a loaded Stable-Baselines3 model (anything with ``predict(obs, action_masks=..., ...)``),
+  which plays greedily with its mask.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from tabletop_gym.core.game import Game
+from tabletop_gym.core.observer import Observer
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Chooses an action from its own observation."""
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        """Return a legal action id (the ``action_mask`` of ``observation`` lists them)."""
+        ...
+
+
+class RandomAgent:
+    """Uniformly random among the legal actions of the mask."""
+
+    def __init__(self, rng: np.random.Generator | int | None = None):
+        """Use ``rng`` (a Generator or a seed) for every choice."""
+        self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        """A uniformly random legal action."""
+        legal = np.flatnonzero(observation["action_mask"])
+        if legal.size == 0:
+            raise ValueError("no legal action in the mask; this agent is not to act")
+        return int(legal[self.rng.integers(legal.size)])
+
+    def seed(self, seed: int | None) -> None:
+        """Reseed the agent's generator."""
+        self.rng = np.random.default_rng(seed)
+
+
+class CallableAgent:
+    """Adapts a plain function ``f(observation_dict) -> int``."""
+
+    def __init__(self, fn: Callable[[dict[str, np.ndarray]], int]):
+        """Wrap ``fn``."""
+        self.fn = fn
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        """Call the function."""
+        return int(self.fn(observation))
+
+
+class ModelAgent:
+    """Plays a trained Stable-Baselines3 / sb3-contrib model greedily with its action mask.
+
+    The model's observation space decides what it is fed: a ``Box`` model gets the flat
+    ``observation`` vector, a ``Dict`` model the whole dict.
+    """
+
+    def __init__(self, model: Any, deterministic: bool = True):
+        """Wrap a model that has ``predict(obs, action_masks=..., deterministic=...)``."""
+        self.model = model
+        self.deterministic = deterministic
+        space = getattr(model, "observation_space", None)
+        self._flat = space is None or not hasattr(space, "spaces")
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        """The model's greedy masked action."""
+        obs = observation["observation"] if self._flat else observation
+        mask = observation["action_mask"].astype(bool)
+        try:
+            action, _ = self.model.predict(obs, action_masks=mask, deterministic=self.deterministic)
+        except TypeError:  # a model without masking support
+            action, _ = self.model.predict(obs, deterministic=self.deterministic)
+        return int(np.asarray(action).reshape(-1)[0])
+
+
+def make_agent(
+    spec: Any, game: Game, observer: Observer, rng: np.random.Generator | None = None
+) -> Agent:
+    """Turn an opponent spec (name, Agent, callable or model) into an :class:`Agent`.
+
+    Args:
+        spec: ``"random"``, ``"heuristic"``, an Agent, a callable or an SB3 model.
+        game: The game the agent plays (a heuristic reads the config).
+        observer: The observer whose layout the agent's observations follow.
+        rng: Generator for the agent's own randomness.
+
+    Raises:
+        ValueError: On an unknown name or an object that is none of the above.
+    """
+    if isinstance(spec, str):
+        if spec == "random":
+            return RandomAgent(rng)
+        if spec == "heuristic":
+            from tabletop_gym.agents.heuristic import heuristic_for
+
+            return heuristic_for(game, observer, rng)
+        raise ValueError(f"unknown opponent {spec!r}; use 'random', 'heuristic', an Agent, "
+                         "a callable or a trained model")
+    if hasattr(spec, "predict"):
+        return ModelAgent(spec)
+    if isinstance(spec, Agent):
+        return spec
+    if callable(spec):
+        return CallableAgent(spec)
+    raise ValueError(f"cannot use {spec!r} as an opponent; use 'random', 'heuristic', an Agent, "
+                     "a callable or a trained model")

@@ -1,0 +1,352 @@
+"""The one PettingZoo AEC adapter that every engine + observer plugs into.
+
+A game's ``env.py`` subclasses :class:`TabletopAECEnv` and sets four class attributes (the game
+class, the observer class, the text renderer and the metadata); everything PettingZoo expects is
+here, written once:
+
+* agents ``player_0 … player_{n-1}``, fixed per instance; an optional seat permutation is a reset
+  option (``options={"seat_permutation": "random" | [seat of player_0, ...]}``);
+* observations ``{"observation": float32 Box, "action_mask": int8 Box}``; the mask is all zeros for
+  agents not to act and is repeated in ``info["action_mask"]`` with ``info["is_acting"]``;
+* terminal rewards from ``State.returns()`` (``reward_type`` of the config), correct
+  ``_cumulative_rewards`` and the dead step: at the end every agent is terminated together and
+  receives its final reward through ``last()``; ``info["scores"]``/``["score_breakdown"]``/
+  ``["winners"]`` carry the result;
+* illegal actions (DESIGN §5): ``illegal_action="terminate"`` (default, the PettingZoo classic
+  convention: the offender gets -1, the others 0, the game ends, a warning and ``info`` say which
+  action and why) or ``"raise"`` (re-raise the engine's :class:`IllegalActionError`); an action
+  outside the action space is always a ``ValueError``;
+* ``render_mode="ansi"`` (the table as the agent to act sees it) and ``"rgb_array"``;
+* ``copy.deepcopy`` and ``pickle`` keep the game (plain ``__dict__`` state, no constructor replay);
+* :meth:`record` returns the game record (config + engine seed + actions) that replays exactly.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+
+from tabletop_gym.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalActionError, State
+from tabletop_gym.core.observer import Observer
+from tabletop_gym.core.records import GameRecord
+
+ILLEGAL_ACTION_POLICIES = ("terminate", "raise")
+ILLEGAL_REWARD = -1.0
+
+
+class TabletopAECEnv(AECEnv):
+    """A PettingZoo AEC env over any engine (:class:`Game`) and :class:`Observer`.
+
+    Subclasses set :attr:`game_class`, :attr:`observer_class`, :attr:`renderer` and
+    :attr:`metadata`; games with simultaneous nodes also set :attr:`make_game` to apply the
+    turn-based transform (see ``tabletop_gym.wrappers.turn_based``).
+
+    Args:
+        render_mode: ``None``, ``"ansi"`` or ``"rgb_array"``.
+        illegal_action: ``"terminate"`` or ``"raise"``.
+        **config: The game's config switches (``num_players``, ``reward_type``, variants).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "rgb_array"],
+        "name": "tabletop",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+    game_class: ClassVar[type[Game]]
+    observer_class: ClassVar[Callable[[Game], Observer]]
+    renderer: ClassVar[Callable[[State, int | None], str]]
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        illegal_action: str = "terminate",
+        **config: Any,
+    ):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported; choose one of "
+                f"{self.metadata['render_modes']} or None"
+            )
+        if illegal_action not in ILLEGAL_ACTION_POLICIES:
+            raise ValueError(
+                f"illegal_action={illegal_action!r} is not allowed; choose one of "
+                f"{ILLEGAL_ACTION_POLICIES}"
+            )
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.game = self.make_game(config)
+        self.observer = self.make_observer(self.game)
+        n = self.game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents = []
+        self._num_actions = self.game.num_distinct_actions
+        layout = self.observer.layout
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(layout.low, layout.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self._num_actions,), dtype=np.int8),
+            }
+        )
+        # One object per agent, returned every call: PettingZoo's seed test seeds these.
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self._num_actions) for a in self.possible_agents}
+        self._agent_seat = list(range(n))
+        self._seat_agent = list(self.possible_agents)
+        self.state_obj: State | None = None
+        self._engine_seed: int | None = None
+        self._actions: list[int] = []
+        self._zero_mask = np.zeros(self._num_actions, dtype=np.int8)
+        self._zero_mask.flags.writeable = False
+
+    # --- construction hooks -------------------------------------------------------------------
+
+    def make_game(self, config: dict[str, Any]) -> Game:
+        """Build the (sequential) game this env runs; override to add a transform."""
+        return self.game_class(config)
+
+    def make_observer(self, game: Game) -> Observer:
+        """Build the observer for ``game``."""
+        return self.observer_class(game)
+
+    # --- PettingZoo API -----------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The cached observation space of ``agent``."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The cached action space of ``agent``."""
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Deal a new game.
+
+        Args:
+            seed: Seeds the env's generator; ``None`` continues its stream (or seeds from
+                entropy on the first reset).
+            options: ``{"seat_permutation": "random"}`` assigns agents to seats at random
+                (drawn from the env's generator), or a list giving the seat of each agent;
+                ``{"state": State}`` starts from a given state of this env's game (for puzzles and
+                bug reports).
+        """
+        if seed is not None or not hasattr(self, "_np_random_gen"):
+            self._np_random_gen, _ = seeding.np_random(seed)
+        rng = self._np_random_gen
+        self._engine_seed = int(rng.integers(0, 2**63 - 1))
+        options = options or {}
+        n = self.game.num_players
+        perm = options.get("seat_permutation")
+        if perm is None:
+            seats = list(range(n))
+        elif perm == "random":
+            seats = [int(s) for s in rng.permutation(n)]
+        else:
+            seats = [int(s) for s in perm]
+            if sorted(seats) != list(range(n)):
+                raise ValueError(
+                    f"seat_permutation must be a permutation of 0..{n - 1}, got {perm}"
+                )
+        self._agent_seat = seats
+        self._seat_agent = [""] * n
+        for i, s in enumerate(seats):
+            self._seat_agent[s] = self.possible_agents[i]
+        given = options.get("state")
+        if given is not None:
+            if given.game != self.game:
+                raise ValueError("options['state'] belongs to a different game or config")
+            self.state_obj = given.clone()
+            self._engine_seed = None
+        else:
+            self.state_obj = self.game.new_initial_state(random.Random(self._engine_seed))
+        self._actions = []
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._after_change()
+
+    def _after_change(self) -> None:
+        """Point agent_selection at the seat to act and refresh infos; handle the end."""
+        state = self.state_obj
+        assert state is not None
+        cur = state.current_player()
+        if cur == SIMULTANEOUS:
+            raise RuntimeError(
+                f"{type(self.game).__name__} reached a simultaneous node; an AEC env needs the "
+                "turn-based transform (tabletop_gym.wrappers.turn_based.TurnBasedGame)"
+            )
+        if cur == TERMINAL:
+            returns = state.returns()
+            scores = state.scores()
+            breakdown = state.score_breakdown()
+            winners = [self._seat_agent[s] for s in state.winners()]
+            for a in self.agents:
+                seat = self._agent_seat[self.possible_agents.index(a)]
+                self.rewards[a] = float(returns[seat])
+                self.terminations[a] = True
+                self.infos[a] = {
+                    "action_mask": self._zero_mask,
+                    "is_acting": False,
+                    "scores": {self._seat_agent[s]: float(v) for s, v in enumerate(scores)},
+                    "score_breakdown": breakdown[seat],
+                    "winners": winners,
+                }
+            self.agent_selection = self.agents[0]
+            return
+        acting = self._seat_agent[cur]
+        phase = state.phase()
+        for a in self.agents:
+            self.infos[a] = {
+                "action_mask": self._zero_mask if a != acting else self._mask_for(cur),
+                "is_acting": a == acting,
+                "phase": phase,
+            }
+        self.agent_selection = acting
+
+    def _mask_for(self, seat: int) -> np.ndarray:
+        mask = np.zeros(self._num_actions, dtype=np.int8)
+        mask[self.state_obj.legal_actions(seat)] = 1  # type: ignore[union-attr]
+        return mask
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """What ``agent`` may know now: ``{"observation", "action_mask"}``."""
+        seat = self._agent_seat[self.possible_agents.index(agent)]
+        state = self.state_obj
+        assert state is not None, "call reset() before observe()"
+        obs = self.observer.encode(state, seat)
+        if state.current_player() == seat:
+            mask = self._mask_for(seat)
+        else:
+            mask = np.zeros(self._num_actions, dtype=np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        """Apply the action of ``agent_selection`` (``None`` for a terminated agent)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if (
+            action is None
+            or isinstance(action, bool | np.bool_)
+            or not isinstance(action, int | np.integer)
+            or not 0 <= int(action) < self._num_actions
+        ):
+            raise ValueError(
+                f"action {action!r} of {agent} is outside the action space "
+                f"Discrete({self._num_actions}); give an int in 0..{self._num_actions - 1}"
+            )
+        action = int(action)
+        state = self.state_obj
+        assert state is not None
+        self._cumulative_rewards[agent] = 0.0
+        try:
+            state.apply_action(action)
+        except IllegalActionError as err:
+            if self.illegal_action == "raise":
+                raise
+            self._terminate_illegal(agent, err)
+            return
+        self._actions.append(action)
+        self._clear_rewards()
+        self._after_change()
+        self._accumulate_rewards()
+
+    def _terminate_illegal(self, agent: str, err: IllegalActionError) -> None:
+        warnings.warn(f"{agent} took an illegal action; the game ends: {err}", stacklevel=3)
+        detail = {
+            "agent": agent,
+            "action": err.action,
+            "phase": err.phase,
+            "legal_actions": err.legal,
+            "message": str(err),
+        }
+        for a in self.agents:
+            self.rewards[a] = ILLEGAL_REWARD if a == agent else 0.0
+            self.terminations[a] = True
+            self.infos[a] = {
+                "action_mask": self._zero_mask,
+                "is_acting": False,
+                "illegal_action": detail,
+            }
+        self._accumulate_rewards()
+
+    def render(self) -> str | np.ndarray | None:
+        """The table as the agent to act sees it (text for ``ansi``, a picture for rgb_array)."""
+        if self.render_mode is None:
+            warnings.warn("render() called with render_mode=None; nothing to render", stacklevel=2)
+            return None
+        state = self.state_obj
+        assert state is not None, "call reset() before render()"
+        cur = state.current_player()
+        text = type(self).renderer(state, cur if cur >= 0 else None)
+        if self.render_mode == "ansi":
+            return text
+        from tabletop_gym.core.render import text_to_rgb
+
+        return text_to_rgb(text)
+
+    def state(self) -> np.ndarray:
+        """Global view for centralised critics: every seat's observation, seat order."""
+        assert self.state_obj is not None, "call reset() before state()"
+        return np.concatenate(
+            [self.observer.encode(self.state_obj, s) for s in range(self.game.num_players)]
+        )
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # --- extras -------------------------------------------------------------------------------
+
+    @property
+    def game_state(self) -> State:
+        """The engine state (the full state, hidden parts included: reading it is cheating)."""
+        assert self.state_obj is not None, "call reset() first"
+        return self.state_obj
+
+    def seat_of(self, agent: str) -> int:
+        """The engine seat ``agent`` plays this episode."""
+        return self._agent_seat[self.possible_agents.index(agent)]
+
+    def agent_of(self, seat: int) -> str:
+        """The agent playing engine seat ``seat`` this episode."""
+        return self._seat_agent[seat]
+
+    def legal_actions(self, agent: str | None = None) -> list[int]:
+        """Legal action ids of ``agent`` (default: the agent to act)."""
+        agent = agent or self.agent_selection
+        if self.state_obj is None or self.state_obj.is_terminal():
+            return []
+        return self.state_obj.legal_actions(self.seat_of(agent))
+
+    def action_to_string(self, action: int) -> str:
+        """Readable name of ``action`` for the agent to act."""
+        assert self.state_obj is not None
+        return self.state_obj.action_to_string(action)
+
+    def record(self) -> GameRecord:
+        """Config, engine seed, seat assignment and actions of this episode (replays exactly)."""
+        if self._engine_seed is None:
+            raise ValueError("this episode started from a given state; it has no seed to record")
+        return GameRecord(
+            game=self.game.name,
+            config=self.game.config.to_dict(),
+            seed=self._engine_seed,
+            actions=list(self._actions),
+            transform=getattr(self.game, "transform_name", None),
+            seats=list(self._agent_seat),
+        )
+
+    def __str__(self) -> str:
+        return self.metadata["name"]

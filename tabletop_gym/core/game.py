@@ -1,0 +1,465 @@
+"""The engine contract every game implements.
+
+A game is split in two objects, as in OpenSpiel:
+
+* :class:`Game` holds a frozen, validated configuration and the facts a researcher needs
+  (number of players, number of distinct actions, maximum game length, score bounds). It creates
+  initial states from a ``random.Random`` and loads states from JSON.
+* :class:`State` is one position. It says who acts (a seat, :data:`SIMULTANEOUS` or
+  :data:`TERMINAL`), lists legal actions, applies actions, and reports scores and returns.
+
+Rules engines built on this module use the standard library only. Every chance event happens in
+``new_initial_state(rng)``: the state then carries every deck order, so the rest of the game is a
+pure function of the actions. States are mutable for speed; ``clone()`` returns a state that
+shares no mutable object with the original.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import json
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
+
+SIMULTANEOUS = -2
+"""``current_player()`` of a node where every player with legal actions acts at once."""
+
+TERMINAL = -4
+"""``current_player()`` of a finished game."""
+
+SCHEMA_VERSION = 1
+"""Version of the JSON state schema written by :meth:`State.to_json`."""
+
+REWARD_TYPES = ("win_loss", "score_diff", "score")
+"""Values of the ``reward_type`` switch shared by every game (see :func:`compute_returns`)."""
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the current state; raised before anything changes.
+
+    Attributes:
+        action: The offending action.
+        phase: The name of the phase the state was in.
+        legal: The legal actions of that state for the acting player.
+        reason: Why the action was refused, in words.
+    """
+
+    def __init__(self, action: Any, phase: str, legal: Sequence[int], reason: str = "") -> None:
+        self.action = action
+        self.phase = phase
+        self.legal = list(legal)
+        self.reason = reason
+        shown = self.legal if len(self.legal) <= 40 else [*self.legal[:40], "..."]
+        why = f" ({reason})" if reason else ""
+        super().__init__(
+            f"illegal action {action!r} in phase {phase!r}{why}; legal actions: {shown}"
+        )
+
+
+class ConfigError(ValueError):
+    """A game configuration with an unknown key or a value that is not allowed."""
+
+
+class StateFormatError(ValueError):
+    """A JSON state that does not follow the documented schema."""
+
+
+_C = TypeVar("_C", bound="GameConfig")
+
+
+@dataclasses.dataclass(frozen=True)
+class GameConfig:
+    """Base of every game configuration: fields shared by all games.
+
+    Subclasses add their switches as dataclass fields with defaults. A field may declare the values
+    it allows with ``metadata={"choices": (...)}``; integer fields may declare
+    ``metadata={"range": (lo, hi)}``. :meth:`validate` checks both, and games add their own
+    cross-field checks by overriding :meth:`check`.
+
+    Attributes:
+        num_players: Number of players.
+        reward_type: How ``State.returns()`` turns final scores into rewards: ``"win_loss"``
+            (+1 for each winner, -1 for each other player, 0 for all when everyone ties),
+            ``"score_diff"`` (own score minus the mean of the other players' scores) or
+            ``"score"`` (own final score).
+    """
+
+    num_players: int = 2
+    reward_type: str = dataclasses.field(default="win_loss", metadata={"choices": REWARD_TYPES})
+
+    @classmethod
+    def from_kwargs(cls: type[_C], config: Mapping[str, Any] | None = None, **kwargs: Any) -> _C:
+        """Build and validate a config from a mapping and/or keyword arguments.
+
+        Raises:
+            ConfigError: On an unknown key or a value that is not allowed; the message names the
+                key, the value and what is allowed.
+        """
+        merged: dict[str, Any] = dict(config or {})
+        merged.update(kwargs)
+        names = [f.name for f in dataclasses.fields(cls)]
+        unknown = sorted(set(merged) - set(names))
+        if unknown:
+            raise ConfigError(
+                f"unknown config key(s) {unknown} for {cls.__name__}; allowed keys: {names}"
+            )
+        for f in dataclasses.fields(cls):
+            if f.name not in merged:
+                continue
+            value = merged[f.name]
+            default = f.default
+            if isinstance(default, bool):
+                if not isinstance(value, bool):
+                    raise ConfigError(f"{f.name} must be True or False, got {value!r}")
+            elif isinstance(default, int):
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise ConfigError(f"{f.name} must be an integer, got {value!r}")
+            elif isinstance(default, str) and not isinstance(value, str):
+                raise ConfigError(f"{f.name} must be a string, got {value!r}")
+            if isinstance(value, list):
+                merged[f.name] = tuple(value)
+        obj = cls(**merged)
+        obj.validate()
+        return obj
+
+    def validate(self) -> None:
+        """Check every field against its declared choices and range, then :meth:`check`."""
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            choices = f.metadata.get("choices")
+            if choices is not None and value not in choices:
+                raise ConfigError(f"{f.name}={value!r} is not allowed; choose one of {choices}")
+            bounds = f.metadata.get("range")
+            if bounds is not None and not bounds[0] <= value <= bounds[1]:
+                raise ConfigError(
+                    f"{f.name}={value!r} is out of range; allowed: {bounds[0]}..{bounds[1]}"
+                )
+        self.check()
+
+    def check(self) -> None:
+        """Cross-field checks of a game; raise :class:`ConfigError` on failure."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the config as a JSON-ready dict."""
+        return {
+            f.name: list(v) if isinstance(v := getattr(self, f.name), tuple) else v
+            for f in dataclasses.fields(self)
+        }
+
+
+def compute_returns(
+    reward_type: str, scores: Sequence[float], winners: Sequence[int]
+) -> list[float]:
+    """Turn final scores and winners into per-player returns.
+
+    Args:
+        reward_type: One of :data:`REWARD_TYPES`.
+        scores: Final score of each seat.
+        winners: Seats that won after the game's tie-breaks (several on a shared win).
+
+    Returns:
+        One float per seat. ``win_loss`` and ``score_diff`` sum to zero for two players;
+        ``score_diff`` sums to zero for any number of players.
+    """
+    n = len(scores)
+    if reward_type == "win_loss":
+        if len(winners) == n:
+            return [0.0] * n
+        won = set(winners)
+        return [1.0 if p in won else -1.0 for p in range(n)]
+    if reward_type == "score_diff":
+        if n == 1:
+            return [float(scores[0])]
+        total = float(sum(scores))
+        return [float(s) - (total - s) / (n - 1) for s in scores]
+    if reward_type == "score":
+        return [float(s) for s in scores]
+    raise ConfigError(f"reward_type={reward_type!r} is not allowed; choose one of {REWARD_TYPES}")
+
+
+class Game(abc.ABC):
+    """A configured game: the factory of its states and the facts about it.
+
+    Subclasses set :attr:`name` and :attr:`config_class` and implement the abstract members.
+    """
+
+    name: ClassVar[str] = ""
+    config_class: ClassVar[type[GameConfig]] = GameConfig
+
+    def __init__(self, config: Mapping[str, Any] | GameConfig | None = None, **kwargs: Any):
+        """Validate ``config``/``kwargs`` into a frozen config.
+
+        Raises:
+            ConfigError: On an unknown key or a value that is not allowed.
+        """
+        if isinstance(config, GameConfig):
+            if kwargs:
+                config = config.to_dict()
+            else:
+                config.validate()
+                self.config = config
+                return
+        self.config = self.config_class.from_kwargs(config, **kwargs)
+
+    @property
+    def num_players(self) -> int:
+        """Number of seats."""
+        return self.config.num_players
+
+    @property
+    @abc.abstractmethod
+    def num_distinct_actions(self) -> int:
+        """Size of the action-id space; every id has one meaning in every phase."""
+
+    @property
+    @abc.abstractmethod
+    def max_game_length(self) -> int:
+        """Upper bound on the number of decisions (sequential actions plus joint actions)."""
+
+    @property
+    @abc.abstractmethod
+    def score_bounds(self) -> tuple[float, float]:
+        """Lower and upper bound of any seat's final score."""
+
+    def return_bounds(self) -> tuple[float, float]:
+        """Lower and upper bound of any seat's return under the configured reward type."""
+        lo, hi = self.score_bounds
+        rt = self.config.reward_type
+        if rt == "win_loss":
+            return (-1.0, 1.0)
+        if rt == "score_diff":
+            return (lo - hi, hi - lo) if self.num_players > 1 else (lo, hi)
+        return (lo, hi)
+
+    @abc.abstractmethod
+    def new_initial_state(self, rng: random.Random) -> State:
+        """Deal a new game; every chance event is drawn from ``rng`` and only from it."""
+
+    def state_from_json(self, text: str | Mapping[str, Any]) -> State:
+        """Load a state written by :meth:`State.to_json` (or written by hand to that schema).
+
+        The document is ``{"schema": 1, "game": <name>, "config": {...}, "state": {...}}``;
+        ``config`` may be left out (this game's config is used), and where present it must equal
+        this game's config.
+
+        Raises:
+            StateFormatError: When the document is not valid JSON or breaks the schema; the
+                message says which field and what is expected.
+        """
+        try:
+            doc = json.loads(text) if isinstance(text, str) else dict(text)
+        except json.JSONDecodeError as exc:
+            raise StateFormatError(f"state is not valid JSON: {exc}") from None
+        if not isinstance(doc, dict):
+            raise StateFormatError("a state document must be a JSON object")
+        missing = [k for k in ("schema", "game", "state") if k not in doc]
+        if missing:
+            raise StateFormatError(f"state document lacks key(s) {missing}")
+        if doc["schema"] != SCHEMA_VERSION:
+            raise StateFormatError(
+                f"state schema {doc['schema']!r} is not supported; this version reads "
+                f"{SCHEMA_VERSION}"
+            )
+        if doc["game"] != self.name:
+            raise StateFormatError(f"state is for game {doc['game']!r}, not {self.name!r}")
+        if "config" in doc:
+            try:
+                other = self.config_class.from_kwargs(doc["config"])
+            except ConfigError as exc:
+                raise StateFormatError(f"state config is invalid: {exc}") from None
+            if other != self.config:
+                raise StateFormatError(
+                    f"state config {other.to_dict()} differs from this game's config "
+                    f"{self.config.to_dict()}"
+                )
+        if not isinstance(doc["state"], dict):
+            raise StateFormatError("'state' must be a JSON object")
+        try:
+            return self._state_from_dict(doc["state"])
+        except StateFormatError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise StateFormatError(f"malformed state: {type(exc).__name__}: {exc}") from None
+
+    @abc.abstractmethod
+    def _state_from_dict(self, data: dict[str, Any]) -> State:
+        """Build and validate a state from the ``"state"`` object of a JSON document."""
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.config == self.config  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self.config))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.config.to_dict()})"
+
+
+class State(abc.ABC):
+    """One position of a game.
+
+    Subclasses implement the underscored hooks; the public methods here enforce the contract
+    (legality checked before any change, clear errors, returns by reward type).
+    """
+
+    game: Game
+
+    # --- whose turn -------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def current_player(self) -> int:
+        """The seat to act, :data:`SIMULTANEOUS` or :data:`TERMINAL`."""
+
+    def is_terminal(self) -> bool:
+        """Whether the game is over."""
+        return self.current_player() == TERMINAL
+
+    def is_simultaneous_node(self) -> bool:
+        """Whether several players act at once here."""
+        return self.current_player() == SIMULTANEOUS
+
+    @abc.abstractmethod
+    def phase(self) -> str:
+        """Name of the current decision (used in errors, observations and renders)."""
+
+    # --- actions ------------------------------------------------------------------------------
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """Sorted legal action ids of ``player`` (default: the player to act).
+
+        At a sequential node only the player to act has legal actions; at a simultaneous node
+        every player with a choice has them; at the end nobody has.
+        """
+        cur = self.current_player()
+        if player is None:
+            if cur == SIMULTANEOUS:
+                raise ValueError("at a simultaneous node, legal_actions() needs a player")
+            player = cur
+        if cur == TERMINAL:
+            return []
+        if cur == SIMULTANEOUS:
+            return self._legal_simultaneous(player)
+        return self._legal_actions() if player == cur else []
+
+    @abc.abstractmethod
+    def _legal_actions(self) -> list[int]:
+        """Sorted legal actions of the player to act at a sequential node."""
+
+    def _legal_simultaneous(self, player: int) -> list[int]:
+        """Sorted legal actions of ``player`` at a simultaneous node (empty: not a chooser)."""
+        return []
+
+    def apply_action(self, action: int) -> None:
+        """Apply the action of the player to act at a sequential node.
+
+        Raises:
+            IllegalActionError: When the action is not legal; nothing changes.
+        """
+        cur = self.current_player()
+        if cur == SIMULTANEOUS:
+            raise IllegalActionError(
+                action, self.phase(), [], "simultaneous node: use apply_joint_action"
+            )
+        if cur == TERMINAL:
+            raise IllegalActionError(action, self.phase(), [], "the game is over")
+        legal = self._legal_actions()
+        if not _is_int(action) or action not in legal:
+            raise IllegalActionError(action, self.phase(), legal)
+        self._apply_action(int(action))
+
+    @abc.abstractmethod
+    def _apply_action(self, action: int) -> None:
+        """Apply a legal sequential action."""
+
+    def apply_joint_action(self, actions: Sequence[int | None]) -> None:
+        """Apply one action per seat at a simultaneous node (``None`` for seats with no choice).
+
+        Raises:
+            IllegalActionError: When the node is not simultaneous or any action is illegal;
+                nothing changes.
+        """
+        if self.current_player() != SIMULTANEOUS:
+            raise IllegalActionError(
+                actions, self.phase(), [], "not a simultaneous node: use apply_action"
+            )
+        if len(actions) != self.game.num_players:
+            raise IllegalActionError(
+                actions, self.phase(), [], f"need one entry per seat ({self.game.num_players})"
+            )
+        for p, a in enumerate(actions):
+            legal = self._legal_simultaneous(p)
+            if not legal:
+                if a is not None:
+                    raise IllegalActionError(a, self.phase(), [], f"seat {p} has no choice here")
+            elif a is None or not _is_int(a) or a not in legal:
+                raise IllegalActionError(a, self.phase(), legal, f"seat {p}")
+        self._apply_joint_action([None if a is None else int(a) for a in actions])
+
+    def _apply_joint_action(self, actions: list[int | None]) -> None:
+        raise NotImplementedError("this game has no simultaneous nodes")
+
+    @abc.abstractmethod
+    def action_to_string(self, action: int, player: int | None = None) -> str:
+        """Human-readable name of an action id."""
+
+    # --- results ------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def scores(self) -> list[float]:
+        """Final points of each seat (points so far while the game runs)."""
+
+    @abc.abstractmethod
+    def score_breakdown(self) -> list[dict[str, Any]]:
+        """Per seat, the parts the score is made of (the rule's breakdown)."""
+
+    @abc.abstractmethod
+    def winners(self) -> list[int]:
+        """Seats that win after the game's tie-breaks (several on a shared win)."""
+
+    def returns(self) -> list[float]:
+        """Per-seat returns under the configured ``reward_type``; zeros until the end."""
+        if not self.is_terminal():
+            return [0.0] * self.game.num_players
+        return compute_returns(self.game.config.reward_type, self.scores(), self.winners())
+
+    # --- copies and serialisation ------------------------------------------------------------
+
+    @abc.abstractmethod
+    def clone(self) -> State:
+        """A deep copy that shares no mutable object with this state."""
+
+    @abc.abstractmethod
+    def to_dict(self) -> dict[str, Any]:
+        """The full state, hidden parts included, as the ``"state"`` object of the JSON schema."""
+
+    def to_json(self, indent: int | None = None) -> str:
+        """Serialise the full state (hidden parts included) to the versioned JSON schema."""
+        doc = {
+            "schema": SCHEMA_VERSION,
+            "game": self.game.name,
+            "config": self.game.config.to_dict(),
+            "state": self.to_dict(),
+        }
+        return json.dumps(doc, indent=indent, sort_keys=False)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self.game == other.game and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> State:
+        return self.clone()
+
+
+def _is_int(x: Any) -> bool:
+    """Whether ``x`` is an integer action id (Python or numpy int, not bool)."""
+    if isinstance(x, bool):
+        return False
+    if isinstance(x, int):
+        return True
+    kind = getattr(getattr(x, "dtype", None), "kind", "")
+    return kind in ("i", "u") and getattr(x, "ndim", 0) == 0

@@ -1,0 +1,265 @@
+"""The PettingZoo parallel view of any engine whose game declares a no-op action.
+
+Every live agent sends an action on every step. At a simultaneous node each player with a choice
+sends its own action and the engine applies them together (nobody sees another's choice before the
+reveal, because all arrive in one call). At a sequential node the agent to act sends its action
+and every other agent must send the game's documented no-op (``game.noop_action``), which is the
+only id in their mask. At the end every agent is terminated together with its final reward and
+the agents list empties, as ``parallel_api_test`` and RLlib's ``ParallelPettingZooEnv`` expect.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import ParallelEnv
+
+from tabletop_gym.core.aec import ILLEGAL_ACTION_POLICIES, ILLEGAL_REWARD
+from tabletop_gym.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalActionError, State
+from tabletop_gym.core.observer import Observer
+from tabletop_gym.core.records import GameRecord
+
+
+class TabletopParallelEnv(ParallelEnv):
+    """A PettingZoo parallel env over an engine with simultaneous nodes and a no-op action.
+
+    Args:
+        render_mode: ``None``, ``"ansi"`` or ``"rgb_array"``.
+        illegal_action: ``"terminate"`` or ``"raise"`` (as in the AEC env).
+        **config: The game's config switches.
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "rgb_array"],
+        "name": "tabletop_parallel",
+        "render_fps": 1,
+    }
+    game_class: ClassVar[type[Game]]
+    observer_class: ClassVar[Callable[[Game], Observer]]
+    renderer: ClassVar[Callable[[State, int | None], str]]
+
+    def __init__(
+        self, render_mode: str | None = None, illegal_action: str = "terminate", **config: Any
+    ):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode={render_mode!r} is not supported; choose one of "
+                f"{self.metadata['render_modes']} or None"
+            )
+        if illegal_action not in ILLEGAL_ACTION_POLICIES:
+            raise ValueError(
+                f"illegal_action={illegal_action!r} is not allowed; choose one of "
+                f"{ILLEGAL_ACTION_POLICIES}"
+            )
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.game = self.game_class(config)
+        noop = getattr(self.game, "noop_action", None)
+        if noop is None:
+            raise TypeError(f"{type(self.game).__name__} declares no noop_action")
+        self.noop = int(noop)
+        self.observer = self.observer_class(self.game)
+        n = self.game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents: list[str] = []
+        self._n_actions = self.game.num_distinct_actions
+        layout = self.observer.layout
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(layout.low, layout.high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self._n_actions,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self._n_actions) for a in self.possible_agents}
+        self.state_obj: State | None = None
+        self._engine_seed: int | None = None
+        self._joint_log: list[list[int | None]] = []
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The cached observation space of ``agent``."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The cached action space of ``agent``."""
+        return self.action_spaces[agent]
+
+    def _seat(self, agent: str) -> int:
+        return self.possible_agents.index(agent)
+
+    def _acting(self) -> list[int]:
+        """Seats with a real choice now."""
+        state = self.state_obj
+        assert state is not None
+        cur = state.current_player()
+        if cur == TERMINAL:
+            return []
+        if cur == SIMULTANEOUS:
+            return [p for p in range(self.game.num_players) if state.legal_actions(p)]
+        return [cur]
+
+    def _mask(self, seat: int, acting: list[int]) -> np.ndarray:
+        mask = np.zeros(self._n_actions, dtype=np.int8)
+        if seat in acting:
+            mask[self.state_obj.legal_actions(seat)] = 1  # type: ignore[union-attr]
+        elif acting:
+            mask[self.noop] = 1
+        return mask
+
+    def _observe_all(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        state = self.state_obj
+        assert state is not None
+        acting = self._acting()
+        obs, infos = {}, {}
+        phase = state.phase()
+        for a in self.agents:
+            s = self._seat(a)
+            mask = self._mask(s, acting)
+            obs[a] = {"observation": self.observer.encode(state, s), "action_mask": mask}
+            infos[a] = {"action_mask": mask, "is_acting": s in acting, "phase": phase}
+        return obs, infos
+
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Deal a new game; ``seed=None`` continues the env's generator stream."""
+        if seed is not None or not hasattr(self, "_np_random_gen"):
+            self._np_random_gen, _ = seeding.np_random(seed)
+        self._engine_seed = int(self._np_random_gen.integers(0, 2**63 - 1))
+        self.state_obj = self.game.new_initial_state(random.Random(self._engine_seed))
+        self.agents = list(self.possible_agents)
+        self._joint_log = []
+        return self._observe_all()
+
+    def step(self, actions: dict[str, int]) -> tuple[dict, dict, dict, dict, dict]:
+        """Apply one action per live agent (the no-op for agents not to act)."""
+        state = self.state_obj
+        assert state is not None, "call reset() before step()"
+        missing = [a for a in self.agents if a not in actions]
+        if missing:
+            raise ValueError(f"step() needs an action for every live agent; missing {missing}")
+        for a, act in actions.items():
+            if a not in self.agents:
+                raise ValueError(f"{a!r} is not a live agent; live agents: {self.agents}")
+            if (
+                isinstance(act, bool | np.bool_)
+                or not isinstance(act, int | np.integer)
+                or not 0 <= int(act) < self._n_actions
+            ):
+                raise ValueError(
+                    f"action {act!r} of {a} is outside Discrete({self._n_actions}); "
+                    f"give an int in 0..{self._n_actions - 1}"
+                )
+        acting = self._acting()
+        cur = state.current_player()
+        try:
+            for a in self.agents:
+                s = self._seat(a)
+                if s not in acting and int(actions[a]) != self.noop:
+                    raise IllegalActionError(
+                        int(actions[a]), state.phase(), [self.noop],
+                        f"{a} is not to act and must send the no-op {self.noop}",
+                    )
+            if cur == SIMULTANEOUS:
+                joint = [
+                    int(actions[self.possible_agents[p]]) if p in acting else None
+                    for p in range(self.game.num_players)
+                ]
+                state.apply_joint_action(joint)
+                self._joint_log.append(joint)
+            else:
+                act = int(actions[self.possible_agents[cur]])
+                state.apply_action(act)
+                self._joint_log.append([act])
+        except IllegalActionError as err:
+            if self.illegal_action == "raise":
+                raise
+            return self._end_illegal(err, actions, acting)
+        rewards = dict.fromkeys(self.agents, 0.0)
+        terms = dict.fromkeys(self.agents, False)
+        truncs = dict.fromkeys(self.agents, False)
+        obs, infos = self._observe_all()
+        if state.is_terminal():
+            returns = state.returns()
+            scores = state.scores()
+            breakdown = state.score_breakdown()
+            winners = [self.possible_agents[s] for s in state.winners()]
+            for a in self.agents:
+                s = self._seat(a)
+                rewards[a] = float(returns[s])
+                terms[a] = True
+                infos[a].update(
+                    scores={self.possible_agents[i]: float(v) for i, v in enumerate(scores)},
+                    score_breakdown=breakdown[s],
+                    winners=winners,
+                )
+            self.agents = []
+        return obs, rewards, terms, truncs, infos
+
+    def _end_illegal(
+        self, err: IllegalActionError, actions: dict[str, int], acting: list[int]
+    ) -> tuple[dict, dict, dict, dict, dict]:
+        state = self.state_obj
+        assert state is not None
+        def broke_rule(a: str) -> bool:
+            s = self._seat(a)
+            if s in acting:
+                return int(actions[a]) not in state.legal_actions(s)
+            return int(actions[a]) != self.noop
+
+        offender = next((a for a in self.agents if broke_rule(a)), self.agents[0])
+        warnings.warn(f"{offender} took an illegal action; the game ends: {err}", stacklevel=3)
+        detail = {"agent": offender, "action": err.action, "phase": err.phase,
+                  "legal_actions": err.legal, "message": str(err)}
+        obs, infos = self._observe_all()
+        rewards = {a: (ILLEGAL_REWARD if a == offender else 0.0) for a in self.agents}
+        terms = dict.fromkeys(self.agents, True)
+        truncs = dict.fromkeys(self.agents, False)
+        for a in self.agents:
+            infos[a]["illegal_action"] = detail
+        self.agents = []
+        return obs, rewards, terms, truncs, infos
+
+    def render(self) -> str | np.ndarray | None:
+        """The public table (text for ``ansi``, a picture for ``rgb_array``)."""
+        if self.render_mode is None:
+            warnings.warn("render() called with render_mode=None; nothing to render", stacklevel=2)
+            return None
+        assert self.state_obj is not None, "call reset() before render()"
+        cur = self.state_obj.current_player()
+        text = type(self).renderer(self.state_obj, cur if cur >= 0 else None)
+        if self.render_mode == "ansi":
+            return text
+        from tabletop_gym.core.render import text_to_rgb
+
+        return text_to_rgb(text)
+
+    def state(self) -> np.ndarray:
+        """Global view for centralised critics: every seat's observation, seat order."""
+        assert self.state_obj is not None, "call reset() before state()"
+        return np.concatenate(
+            [self.observer.encode(self.state_obj, s) for s in range(self.game.num_players)]
+        )
+
+    @property
+    def game_state(self) -> State:
+        """The engine state (hidden parts included: reading it is cheating)."""
+        assert self.state_obj is not None, "call reset() first"
+        return self.state_obj
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def record(self) -> dict[str, Any]:
+        """Config, engine seed and the joint actions of this episode."""
+        if self._engine_seed is None:
+            raise ValueError("call reset() first")
+        rec = GameRecord(self.game.name, self.game.config.to_dict(), self._engine_seed, [])
+        doc = rec.__dict__ | {"joint_actions": [list(j) for j in self._joint_log]}
+        return doc

@@ -1,0 +1,119 @@
+"""Game records: config + engine seed + actions, which replay a game exactly.
+
+A record is what a bug report, a published result or a golden test needs: the game's name and
+config, the seed of the ``random.Random`` the engine was dealt from, whether the turn-based
+transform was used, the seat of each agent, and every action in order. Replaying deals the same
+game and applies the same actions, in any process.
+
+Example:
+    >>> rec = GameRecord.from_json(
+    ...     '{"game": "rapa_nui", "config": {"num_players": 2}, "seed": 7, "actions": []}')
+    >>> rec.replay().current_player()
+    0
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import random
+from typing import Any
+
+from tabletop_gym.core.game import Game, State
+
+RECORD_VERSION = 1
+
+GAMES: dict[str, str] = {
+    "rapa_nui": "tabletop_gym.envs.rapa_nui.rules:RapaNuiGame",
+    "positano": "tabletop_gym.envs.positano.rules:PositanoGame",
+}
+"""Game name -> ``module:Class`` of its engine (imported on first use)."""
+
+TRANSFORMS = (None, "turn_based", "turn_based_split")
+
+
+def make_game(
+    name: str, config: dict[str, Any] | None = None, transform: str | None = None
+) -> Game:
+    """Build a game by name, with an optional turn-based transform.
+
+    Raises:
+        ValueError: On an unknown game name or transform.
+    """
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r}; known games: {sorted(GAMES)}")
+    if transform not in TRANSFORMS:
+        raise ValueError(f"unknown transform {transform!r}; allowed: {TRANSFORMS}")
+    module, cls_name = GAMES[name].split(":")
+    game: Game = getattr(importlib.import_module(module), cls_name)(config or {})
+    if transform is not None:
+        from tabletop_gym.wrappers.turn_based import TurnBasedGame
+
+        game = TurnBasedGame(game, split=transform == "turn_based_split")
+    return game
+
+
+@dataclasses.dataclass
+class GameRecord:
+    """One game, replayable.
+
+    Attributes:
+        game: Game name (``"rapa_nui"``, ``"positano"``).
+        config: The game's config as a dict.
+        seed: Seed of the ``random.Random`` the initial state was dealt from.
+        actions: Every action in order (sequential actions of the game that was played, i.e.
+            after the turn-based transform when ``transform`` is set).
+        transform: ``None``, ``"turn_based"`` or ``"turn_based_split"``.
+        seats: Engine seat of ``player_0, player_1, …`` (``None``: identity).
+    """
+
+    game: str
+    config: dict[str, Any]
+    seed: int
+    actions: list[int]
+    transform: str | None = None
+    seats: list[int] | None = None
+
+    def make_game(self) -> Game:
+        """The game this record was played in."""
+        return make_game(self.game, self.config, self.transform)
+
+    def replay(self, upto: int | None = None) -> State:
+        """Deal the game from ``seed`` and apply the first ``upto`` actions (default all)."""
+        state = self.make_game().new_initial_state(random.Random(self.seed))
+        for a in self.actions[:upto]:
+            state.apply_action(a)
+        return state
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The record as JSON (with a format version)."""
+        return json.dumps({"record": RECORD_VERSION, **dataclasses.asdict(self)}, indent=indent)
+
+    @classmethod
+    def from_json(cls, text: str) -> GameRecord:
+        """Load a record written by :meth:`to_json` (the ``record`` version may be omitted).
+
+        Raises:
+            ValueError: On malformed JSON or missing/extra fields.
+        """
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"record is not valid JSON: {exc}") from None
+        if not isinstance(doc, dict):
+            raise ValueError("a game record must be a JSON object")
+        version = doc.pop("record", RECORD_VERSION)
+        if version != RECORD_VERSION:
+            raise ValueError(f"record version {version!r} is not supported ({RECORD_VERSION})")
+        names = {f.name for f in dataclasses.fields(cls)}
+        extra = sorted(set(doc) - names)
+        if extra:
+            raise ValueError(f"unknown record field(s) {extra}; allowed: {sorted(names)}")
+        try:
+            rec = cls(**doc)
+        except TypeError as exc:
+            raise ValueError(f"malformed record: {exc}") from None
+        if not isinstance(rec.seed, int) or not all(isinstance(a, int) for a in rec.actions):
+            raise ValueError("record 'seed' and 'actions' must be integers")
+        return rec

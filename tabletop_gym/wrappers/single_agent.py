@@ -1,0 +1,282 @@
+"""A real ``gymnasium.Env`` over one seat of any of our AEC envs, against opponents.
+
+The wrapper steps the opponents itself: after the learner acts, every other seat acts with its own
+policy on its own observation until it is the learner's turn again or the game ends. The reward
+returned is the **learner's own** reward accumulated over that whole stretch, so a loss reaches the
+learner as its -1 even when the game ends on an opponent's move (PettingZoo's SB3 tutorial never
+delivers it). Opponents see only their own observations.
+
+For ``MaskablePPO`` the wrapper has ``action_masks()`` (reachable through ``gymnasium.make``
+wrappers with ``get_wrapper_attr`` and through vector envs with ``env_method``); the mask is also in
+``info["action_mask"]``. The observation is the flat ``Box`` vector by default, or the PettingZoo
+dict with ``observation_type="dict"``.
+
+Example:
+    >>> import gymnasium, tabletop_gym
+    >>> env = gymnasium.make("RapaNui-v0", opponents="random")
+    >>> obs, info = env.reset(seed=0)
+    >>> action = int(info["action_mask"].nonzero()[0][0])
+    >>> obs, reward, terminated, truncated, info = env.step(action)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from tabletop_gym.agents.base import Agent, make_agent
+from tabletop_gym.core.aec import ILLEGAL_REWARD, TabletopAECEnv
+from tabletop_gym.core.game import IllegalActionError
+
+SEAT_MODES = ("fixed", "rotate", "random")
+
+
+class SingleAgentEnv(gymnasium.Env):
+    """One seat of a multi-player AEC env as a single-agent Gymnasium env.
+
+    Args:
+        aec_env: A raw :class:`TabletopAECEnv` (not order-enforced), e.g.
+            ``rapa_nui_v0.raw_env(num_players=3)``.
+        opponents: One spec for every other seat, or a list with one spec per other seat in
+            seat order: ``"random"``, ``"heuristic"``, an Agent, a callable
+            ``f(observation_dict) -> int``, or a trained SB3 model.
+        learner_seat: The learner's seat (with ``seat_mode="fixed"``) or the first seat.
+        seat_mode: ``"fixed"``; ``"rotate"`` (seat = (learner_seat + episode) mod n);
+            ``"random"`` (drawn from the env's generator at each reset).
+        observation_type: ``"flat"`` (the float32 vector) or ``"dict"`` (with the mask).
+        illegal_action: ``"terminate"`` (reward -1, episode ends, ``info["illegal_action"]``)
+            or ``"raise"``.
+        render_mode: ``None``, ``"ansi"`` or ``"rgb_array"`` (rendered as the learner sees it).
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}  # noqa: RUF012
+
+    def __init__(
+        self,
+        aec_env: TabletopAECEnv,
+        opponents: Any = "random",
+        learner_seat: int = 0,
+        seat_mode: str = "fixed",
+        observation_type: str = "flat",
+        illegal_action: str = "terminate",
+        render_mode: str | None = None,
+    ):
+        if not isinstance(aec_env, TabletopAECEnv):
+            raise TypeError("aec_env must be a raw tabletop AEC env (e.g. rapa_nui_v0.raw_env())")
+        if seat_mode not in SEAT_MODES:
+            raise ValueError(f"seat_mode={seat_mode!r} is not allowed; choose one of {SEAT_MODES}")
+        if observation_type not in ("flat", "dict"):
+            raise ValueError(f"observation_type={observation_type!r}; choose 'flat' or 'dict'")
+        if illegal_action not in ("terminate", "raise"):
+            raise ValueError(f"illegal_action={illegal_action!r}; choose 'terminate' or 'raise'")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode={render_mode!r}; choose one of "
+                             f"{self.metadata['render_modes']} or None")
+        n = aec_env.game.num_players
+        if not isinstance(learner_seat, int) or not 0 <= learner_seat < n:
+            raise ValueError(f"learner_seat must be an int in 0..{n - 1}, got {learner_seat!r}")
+        self.aec = aec_env
+        # The inner env always raises: the wrapper applies its own policy to the learner only.
+        self.aec.illegal_action = "raise"
+        self.learner_seat0 = learner_seat
+        self.seat_mode = seat_mode
+        self.observation_type = observation_type
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        self.num_players = n
+        self._opponent_specs = self._normalise_specs(opponents)
+        agent0 = self.aec.possible_agents[0]
+        inner_space = self.aec.observation_space(agent0)
+        self.observation_space = (
+            inner_space["observation"] if observation_type == "flat" else inner_space
+        )
+        self.action_space = spaces.Discrete(self.aec.game.num_distinct_actions)
+        self._episode = -1
+        self.learner_seat = learner_seat
+        self._learner = self.aec.possible_agents[learner_seat]
+        self._opponents: dict[str, Agent] = {}
+        self._last_obs: dict[str, np.ndarray] | None = None
+        self._done = True
+
+    # --- opponents ----------------------------------------------------------------------------
+
+    def _normalise_specs(self, opponents: Any) -> list[Any]:
+        k = self.num_players - 1
+        if isinstance(opponents, str) or not isinstance(opponents, Sequence):
+            return [opponents] * k
+        specs = list(opponents)
+        if len(specs) != k:
+            raise ValueError(f"give one opponent for every other seat ({k}), got {len(specs)}")
+        return specs
+
+    def set_opponents(self, opponents: Any) -> None:
+        """Replace the opponents from the next reset on (reachable through ``env_method``).
+
+        A string ending in ``.zip`` is loaded as a ``MaskablePPO`` checkpoint (self-play
+        snapshots are passed this way to vector envs in other processes).
+        """
+        specs = self._normalise_specs(opponents)
+        self._opponent_specs = [self._load_checkpoint(s) for s in specs]
+
+    @staticmethod
+    def _load_checkpoint(spec: Any) -> Any:
+        if isinstance(spec, str) and spec.endswith(".zip"):
+            from sb3_contrib import MaskablePPO
+
+            return MaskablePPO.load(spec, device="cpu")
+        return spec
+
+    def _build_opponents(self) -> None:
+        others = [s for s in range(self.num_players) if s != self.learner_seat]
+        self._opponents = {}
+        for spec, seat in zip(self._opponent_specs, others, strict=True):
+            child = np.random.default_rng(int(self.np_random.integers(0, 2**63 - 1)))
+            agent = make_agent(spec, self.aec.game, self.aec.observer, child)
+            if hasattr(agent, "seed") and isinstance(spec, str):
+                agent.seed(int(child.integers(0, 2**63 - 1)))
+            self._opponents[self.aec.possible_agents[seat]] = agent
+
+    # --- gymnasium API ------------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
+        """Deal a new game, let the opponents act until the learner's first turn."""
+        super().reset(seed=seed)
+        self._episode += 1
+        n = self.num_players
+        if self.seat_mode == "fixed":
+            self.learner_seat = self.learner_seat0
+        elif self.seat_mode == "rotate":
+            self.learner_seat = (self.learner_seat0 + self._episode) % n
+        else:
+            self.learner_seat = int(self.np_random.integers(n))
+        self._learner = self.aec.possible_agents[self.learner_seat]
+        self._build_opponents()
+        self.aec.reset(seed=int(self.np_random.integers(0, 2**63 - 1)), options=options)
+        self._done = False
+        reward = self._play_opponents()
+        if self._done:
+            raise RuntimeError("the game ended before the learner's first decision")
+        del reward  # terminal rewards only; nothing can accrue before the first decision
+        return self._observation(), self._info()
+
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The learner acts; opponents answer; returns the learner's own accumulated reward."""
+        if self._done:
+            raise RuntimeError("the episode is over; call reset()")
+        aec = self.aec
+        try:
+            aec.step(action)
+        except IllegalActionError as err:
+            if self.illegal_action == "raise":
+                raise
+            self._done = True
+            info = self._info()
+            info["illegal_action"] = {"action": err.action, "phase": err.phase,
+                                      "legal_actions": err.legal, "message": str(err)}
+            return self._observation(), ILLEGAL_REWARD, True, False, info
+        reward = float(aec.rewards.get(self._learner, 0.0))
+        if not self._is_over():
+            reward += self._play_opponents()
+        terminated = self._is_over()
+        if terminated:
+            self._done = True
+        return self._observation(), reward, terminated, False, self._info()
+
+    def _is_over(self) -> bool:
+        return bool(self.aec.terminations.get(self._learner, True))
+
+    def _play_opponents(self) -> float:
+        """Step opponents until the learner acts or the game ends; the learner's reward sum."""
+        aec = self.aec
+        reward = 0.0
+        while not self._is_over() and aec.agent_selection != self._learner:
+            name = aec.agent_selection
+            obs = aec.observe(name)
+            aec.step(self._opponents[name].act(obs))
+            reward += float(aec.rewards.get(self._learner, 0.0))
+        if self._is_over():
+            self._done = True
+        return reward
+
+    def _observation(self) -> Any:
+        obs = self.aec.observe(self._learner)
+        self._last_obs = obs
+        return obs["observation"] if self.observation_type == "flat" else obs
+
+    def _info(self) -> dict[str, Any]:
+        inner = self.aec.infos.get(self._learner, {})
+        mask = self.action_masks().astype(np.int8)
+        info = {"action_mask": mask, "seat": self.learner_seat}
+        for key in ("scores", "score_breakdown", "winners", "phase"):
+            if key in inner:
+                info[key] = inner[key]
+        return info
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (all False once the game is over)."""
+        mask = np.zeros(self.action_space.n, dtype=bool)
+        if not self._done and self.aec.agent_selection == self._learner:
+            mask[self.aec.legal_actions(self._learner)] = True
+        return mask
+
+    def render(self) -> str | np.ndarray | None:
+        """The table as the learner sees it."""
+        if self.render_mode is None:
+            return None
+        state = self.aec.game_state
+        text = type(self.aec).renderer(state, self.learner_seat)
+        if self.render_mode == "ansi":
+            return text
+        from tabletop_gym.core.render import text_to_rgb
+
+        return text_to_rgb(text)
+
+    def record(self) -> Any:
+        """The game record of the current episode (replays exactly)."""
+        return self.aec.record()
+
+
+def make_single_agent(
+    raw_env_factory: Callable[..., TabletopAECEnv],
+    opponents: Any = "random",
+    learner_seat: int = 0,
+    seat_mode: str = "fixed",
+    observation_type: str = "flat",
+    illegal_action: str = "terminate",
+    render_mode: str | None = None,
+    **config: Any,
+) -> SingleAgentEnv:
+    """Build a :class:`SingleAgentEnv` from a raw AEC env factory and the game's config."""
+    aec = raw_env_factory(**config)
+    return SingleAgentEnv(
+        aec,
+        opponents=opponents,
+        learner_seat=learner_seat,
+        seat_mode=seat_mode,
+        observation_type=observation_type,
+        illegal_action=illegal_action,
+        render_mode=render_mode,
+    )
+
+
+def make_positano(**kwargs: Any) -> SingleAgentEnv:
+    """Entry point of ``Positano-v0`` (default: the solo game against Otto Amalfi)."""
+    from tabletop_gym.envs.positano.env import raw_env
+
+    kwargs.setdefault("num_players", 1)
+    return make_single_agent(raw_env, **kwargs)
+
+
+def make_rapa_nui(**kwargs: Any) -> SingleAgentEnv:
+    """Entry point of ``RapaNui-v0`` (default: 2 players against the heuristic bot)."""
+    from tabletop_gym.envs.rapa_nui.env import raw_env
+
+    kwargs.setdefault("num_players", 2)
+    kwargs.setdefault("opponents", "heuristic")
+    return make_single_agent(raw_env, **kwargs)

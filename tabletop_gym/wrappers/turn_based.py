@@ -1,0 +1,323 @@
+"""Turn a game's simultaneous nodes into sequential turns with hidden commitments.
+
+This is a ``Game -> Game`` transform in the manner of OpenSpiel's turn-based simultaneous game:
+at a simultaneous node of the inner game, the players with a choice act one after another in
+seat order; each commitment is stored and hidden; when the last one is in, the inner game's
+``apply_joint_action`` runs with all of them. Nothing about a pending commitment reaches another
+player: the inner state does not change until the reveal, the bidding order is fixed (seat order,
+independent of any choice), and the observer below shows a seat only its own pending commitment.
+
+With ``split=True`` every simultaneous action is entered as a sequence of sub-decisions (for
+Positano: the bid card, then the booster), for agents that prefer small action heads. The inner
+game describes the split with ``split_simultaneous_action(a) -> tuple[int, ...]``: the ids of the
+sub-decisions that make up ``a``; every full action must have a distinct sequence.
+
+Example:
+    >>> import random
+    >>> from tabletop_gym.envs.positano.rules import PositanoGame
+    >>> game = TurnBasedGame(PositanoGame(num_players=2))
+    >>> state = game.new_initial_state(random.Random(0))
+    >>> state.current_player()  # seat 0 bids first, then seat 1; nobody sees the other's bid
+    0
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from tabletop_gym.core.game import (
+    SIMULTANEOUS,
+    TERMINAL,
+    Game,
+    State,
+    StateFormatError,
+)
+from tabletop_gym.core.observer import ObservationLayout, Observer
+
+
+class TurnBasedGame(Game):
+    """A sequential view of a game with simultaneous nodes."""
+
+    def __init__(self, inner: Game, split: bool = False):
+        """Wrap ``inner``; with ``split`` each simultaneous action is entered in sub-decisions."""
+        self.inner = inner
+        self.split = bool(split)
+        self.config = inner.config
+        if self.split and not hasattr(inner, "split_simultaneous_action"):
+            raise ValueError(
+                f"{type(inner).__name__} does not define split_simultaneous_action(); "
+                "use split=False"
+            )
+
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        """The inner game's name (a record says whether the transform was used)."""
+        return self.inner.name
+
+    @property
+    def transform_name(self) -> str:
+        """``"turn_based"`` or ``"turn_based_split"``, as stored in game records."""
+        return "turn_based_split" if self.split else "turn_based"
+
+    @property
+    def num_distinct_actions(self) -> int:
+        """Same action ids as the inner game."""
+        return self.inner.num_distinct_actions
+
+    @property
+    def max_game_length(self) -> int:
+        """Each joint action becomes at most one decision per seat per sub-decision."""
+        per_node = self.inner.num_players * (2 if self.split else 1)
+        return self.inner.max_game_length * per_node
+
+    @property
+    def score_bounds(self) -> tuple[float, float]:
+        """Same as the inner game."""
+        return self.inner.score_bounds
+
+    def return_bounds(self) -> tuple[float, float]:
+        """Same as the inner game."""
+        return self.inner.return_bounds()
+
+    def new_initial_state(self, rng: random.Random) -> TurnBasedState:
+        """Deal the inner game with ``rng``."""
+        return TurnBasedState(self, self.inner.new_initial_state(rng))
+
+    def wrap(self, inner_state: State) -> TurnBasedState:
+        """A turn-based state over an existing inner state (no pending commitments)."""
+        return TurnBasedState(self, inner_state)
+
+    def state_from_json(self, text: Any) -> State:
+        """Load a document of the inner game (a turn-based state has no pending bids then).
+
+        A document whose ``state`` holds ``{"inner": ..., "pending": [...], "prefix": [...]}``
+        restores pending commitments too.
+        """
+        import json
+
+        doc = json.loads(text) if isinstance(text, str) else dict(text)
+        body = doc.get("state") if isinstance(doc, dict) else None
+        if isinstance(body, dict) and "inner" in body:
+            inner_doc = dict(doc)
+            inner_doc["state"] = body["inner"]
+            st = TurnBasedState(self, self.inner.state_from_json(inner_doc))
+            st._load_pending(body.get("pending"), body.get("prefix", []))
+            return st
+        return TurnBasedState(self, self.inner.state_from_json(doc))
+
+    def _state_from_dict(self, data: dict[str, Any]) -> State:
+        raise NotImplementedError  # state_from_json is overridden
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, TurnBasedGame)
+            and other.inner == self.inner
+            and other.split == self.split
+        )
+
+    def __hash__(self) -> int:
+        return hash((hash(self.inner), self.split))
+
+    def __repr__(self) -> str:
+        return f"TurnBasedGame({self.inner!r}, split={self.split})"
+
+
+class TurnBasedState(State):
+    """An inner state plus the hidden commitments of the current simultaneous node."""
+
+    __slots__ = ("_bidder", "game", "inner", "pending", "prefix")
+
+    def __init__(self, game: TurnBasedGame, inner: State):
+        self.game = game
+        self.inner = inner
+        n = game.inner.num_players
+        self.pending: list[int | None] = [None] * n
+        self.prefix: list[int] = []
+        self._bidder = self._next_bidder()
+
+    def _next_bidder(self) -> int:
+        """The first seat with a choice and no commitment yet (seat order, never choice order)."""
+        if self.inner.current_player() != SIMULTANEOUS:
+            return -1
+        for p in range(self.game.inner.num_players):
+            if self.pending[p] is None and self.inner.legal_actions(p):
+                return p
+        return -1
+
+    def _load_pending(self, pending: Any, prefix: Any) -> None:
+        n = self.game.inner.num_players
+        if pending is None:
+            return
+        if not isinstance(pending, list) or len(pending) != n:
+            raise StateFormatError(f"'pending' must be a list of {n} entries (int or null)")
+        if self.inner.current_player() != SIMULTANEOUS and any(p is not None for p in pending):
+            raise StateFormatError("'pending' commitments exist only at a simultaneous node")
+        for p, a in enumerate(pending):
+            if a is not None and a not in self.inner.legal_actions(p):
+                raise StateFormatError(f"pending[{p}]={a!r} is not a legal action of seat {p}")
+        self.pending = list(pending)
+        self.prefix = []
+        self._bidder = self._next_bidder()
+        for sub in prefix or []:
+            self.apply_action(sub)
+
+    # --- contract -----------------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        """The seat to act: the inner player, or the next bidder at a simultaneous node."""
+        if self._bidder >= 0:
+            return self._bidder
+        return self.inner.current_player()
+
+    def phase(self) -> str:
+        """The inner phase."""
+        return self.inner.phase()
+
+    def _legal_actions(self) -> list[int]:
+        if self._bidder < 0:
+            return self.inner.legal_actions()
+        full = self.inner.legal_actions(self._bidder)
+        if not self.game.split:
+            return full
+        split = self.game.inner.split_simultaneous_action  # type: ignore[attr-defined]
+        k = len(self.prefix)
+        subs = {
+            parts[k]
+            for a in full
+            if list((parts := split(a))[:k]) == self.prefix
+        }
+        return sorted(subs)
+
+    def _apply_action(self, action: int) -> None:
+        if self._bidder < 0:
+            # Legality was checked against the inner legal set in apply_action.
+            self.inner._apply_action(action)
+            self._bidder = self._next_bidder()
+            return
+        if self.game.split:
+            self.prefix.append(action)
+            split = self.game.inner.split_simultaneous_action  # type: ignore[attr-defined]
+            matches = [
+                a for a in self.inner.legal_actions(self._bidder)
+                if list(split(a)) == self.prefix
+            ]
+            if not matches:
+                return  # more sub-decisions to come
+            action = matches[0]
+            self.prefix = []
+        self.pending[self._bidder] = action
+        self._bidder = self._next_bidder()
+        if self._bidder < 0:
+            joint = list(self.pending)
+            self.pending = [None] * len(joint)
+            self.inner.apply_joint_action(joint)
+            self._bidder = self._next_bidder()
+
+    def action_to_string(self, action: int, player: int | None = None) -> str:
+        """The inner game's name of the action."""
+        return self.inner.action_to_string(action, player)
+
+    def scores(self) -> list[float]:
+        """The inner scores."""
+        return self.inner.scores()
+
+    def score_breakdown(self) -> list[dict[str, Any]]:
+        """The inner breakdown."""
+        return self.inner.score_breakdown()
+
+    def winners(self) -> list[int]:
+        """The inner winners."""
+        return self.inner.winners()
+
+    def returns(self) -> list[float]:
+        """The inner returns."""
+        return self.inner.returns()
+
+    def is_terminal(self) -> bool:
+        """Whether the inner game is over."""
+        return self.inner.current_player() == TERMINAL
+
+    def clone(self) -> TurnBasedState:
+        """Copy with a cloned inner state."""
+        new = TurnBasedState.__new__(TurnBasedState)
+        new.game = self.game
+        new.inner = self.inner.clone()
+        new.pending = list(self.pending)
+        new.prefix = list(self.prefix)
+        new._bidder = self._bidder
+        return new
+
+    def to_dict(self) -> dict[str, Any]:
+        """The inner state plus the pending commitments (hidden information included)."""
+        return {"inner": self.inner.to_dict(), "pending": list(self.pending),
+                "prefix": list(self.prefix)}
+
+    def __str__(self) -> str:
+        return str(self.inner)
+
+    # --- information --------------------------------------------------------------------------
+
+    def is_bid_round(self) -> bool:
+        """Whether a flattened simultaneous node is in progress."""
+        return self._bidder >= 0
+
+    def own_pending(self, player: int) -> int | None:
+        """``player``'s own committed action in this round (the only one it may see)."""
+        return self.pending[player]
+
+    def resample_hidden(self, player: int, rng: random.Random) -> TurnBasedState:
+        """Re-draw what ``player`` cannot see: the inner hidden parts and others' commitments."""
+        new = self.clone()
+        if hasattr(self.inner, "resample_hidden"):
+            new.inner = self.inner.resample_hidden(player, rng)  # type: ignore[attr-defined]
+        for p, a in enumerate(self.pending):
+            if p != player and a is not None:
+                new.pending[p] = rng.choice(new.inner.legal_actions(p))
+        if new.prefix and self._bidder != player:
+            raise ValueError("cannot resample another seat's partial split decision")
+        return new
+
+
+class TurnBasedObserver(Observer):
+    """The inner observer plus the seat's own pending commitment, never anyone else's.
+
+    Extra slices: ``bid_round`` (1 while a flattened simultaneous node is open), ``own_pending``
+    (one-hot over the inner game's simultaneous action ids of this seat's committed action) and,
+    with ``split``, ``own_prefix`` (one-hot of the sub-decisions this seat has entered so far).
+    """
+
+    def __init__(self, game: TurnBasedGame, inner_observer: Observer):
+        """Extend ``inner_observer``'s layout with the commitment slices."""
+        super().__init__(game)
+        self.inner = inner_observer
+        lo, hi = game.inner.simultaneous_action_range  # type: ignore[attr-defined]
+        self._lo, self._hi = lo, hi
+        base = self.inner.layout
+        parts = [(s.name, s.size, s.low, s.high, s.doc) for s in base.slices.values()]
+        parts.append(("bid_round", 1, 0, 1, "1 while a flattened simultaneous bid is open"))
+        parts.append(("own_pending", hi - lo, 0, 1,
+                      f"one-hot of this seat's own committed bid (action ids {lo}–{hi - 1})"))
+        if game.split:
+            parts.append(("own_prefix", hi - lo, 0, 1,
+                          "sub-decisions this seat has entered in the current bid"))
+        self.layout = ObservationLayout(parts)
+        self._inner_size = base.size
+        self._split = game.split
+
+    def _fill(self, state: State, player: int, out: np.ndarray) -> None:
+        assert isinstance(state, TurnBasedState)
+        self.inner._fill(state.inner, player, out[: self._inner_size])
+        k = self._inner_size
+        if state.is_bid_round():
+            out[k] = 1.0
+        k += 1
+        own = state.pending[player]
+        if own is not None:
+            out[k + own - self._lo] = 1.0
+        k += self._hi - self._lo
+        if self._split and state.current_player() == player:
+            for sub in state.prefix:
+                out[k + sub - self._lo] = 1.0
