@@ -1,0 +1,1 @@
+"""The games of tabletop-gym: one package per game."""

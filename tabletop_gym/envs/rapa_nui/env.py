@@ -1,0 +1,36 @@
+"""Rapa Nui as a PettingZoo AEC env: wiring only (engine + observer + render)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo.utils import wrappers
+
+from tabletop_gym.core.aec import TabletopAECEnv
+from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
+from tabletop_gym.envs.rapa_nui.render import render_text
+from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
+
+
+class raw_env(TabletopAECEnv):
+    """Rapa Nui for 2–4 players; see ``docs/envs/rapa_nui.md``."""
+
+    metadata = {  # noqa: RUF012 - PettingZoo reads metadata as a class attribute
+        "render_modes": ["ansi", "rgb_array"],
+        "name": "rapa_nui_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+    game_class = RapaNuiGame
+    observer_class = RapaNuiObserver
+    renderer = staticmethod(render_text)
+
+
+def env(**kwargs: Any) -> wrappers.OrderEnforcingWrapper:
+    """The Rapa Nui AEC env with PettingZoo's order enforcement.
+
+    Args:
+        **kwargs: ``render_mode``, ``illegal_action`` and the game's config switches
+            (``num_players``, ``reward_type``, ``moai_choice``, ...).
+    """
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))

@@ -1,0 +1,1187 @@
+"""Rapa Nui (KOSMOS 2011, 2–4 players): the rules engine.
+
+Pure standard library, deterministic: every chance event (the shuffle of the 50 Rapa Nui cards)
+is drawn in :meth:`RapaNuiGame.new_initial_state` from the ``random.Random`` it is given; the rest
+of the game is a pure function of the actions. The authority is the rules spec
+``shared/rules/rapa_nui.md`` (sections cited as §n below).
+
+Card ids (Rapa Nui cards, in hands, displays, the columns and the draw pile):
+
+====  ===========================  =====================================
+id    card                         count (50-card deck + start cards)
+====  ===========================  =====================================
+0     Woodcutter                   12 + 1 per seat (start card)
+1     Priest                       9
+2     Moai                         9
+3     H&G Fish                     5 + 1 per seat other than seat 0
+4     H&G Grain                    5 + 1 per seat other than seat 1
+5     H&G Paper mulberry           5 + 1 per seat other than seat 2
+6     H&G Sweet potato             5 + 1 per seat other than seat 3
+====  ===========================  =====================================
+
+Offering kinds (offering cards, the supply stacks, the offering stone): 0 Fish, 1 Grain,
+2 Paper mulberry, 3 Sweet potato. H&G card id = 3 + kind.
+
+Seat *i* starts with its Woodcutter in the display, one H&G of every kind except kind *i* in
+hand, one offering card of each kind and ``2 + i`` wood; seat 0 starts (§2, Decisions table).
+
+Action ids (one layout for every player count and phase):
+
+=======  ======================  =====================================================
+id       constant                meaning
+=======  ======================  =====================================================
+0–3      ``BUY + k``             phase 1: buy an offering card of kind *k* (cost
+                                 max(0, 5 − own H&G of kind *k* in the display))
+4        ``NO_BUY``              phase 1: make no purchase
+5        ``PLAY_WOODCUTTER``     phase 2: play a Woodcutter
+6        ``PLAY_PRIEST``         phase 2: play a Priest
+7        ``PLAY_MOAI``           phase 2: build a Moai (7 wood; starts an offering round)
+8–19     ``PLAY_HG + 3k + c-1``  phase 2: play *c* = 1..3 H&G of kind *k* (*c* − 1 wood)
+20       ``REMOVE_MOAI``         phase 2: remove a Moai from the game (three Moai in hand)
+21–24    ``DRAW + c``            phase 3: take the front card of column *c* (0-based)
+25–28    ``OFFER + k``           offering round: place an own offering card of kind *k*
+                                 (face up by the other players, face down by the active one)
+29–32    ``SUPPLY + k``          offering round: the active player offers kind *k* from
+                                 the supply, face up
+33       ``SUPPLY_SKIP``         offering round: no supply card (only with
+                                 ``active_supply_offering_optional``)
+34–44    ``MOAI_VP + v``         Moai scoring: take *v* = 0..10 of the units as VP, the
+                                 rest as wood
+=======  ======================  =====================================================
+
+JSON schema of the ``"state"`` object (every field required; ``N`` = number of players; per-seat
+lists are in seat order):
+
+* ``phase`` (str): one of :data:`PHASES`.
+* ``active`` (int): the seat whose turn it is.
+* ``decider`` (int or null): the seat to decide now; null only when ``phase`` is ``"terminal"``.
+* ``draws_left`` (int 0..3): cards the active player still has to draw this turn (1 during the
+  offering round, 0 outside the offering round and the draw phase).
+* ``hands`` (N lists of card ids): hand cards, any order (written sorted).
+* ``displays`` (N lists of 7 ints): personal display, count per card id.
+* ``wood``, ``vp`` (N ints each): wood stock and VP tiles.
+* ``holdings`` (N lists of 4 ints): offering cards held, count per kind.
+* ``stone_face_up`` (4 ints): face-up cards on the offering stone per kind.
+* ``stone_face_down`` (N lists of 4 ints): face-down cards on the stone per kind, by the seat
+  that placed them.
+* ``supply`` (4 ints): cards left in each supply stack; always
+  ``max(0, 25 − held − on the stone)`` for that kind (limited supply: that sum never exceeds 25).
+* ``columns`` (4 lists of card ids): the general display, front (takeable) card first.
+* ``draw_pile`` (list of card ids): top card first.
+* ``removed_moai`` (int): Moai cards removed from the game by the stuck-hand rule.
+* ``moai_units`` (N ints): Moai units each seat still has to split (phase ``"moai_split"``),
+  else 0.
+
+Every Rapa Nui card is in exactly one place (hands, displays, columns, draw pile, removed), so
+the counts per card id must equal the table above.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Callable
+from typing import Any, ClassVar, NoReturn
+
+from tabletop_gym.core.game import TERMINAL, Game, GameConfig, State, StateFormatError
+
+# --- components ---------------------------------------------------------------------------------
+
+WOODCUTTER = 0
+PRIEST = 1
+MOAI = 2
+HG = 3
+"""Card id of the H&G of kind 0 (Fish); kind *k* is ``HG + k``."""
+NUM_CARD_TYPES = 7
+NUM_KINDS = 4
+FISH, GRAIN, PAPER_MULBERRY, SWEET_POTATO = range(NUM_KINDS)
+KIND_NAMES = ("Fish", "Grain", "Paper mulberry", "Sweet potato")
+CARD_NAMES = ("Woodcutter", "Priest", "Moai", *(f"H&G {k}" for k in KIND_NAMES))
+DECK_COUNTS = (12, 9, 9, 5, 5, 5, 5)
+"""Cards per id in the 50-card Rapa Nui deck (§1.2), start cards excluded."""
+
+NUM_COLUMNS = 4
+COLUMN_SIZE = 4
+HAND_SIZE = 3
+OFFERING_STACK_SIZE = 25
+MOAI_COST = 7
+BUY_BASE_COST = 5
+MOAI_END_VP = 4
+WOOD_PER_VP = 5
+START_WOOD = (2, 3, 4, 5)
+START_PILE = sum(DECK_COUNTS) - NUM_COLUMNS * COLUMN_SIZE
+"""Cards in the draw pile after setup (34)."""
+
+# --- bounds (proofs in comments; the JSON loader enforces them so observations stay in range) ---
+
+# Every draw takes one card out of the columns, and the columns only ever receive the 16 setup
+# cards plus 4 per refill; the 34-card pile allows 8 refills, so a game has at most 48 draws. A
+# turn draws at least once, so at most 48 turns; the last turn always ends the game without
+# scoring, so at most 47 turn scorings.
+MAX_DRAWS = NUM_COLUMNS * COLUMN_SIZE + COLUMN_SIZE * (START_PILE // COLUMN_SIZE)
+MAX_TURNS = MAX_DRAWS
+MAX_SCORINGS = MAX_TURNS - 1
+# A display holds at most 9 Moai (all of them), so a Moai scoring gives at most 9 + 1 units.
+MAX_MOAI_UNITS = DECK_COUNTS[MOAI] + 1
+# A display holds at most 12 + 1 Woodcutters: a Woodcutter scoring gives at most 14 wood, and wood
+# starts at most at 5; a Priest or Moai scoring gives at most 10 VP.
+MAX_WOOD = START_WOOD[-1] + MAX_SCORINGS * (DECK_COUNTS[WOODCUTTER] + 1 + 1)
+MAX_VP = MAX_SCORINGS * MAX_MOAI_UNITS
+# At most one face-down card per offering round and one round per Moai built.
+MAX_FACE_DOWN = DECK_COUNTS[MOAI]
+# Unlimited supply: 1 start card + one purchase per turn + 2 cards per H&G scoring.
+MAX_HELD_UNLIMITED = 1 + MAX_TURNS + 2 * MAX_SCORINGS
+# Unlimited supply: an offering round puts at most N face-up cards on the stone (N − 1 + 1).
+MAX_FACE_UP_UNLIMITED = DECK_COUNTS[MOAI] * 4
+
+PHASES = ("buy", "play", "draw", "offer", "supply_offer", "moai_split", "terminal")
+"""Phase names in the fixed order used by the observer's one-hot."""
+_BUY, _PLAY, _DRAW, _OFFER, _SUPPLY, _SPLIT, _TERMINAL = range(len(PHASES))
+
+# --- actions ---------------------------------------------------------------------------------
+
+BUY = 0
+NO_BUY = 4
+PLAY_WOODCUTTER = 5
+PLAY_PRIEST = 6
+PLAY_MOAI = 7
+PLAY_HG = 8
+REMOVE_MOAI = 20
+DRAW = 21
+OFFER = 25
+SUPPLY = 29
+SUPPLY_SKIP = 33
+MOAI_VP = 34
+NUM_ACTIONS = MOAI_VP + MAX_MOAI_UNITS + 1
+
+
+def play_hg_action(kind: int, count: int) -> int:
+    """Action id of playing ``count`` (1..3) H&G cards of ``kind``."""
+    return PLAY_HG + 3 * kind + count - 1
+
+
+def buy_cost(hg_in_display: int) -> int:
+    """Wood cost of an offering card given the matching H&G cards in the display (§3 phase 1)."""
+    return max(0, BUY_BASE_COST - hg_in_display)
+
+
+def offering_values(stone: list[int], zero_count_kind_value: str = "zero") -> list[int]:
+    """VP per held offering card of each kind at the end (§7.4).
+
+    Args:
+        stone: Cards of each kind on the offering stone (face up plus face down).
+        zero_count_kind_value: ``"zero"``: a kind absent from the stone is worth 0 and the
+            others are ranked densely; ``"ranked"``: every kind is ranked densely.
+
+    Returns:
+        Four values: ``3 − (number of distinct counts strictly greater)``, not below 0; all 0
+        when the stone is empty.
+    """
+    if not any(stone):
+        return [0] * NUM_KINDS
+    distinct = set(stone)
+    values = []
+    for c in stone:
+        if c == 0 and zero_count_kind_value == "zero":
+            values.append(0)
+        else:
+            values.append(max(0, 3 - sum(1 for d in distinct if d > c)))
+    return values
+
+
+def card_totals(num_players: int) -> list[int]:
+    """How many Rapa Nui cards of each id a game with ``num_players`` seats holds."""
+    totals = list(DECK_COUNTS)
+    totals[WOODCUTTER] += num_players
+    for seat in range(num_players):
+        for kind in range(NUM_KINDS):
+            if kind != seat % NUM_KINDS:
+                totals[HG + kind] += 1
+    return totals
+
+
+@dataclasses.dataclass(frozen=True)
+class RapaNuiConfig(GameConfig):
+    """Configuration of Rapa Nui; the switches are the spec's Decisions table.
+
+    Attributes:
+        num_players: 2, 3 or 4 seats.
+        allow_voluntary_moai_discard: With three Moai in hand, also allow removing one when the
+            player could build (wood ≥ 7); by default removal is only the forced option (§3).
+        active_supply_offering_optional: Let the active player skip the supply card of an
+            offering round (§3.1.4).
+        moai_choice: ``"per_unit"``: each Moai unit is wood or VP separately; ``"all_same"``:
+            all of a player's units go the same way (§4).
+        offering_supply_limited: 25 offering cards per kind; gains from an empty stack are
+            lost (§1.4). False: unlimited stacks.
+        zero_count_kind_value: ``"zero"``: kinds absent from the stone are worth 0;
+            ``"ranked"``: pure dense ranking (§7.4).
+    """
+
+    num_players: int = dataclasses.field(default=2, metadata={"range": (2, 4)})
+    allow_voluntary_moai_discard: bool = False
+    active_supply_offering_optional: bool = False
+    moai_choice: str = dataclasses.field(
+        default="per_unit", metadata={"choices": ("per_unit", "all_same")}
+    )
+    offering_supply_limited: bool = True
+    zero_count_kind_value: str = dataclasses.field(
+        default="zero", metadata={"choices": ("zero", "ranked")}
+    )
+
+
+class RapaNuiGame(Game):
+    """Rapa Nui for 2–4 players: the state factory and the facts about the game."""
+
+    name: ClassVar[str] = "rapa_nui"
+    config_class: ClassVar[type[GameConfig]] = RapaNuiConfig
+    config: RapaNuiConfig
+
+    @property
+    def num_distinct_actions(self) -> int:
+        """45 action ids; see the module docstring."""
+        return NUM_ACTIONS
+
+    @property
+    def max_game_length(self) -> int:
+        """Upper bound on the number of decisions of one game.
+
+        At most 48 turns and 48 draws (see :data:`MAX_DRAWS`). Each turn has one purchase and one
+        play decision. Offering rounds happen once per Moai built, at most 9 times, each with at
+        most N + 1 decisions (N − 1 face-up cards, one face-down card, one supply card). Each of
+        the at most 47 turn scorings asks at most N Moai splits.
+        """
+        n = self.num_players
+        return 2 * MAX_TURNS + MAX_DRAWS + DECK_COUNTS[MOAI] * (n + 1) + MAX_SCORINGS * n
+
+    @property
+    def max_held_per_kind(self) -> int:
+        """Upper bound on the offering cards of one kind a seat can hold."""
+        return OFFERING_STACK_SIZE if self.config.offering_supply_limited else MAX_HELD_UNLIMITED
+
+    @property
+    def max_held_total(self) -> int:
+        """Upper bound on the offering cards a seat can hold in all."""
+        if self.config.offering_supply_limited:
+            return NUM_KINDS * OFFERING_STACK_SIZE
+        return NUM_KINDS + MAX_TURNS + 2 * MAX_SCORINGS
+
+    @property
+    def max_face_up_per_kind(self) -> int:
+        """Upper bound on the face-up cards of one kind on the offering stone."""
+        if self.config.offering_supply_limited:
+            return OFFERING_STACK_SIZE
+        return MAX_FACE_UP_UNLIMITED
+
+    @property
+    def score_bounds(self) -> tuple[float, float]:
+        """Every part of the score is ≥ 0; each part is capped by the proven maxima.
+
+        Upper bound: 9 Moai × 4 + :data:`MAX_VP` VP tiles + :data:`MAX_WOOD` // 5 + 3 VP per
+        offering card held (at most :attr:`max_held_total`).
+        """
+        hi = (
+            DECK_COUNTS[MOAI] * MOAI_END_VP
+            + MAX_VP
+            + MAX_WOOD // WOOD_PER_VP
+            + 3 * self.max_held_total
+        )
+        return (0.0, float(hi))
+
+    def new_initial_state(self, rng: random.Random) -> RapaNuiState:
+        """Deal a game (§2): shuffle the 50 cards, lay 4 columns of 4, the rest is the pile."""
+        n = self.num_players
+        deck = [card for card, count in enumerate(DECK_COUNTS) for _ in range(count)]
+        rng.shuffle(deck)
+        s = RapaNuiState(self)
+        s._columns = [deck[c * COLUMN_SIZE : (c + 1) * COLUMN_SIZE] for c in range(NUM_COLUMNS)]
+        s._pile = deck[NUM_COLUMNS * COLUMN_SIZE :]
+        for p in range(n):
+            s._displays[p * NUM_CARD_TYPES + WOODCUTTER] = 1
+            for kind in range(NUM_KINDS):
+                if kind != p:
+                    s._hands[p * NUM_CARD_TYPES + HG + kind] = 1
+                s._holdings[p * NUM_KINDS + kind] = 1
+            s._wood[p] = START_WOOD[p]
+        s._supply = [OFFERING_STACK_SIZE - n] * NUM_KINDS
+        return s
+
+    def _state_from_dict(self, data: dict[str, Any]) -> RapaNuiState:
+        """Build and validate a state from the ``"state"`` object (schema in the module doc)."""
+        return _load_state(self, data)
+
+
+class RapaNuiState(State):
+    """One Rapa Nui position.
+
+    Per-seat data lives in flat lists (seat-major) so that :meth:`clone` copies a handful of
+    lists and nothing else.
+    """
+
+    game: RapaNuiGame
+
+    def __init__(self, game: RapaNuiGame) -> None:
+        self.game = game
+        cfg = game.config
+        n = cfg.num_players
+        self._n = n
+        self._limited = cfg.offering_supply_limited
+        self._phase = _BUY
+        self._active = 0
+        self._cur = 0
+        self._draws_left = 0
+        self._hands = [0] * (n * NUM_CARD_TYPES)
+        self._displays = [0] * (n * NUM_CARD_TYPES)
+        self._wood = [0] * n
+        self._vp = [0] * n
+        self._holdings = [0] * (n * NUM_KINDS)
+        self._face_down = [0] * (n * NUM_KINDS)
+        self._stone_up = [0] * NUM_KINDS
+        self._supply = [OFFERING_STACK_SIZE] * NUM_KINDS
+        self._columns: list[list[int]] = [[] for _ in range(NUM_COLUMNS)]
+        self._pile: list[int] = []
+        self._removed = 0
+        self._units = [0] * n
+        self._legal: tuple[int, ...] | None = None
+
+    # --- whose turn ---------------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        """The seat to decide, or :data:`TERMINAL`."""
+        return self._cur
+
+    def phase(self) -> str:
+        """One of :data:`PHASES`."""
+        return PHASES[self._phase]
+
+    # --- accessors (copies; for the observer and the renderer) --------------------------------
+
+    @property
+    def num_players(self) -> int:
+        """Number of seats."""
+        return self._n
+
+    def active_player(self) -> int:
+        """The seat whose turn it is (also after the end: the seat whose turn ended the game)."""
+        return self._active
+
+    def decider(self) -> int | None:
+        """The seat to decide now; None at the end."""
+        return None if self._cur == TERMINAL else self._cur
+
+    def hand(self, player: int) -> list[int]:
+        """Hand cards of ``player``, count per card id (private to that seat)."""
+        return self._hands[player * NUM_CARD_TYPES : (player + 1) * NUM_CARD_TYPES]
+
+    def hand_size(self, player: int) -> int:
+        """Number of hand cards of ``player`` (public)."""
+        return sum(self._hands[player * NUM_CARD_TYPES : (player + 1) * NUM_CARD_TYPES])
+
+    def display(self, player: int) -> list[int]:
+        """Personal display of ``player``, count per card id (public)."""
+        return self._displays[player * NUM_CARD_TYPES : (player + 1) * NUM_CARD_TYPES]
+
+    def wood(self, player: int) -> int:
+        """Wood of ``player`` (public)."""
+        return self._wood[player]
+
+    def vp(self, player: int) -> int:
+        """VP tiles of ``player`` (public)."""
+        return self._vp[player]
+
+    def holdings(self, player: int) -> list[int]:
+        """Offering cards held by ``player`` per kind (kinds private to that seat)."""
+        return self._holdings[player * NUM_KINDS : (player + 1) * NUM_KINDS]
+
+    def holding_count(self, player: int) -> int:
+        """Number of offering cards held by ``player`` (public)."""
+        return sum(self._holdings[player * NUM_KINDS : (player + 1) * NUM_KINDS])
+
+    def face_down(self, player: int) -> list[int]:
+        """Face-down stone cards placed by ``player`` per kind (kinds private to that seat)."""
+        return self._face_down[player * NUM_KINDS : (player + 1) * NUM_KINDS]
+
+    def face_down_count(self, player: int | None = None) -> int:
+        """Face-down stone cards placed by ``player`` (all seats when None); public."""
+        if player is None:
+            return sum(self._face_down)
+        return sum(self._face_down[player * NUM_KINDS : (player + 1) * NUM_KINDS])
+
+    def stone_face_up(self) -> list[int]:
+        """Face-up cards on the offering stone per kind (public)."""
+        return list(self._stone_up)
+
+    def stone_totals(self) -> list[int]:
+        """All cards on the stone per kind, face-down ones included (hidden until the end)."""
+        fd = self._face_down
+        return [
+            self._stone_up[k] + sum(fd[p * NUM_KINDS + k] for p in range(self._n))
+            for k in range(NUM_KINDS)
+        ]
+
+    def supply(self) -> list[int]:
+        """Cards left in each offering supply stack (public)."""
+        return list(self._supply)
+
+    def columns(self) -> list[list[int]]:
+        """The four columns of the general display, front card first (public)."""
+        return [list(c) for c in self._columns]
+
+    def draw_pile_size(self) -> int:
+        """Cards left in the draw pile (public; the order is hidden)."""
+        return len(self._pile)
+
+    def removed_moai(self) -> int:
+        """Moai removed from the game by the stuck-hand rule (public)."""
+        return self._removed
+
+    def draws_left(self) -> int:
+        """Cards the active player still has to draw this turn."""
+        return self._draws_left
+
+    def moai_units(self, player: int) -> int:
+        """Moai units ``player`` still has to split into wood and VP (public)."""
+        return self._units[player]
+
+    # --- actions ------------------------------------------------------------------------------
+
+    def _legal_actions(self) -> list[int]:
+        legal = self._legal
+        if legal is None:
+            legal = self._legal = self._compute_legal()
+        return list(legal)
+
+    def _compute_legal(self) -> tuple[int, ...]:
+        ph = self._phase
+        p = self._cur
+        if ph == _BUY:
+            wood = self._wood[p]
+            base = p * NUM_CARD_TYPES + HG
+            disp = self._displays
+            out = [
+                BUY + k
+                for k in range(NUM_KINDS)
+                if (self._supply[k] > 0 or not self._limited)
+                and wood >= max(0, BUY_BASE_COST - disp[base + k])
+            ]
+            out.append(NO_BUY)
+            return tuple(out)
+        if ph == _PLAY:
+            h = self._hands
+            b = p * NUM_CARD_TYPES
+            wood = self._wood[p]
+            if h[b + MOAI] == HAND_SIZE:
+                # §3 stuck hand: only an all-Moai hand may (or, short of wood, must) lose one.
+                if wood < MOAI_COST:
+                    return (REMOVE_MOAI,)
+                if self.game.config.allow_voluntary_moai_discard:
+                    return (PLAY_MOAI, REMOVE_MOAI)
+                return (PLAY_MOAI,)
+            out = []
+            if h[b + WOODCUTTER]:
+                out.append(PLAY_WOODCUTTER)
+            if h[b + PRIEST]:
+                out.append(PLAY_PRIEST)
+            if h[b + MOAI] and wood >= MOAI_COST:
+                out.append(PLAY_MOAI)
+            for k in range(NUM_KINDS):
+                for c in range(1, h[b + HG + k] + 1):
+                    if c - 1 <= wood:
+                        out.append(PLAY_HG + 3 * k + c - 1)
+            return tuple(out)
+        if ph == _DRAW:
+            return tuple(DRAW + c for c in range(NUM_COLUMNS) if self._columns[c])
+        if ph == _OFFER:
+            base = p * NUM_KINDS
+            return tuple(OFFER + k for k in range(NUM_KINDS) if self._holdings[base + k])
+        if ph == _SUPPLY:
+            out = [SUPPLY + k for k in range(NUM_KINDS) if self._supply[k] > 0 or not self._limited]
+            if self.game.config.active_supply_offering_optional:
+                out.append(SUPPLY_SKIP)
+            return tuple(out)
+        if ph == _SPLIT:
+            u = self._units[p]
+            if self.game.config.moai_choice == "all_same":
+                return (MOAI_VP, MOAI_VP + u)
+            return tuple(range(MOAI_VP, MOAI_VP + u + 1))
+        return ()
+
+    def _apply_action(self, action: int) -> None:
+        self._legal = None
+        ph = self._phase
+        p = self._cur
+        if ph == _BUY:
+            if action != NO_BUY:
+                k = action - BUY
+                self._wood[p] -= max(0, BUY_BASE_COST - self._displays[p * NUM_CARD_TYPES + HG + k])
+                self._gain(p, k)
+            self._phase = _PLAY
+        elif ph == _PLAY:
+            self._play(p, action)
+        elif ph == _DRAW:
+            self._draw(p, action - DRAW)
+        elif ph == _OFFER:
+            k = action - OFFER
+            self._holdings[p * NUM_KINDS + k] -= 1
+            if p == self._active:
+                self._face_down[p * NUM_KINDS + k] += 1
+            else:
+                self._stone_up[k] += 1
+            self._next_offerer(p)
+        elif ph == _SUPPLY:
+            if action != SUPPLY_SKIP:
+                k = action - SUPPLY
+                if self._supply[k] > 0:
+                    self._supply[k] -= 1
+                self._stone_up[k] += 1
+            self._phase = _DRAW
+        elif ph == _SPLIT:
+            v = action - MOAI_VP
+            u = self._units[p]
+            self._vp[p] += v
+            self._wood[p] += u - v
+            self._units[p] = 0
+            self._next_splitter(p)
+
+    def _gain(self, p: int, k: int) -> None:
+        """Give ``p`` one offering card of kind ``k`` from the supply (lost if it is empty)."""
+        if self._supply[k] > 0:
+            self._supply[k] -= 1
+            self._holdings[p * NUM_KINDS + k] += 1
+        elif not self._limited:
+            self._holdings[p * NUM_KINDS + k] += 1
+
+    def _play(self, p: int, action: int) -> None:
+        h = self._hands
+        b = p * NUM_CARD_TYPES
+        self._phase = _DRAW
+        if action in (PLAY_WOODCUTTER, PLAY_PRIEST):
+            card = action - PLAY_WOODCUTTER
+            h[b + card] -= 1
+            self._displays[b + card] += 1
+            self._draws_left = 1
+        elif action == PLAY_MOAI:
+            h[b + MOAI] -= 1
+            self._displays[b + MOAI] += 1
+            self._wood[p] -= MOAI_COST
+            self._draws_left = 1
+            self._next_offerer(p, start=True)
+        elif action == REMOVE_MOAI:
+            h[b + MOAI] -= 1
+            self._removed += 1
+            self._draws_left = 1
+        else:
+            k, c = divmod(action - PLAY_HG, 3)
+            c += 1
+            h[b + HG + k] -= c
+            self._displays[b + HG + k] += c
+            self._wood[p] -= c - 1
+            self._draws_left = c
+
+    def _next_offerer(self, current: int, start: bool = False) -> None:
+        """Move the offering round (§3.1) to the next seat holding cards, else to the supply card.
+
+        The order is every other seat clockwise from the active player's left, then the active
+        player; seats without offering cards place nothing and are skipped.
+        """
+        n = self._n
+        a = self._active
+        pos = 0 if start else ((current - a) % n or n)
+        hold = self._holdings
+        for i in range(pos + 1, n + 1):
+            q = (a + i) % n
+            if any(hold[q * NUM_KINDS : (q + 1) * NUM_KINDS]):
+                self._phase = _OFFER
+                self._cur = q
+                return
+        self._cur = a
+        if (
+            self.game.config.active_supply_offering_optional
+            or not self._limited
+            or any(self._supply)
+        ):
+            self._phase = _SUPPLY
+        else:
+            # Every stack is empty: there is no supply card to place (§1.4), so the round ends.
+            self._phase = _DRAW
+
+    def _draw(self, p: int, c: int) -> None:
+        col = self._columns[c]
+        card = col.pop(0)
+        self._hands[p * NUM_CARD_TYPES + card] += 1
+        self._draws_left -= 1
+        if not col:
+            pile = self._pile
+            if len(pile) < COLUMN_SIZE:
+                # §6: a column must be refilled and cannot be: the game ends at once.
+                self._phase = _TERMINAL
+                self._cur = TERMINAL
+                self._draws_left = 0
+                return
+            col.extend(pile[:COLUMN_SIZE])
+            del pile[:COLUMN_SIZE]
+        if self._draws_left == 0:
+            self._score(col[0])
+
+    def _sole_majority(self, card: int) -> int:
+        """The seat with strictly the most ``card`` in the display, if it has ≥ 2; else -1."""
+        disp = self._displays
+        best, seat = 1, -1
+        for q in range(self._n):
+            c = disp[q * NUM_CARD_TYPES + card]
+            if c > best:
+                best, seat = c, q
+            elif c == best:
+                seat = -1
+        return seat
+
+    def _moai_units_due(self) -> list[int]:
+        """Moai units of a Moai scoring per seat: one per Moai, +1 for the sole majority."""
+        bonus = self._sole_majority(MOAI)
+        disp = self._displays
+        return [disp[q * NUM_CARD_TYPES + MOAI] + (q == bonus) for q in range(self._n)]
+
+    def _score(self, card: int) -> None:
+        """Turn scoring of the revealed ``card`` for every seat (§4), then the next turn."""
+        n = self._n
+        a = self._active
+        disp = self._displays
+        bonus = self._sole_majority(card)
+        if card in (WOODCUTTER, PRIEST):
+            gains = self._wood if card == WOODCUTTER else self._vp
+            for q in range(n):
+                gains[q] += disp[q * NUM_CARD_TYPES + card] + (q == bonus)
+        elif card == MOAI:
+            self._units = self._moai_units_due()
+            if any(self._units):
+                self._phase = _SPLIT
+                self._next_splitter(a, start=True)
+                return
+        else:
+            k = card - HG
+            # Clockwise from the active player: the order matters only for a short stack (§1.4).
+            for i in range(n):
+                q = (a + i) % n
+                if disp[q * NUM_CARD_TYPES + card]:
+                    self._gain(q, k)
+                    if q == bonus:
+                        self._gain(q, k)
+        self._next_turn()
+
+    def _next_splitter(self, current: int, start: bool = False) -> None:
+        """Hand the Moai split to the next seat clockwise from the active one with units."""
+        n = self._n
+        a = self._active
+        first = 0 if start else (current - a) % n + 1
+        for i in range(first, n):
+            q = (a + i) % n
+            if self._units[q]:
+                self._phase = _SPLIT
+                self._cur = q
+                return
+        self._next_turn()
+
+    def _next_turn(self) -> None:
+        self._active = a = (self._active + 1) % self._n
+        self._cur = a
+        self._phase = _BUY
+
+    def action_to_string(self, action: int, player: int | None = None) -> str:
+        """Readable name of ``action``, with costs as they are for ``player``.
+
+        Args:
+            action: An action id in ``range(45)``.
+            player: The seat whose costs to show (default: the seat to decide).
+
+        Raises:
+            ValueError: When ``action`` is not an action id.
+        """
+        if isinstance(action, bool) or not isinstance(action, int):
+            raise ValueError(f"action must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}")
+        if not 0 <= action < NUM_ACTIONS:
+            raise ValueError(
+                f"action {action} is out of range; action ids are 0..{NUM_ACTIONS - 1}"
+            )
+        if player is None and self._cur != TERMINAL:
+            player = self._cur
+        if action < NO_BUY:
+            name = f"buy {KIND_NAMES[action]}"
+            if player is None:
+                return name
+            return (
+                f"{name} ({buy_cost(self._displays[player * NUM_CARD_TYPES + HG + action])} wood)"
+            )
+        if action == NO_BUY:
+            return "no purchase"
+        if action == PLAY_WOODCUTTER:
+            return "play Woodcutter"
+        if action == PLAY_PRIEST:
+            return "play Priest"
+        if action == PLAY_MOAI:
+            return f"play Moai ({MOAI_COST} wood)"
+        if action < REMOVE_MOAI:
+            k, c = divmod(action - PLAY_HG, 3)
+            return f"play {c + 1}× H&G {KIND_NAMES[k]} ({c} wood)"
+        if action == REMOVE_MOAI:
+            return "remove a Moai from the game"
+        if action < OFFER:
+            c = action - DRAW
+            col = self._columns[c]
+            front = CARD_NAMES[col[0]] if col else "empty"
+            return f"draw column {c + 1} ({front})"
+        if action < SUPPLY:
+            kind = KIND_NAMES[action - OFFER]
+            if player is None:
+                return f"offer own {kind}"
+            face = "face down" if player == self._active else "face up"
+            return f"offer own {kind} {face}"
+        if action < SUPPLY_SKIP:
+            return f"offer {KIND_NAMES[action - SUPPLY]} from the supply"
+        if action == SUPPLY_SKIP:
+            return "no supply offering"
+        v = action - MOAI_VP
+        u = self._units[player] if player is not None else 0
+        if u >= v:
+            return f"Moai scoring: {v} VP + {u - v} wood"
+        return f"Moai scoring: {v} VP, rest wood"
+
+    # --- results ------------------------------------------------------------------------------
+
+    def kind_values(self) -> list[int]:
+        """VP per held offering card of each kind, by the current stone (§7.4)."""
+        return offering_values(self.stone_totals(), self.game.config.zero_count_kind_value)
+
+    def score_breakdown(self) -> list[dict[str, Any]]:
+        """Per seat: VP tiles, Moai, wood and offering points and their total (§7).
+
+        Each dict holds ``vp_tiles``, ``moai`` (4 per Moai), ``wood`` (1 per full 5 wood),
+        ``offerings`` (held cards × kind values), ``total``, the ``kind_values`` used, and the
+        tie-break facts ``moai_count`` and ``wood_count``.
+        """
+        values = self.kind_values()
+        out = []
+        for p in range(self._n):
+            moai = self._displays[p * NUM_CARD_TYPES + MOAI]
+            held = self._holdings[p * NUM_KINDS : (p + 1) * NUM_KINDS]
+            offerings = sum(h * v for h, v in zip(held, values, strict=True))
+            parts = {
+                "vp_tiles": self._vp[p],
+                "moai": MOAI_END_VP * moai,
+                "wood": self._wood[p] // WOOD_PER_VP,
+                "offerings": offerings,
+            }
+            total = sum(parts.values())
+            out.append(
+                {
+                    **parts,
+                    "total": total,
+                    "kind_values": dict(zip(KIND_NAMES, values, strict=True)),
+                    "moai_count": moai,
+                    "wood_count": self._wood[p],
+                }
+            )
+        return out
+
+    def scores(self) -> list[float]:
+        """Final points per seat (§7); while the game runs, the points by the same formula."""
+        return [float(b["total"]) for b in self.score_breakdown()]
+
+    def winners(self) -> list[int]:
+        """Highest total, then most Moai, then most wood; seats still tied share the win (§7)."""
+        keys = [(b["total"], b["moai_count"], b["wood_count"]) for b in self.score_breakdown()]
+        best = max(keys)
+        return [p for p, k in enumerate(keys) if k == best]
+
+    # --- hidden information -------------------------------------------------------------------
+
+    def resample_hidden(self, player: int, rng: random.Random) -> RapaNuiState:
+        """A copy in which everything ``player`` cannot see is re-drawn consistently.
+
+        The other seats' hand cards and the draw pile are shuffled together and dealt back
+        (each hand keeps its size, the pile its size); the kinds of the other seats' offering
+        cards and of the face-down stone cards they placed are shuffled together and dealt back
+        (each place keeps its count). Everything public stays: the displays, the columns, the
+        face-up stone, the supply stacks, every count.
+
+        Args:
+            player: The seat whose view must stay the same.
+            rng: Source of the shuffles.
+        """
+        s = self.clone()
+        # The decider may be another seat whose hand or offering cards change here.
+        s._legal = None
+        n = self._n
+        others = [q for q in range(n) if q != player]
+        cards = list(s._pile)
+        for q in others:
+            b = q * NUM_CARD_TYPES
+            for t in range(NUM_CARD_TYPES):
+                cards.extend([t] * s._hands[b + t])
+        rng.shuffle(cards)
+        pos = 0
+        for q in others:
+            b = q * NUM_CARD_TYPES
+            size = sum(s._hands[b : b + NUM_CARD_TYPES])
+            s._hands[b : b + NUM_CARD_TYPES] = [0] * NUM_CARD_TYPES
+            for t in cards[pos : pos + size]:
+                s._hands[b + t] += 1
+            pos += size
+        s._pile = cards[pos:]
+        kinds: list[int] = []
+        places = (s._holdings, s._face_down)
+        for q in others:
+            b = q * NUM_KINDS
+            for place in places:
+                for k in range(NUM_KINDS):
+                    kinds.extend([k] * place[b + k])
+        rng.shuffle(kinds)
+        pos = 0
+        for q in others:
+            b = q * NUM_KINDS
+            for place in places:
+                size = sum(place[b : b + NUM_KINDS])
+                place[b : b + NUM_KINDS] = [0] * NUM_KINDS
+                for k in kinds[pos : pos + size]:
+                    place[b + k] += 1
+                pos += size
+        return s
+
+    def check_invariants(self) -> None:
+        """Check conservation, bounds, a consistent phase and a fresh legal-action cache.
+
+        Raises:
+            AssertionError: Naming the first broken invariant.
+        """
+        _check_state(self, AssertionError)
+        if self._legal is not None and self._legal != self._compute_legal():
+            raise AssertionError(
+                f"stale legal-action cache {list(self._legal)} != {list(self._compute_legal())}"
+            )
+
+    # --- copies and serialisation --------------------------------------------------------------
+
+    def clone(self) -> RapaNuiState:
+        """A copy sharing no mutable object with this state."""
+        s = RapaNuiState.__new__(RapaNuiState)
+        s.game = self.game
+        s._n = self._n
+        s._limited = self._limited
+        s._phase = self._phase
+        s._active = self._active
+        s._cur = self._cur
+        s._draws_left = self._draws_left
+        s._hands = self._hands[:]
+        s._displays = self._displays[:]
+        s._wood = self._wood[:]
+        s._vp = self._vp[:]
+        s._holdings = self._holdings[:]
+        s._face_down = self._face_down[:]
+        s._stone_up = self._stone_up[:]
+        s._supply = self._supply[:]
+        s._columns = [c[:] for c in self._columns]
+        s._pile = self._pile[:]
+        s._removed = self._removed
+        s._units = self._units[:]
+        s._legal = self._legal
+        return s
+
+    def to_dict(self) -> dict[str, Any]:
+        """The full state, hidden parts included (schema in the module docstring)."""
+        n = self._n
+        t, k = NUM_CARD_TYPES, NUM_KINDS
+        return {
+            "phase": PHASES[self._phase],
+            "active": self._active,
+            "decider": None if self._cur == TERMINAL else self._cur,
+            "draws_left": self._draws_left,
+            "hands": [
+                [c for c in range(t) for _ in range(self._hands[p * t + c])] for p in range(n)
+            ],
+            "displays": [self._displays[p * t : (p + 1) * t] for p in range(n)],
+            "wood": self._wood[:],
+            "vp": self._vp[:],
+            "holdings": [self._holdings[p * k : (p + 1) * k] for p in range(n)],
+            "stone_face_up": self._stone_up[:],
+            "stone_face_down": [self._face_down[p * k : (p + 1) * k] for p in range(n)],
+            "supply": self._supply[:],
+            "columns": [c[:] for c in self._columns],
+            "draw_pile": self._pile[:],
+            "removed_moai": self._removed,
+            "moai_units": self._units[:],
+        }
+
+    def __str__(self) -> str:
+        """Full-information summary (hidden parts included), for debugging."""
+        n = self._n
+        lines = [
+            f"phase {PHASES[self._phase]}, turn of seat {self._active}, "
+            f"decider {self.decider()}, draws left {self._draws_left}",
+            "columns (front first): "
+            + " | ".join(",".join(CARD_NAMES[c] for c in col) for col in self._columns),
+            f"draw pile {len(self._pile)}, removed Moai {self._removed}, "
+            f"supply {self._supply}, stone face up {self._stone_up}",
+        ]
+        for p in range(n):
+            lines.append(
+                f"seat {p}: wood {self._wood[p]} vp {self._vp[p]} "
+                f"hand {self.hand(p)} display {self.display(p)} "
+                f"holdings {self.holdings(p)} face down {self.face_down(p)}"
+            )
+        return "\n".join(lines)
+
+
+# --- loading ---------------------------------------------------------------------------------
+
+_KEYS = (
+    "phase",
+    "active",
+    "decider",
+    "draws_left",
+    "hands",
+    "displays",
+    "wood",
+    "vp",
+    "holdings",
+    "stone_face_up",
+    "stone_face_down",
+    "supply",
+    "columns",
+    "draw_pile",
+    "removed_moai",
+    "moai_units",
+)
+
+
+def _fail(msg: str) -> StateFormatError:
+    return StateFormatError(msg)
+
+
+def _int(value: Any, name: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _fail(f"{name} must be an integer in {lo}..{hi}, got {value!r}")
+    if not lo <= value <= hi:
+        raise _fail(f"{name}={value} is out of range; allowed: {lo}..{hi}")
+    return value
+
+
+def _ints(value: Any, name: str, length: int | None, lo: int, hi: int) -> list[int]:
+    if not isinstance(value, list):
+        raise _fail(f"{name} must be a list, got {type(value).__name__}")
+    if length is not None and len(value) != length:
+        raise _fail(f"{name} must have {length} entries, got {len(value)}")
+    return [_int(v, f"{name}[{i}]", lo, hi) for i, v in enumerate(value)]
+
+
+def _per_seat(value: Any, name: str, n: int) -> list[Any]:
+    if not isinstance(value, list) or len(value) != n:
+        raise _fail(f"{name} must be a list of {n} entries (one per seat), got {value!r}")
+    return value
+
+
+def _load_state(game: RapaNuiGame, data: dict[str, Any]) -> RapaNuiState:
+    """Parse the ``"state"`` object (types and ranges per field), then check it as a whole."""
+    missing = [k for k in _KEYS if k not in data]
+    if missing:
+        raise _fail(f"state lacks key(s) {missing}; required: {list(_KEYS)}")
+    unknown = sorted(set(data) - set(_KEYS))
+    if unknown:
+        raise _fail(f"state has unknown key(s) {unknown}; allowed: {list(_KEYS)}")
+    n = game.config.num_players
+    last = NUM_CARD_TYPES - 1
+    s = RapaNuiState(game)
+
+    phase = data["phase"]
+    if phase not in PHASES:
+        raise _fail(f"phase={phase!r} is not allowed; choose one of {PHASES}")
+    s._phase = PHASES.index(phase)
+    s._active = _int(data["active"], "active", 0, n - 1)
+    decider = data["decider"]
+    if s._phase == _TERMINAL:
+        if decider is not None:
+            raise _fail(f"decider must be null when the game is over, got {decider!r}")
+        s._cur = TERMINAL
+    else:
+        s._cur = _int(decider, "decider", 0, n - 1)
+    s._draws_left = _int(data["draws_left"], "draws_left", 0, HAND_SIZE)
+    for p, hand in enumerate(_per_seat(data["hands"], "hands", n)):
+        for c in _ints(hand, f"hands[{p}]", None, 0, last):
+            s._hands[p * NUM_CARD_TYPES + c] += 1
+    for p, d in enumerate(_per_seat(data["displays"], "displays", n)):
+        s._displays[p * NUM_CARD_TYPES : (p + 1) * NUM_CARD_TYPES] = _ints(
+            d, f"displays[{p}]", NUM_CARD_TYPES, 0, sum(DECK_COUNTS) + n
+        )
+    s._wood = _ints(data["wood"], "wood", n, 0, MAX_WOOD)
+    s._vp = _ints(data["vp"], "vp", n, 0, MAX_VP)
+    for p, held in enumerate(_per_seat(data["holdings"], "holdings", n)):
+        s._holdings[p * NUM_KINDS : (p + 1) * NUM_KINDS] = _ints(
+            held, f"holdings[{p}]", NUM_KINDS, 0, game.max_held_per_kind
+        )
+    s._stone_up = _ints(
+        data["stone_face_up"], "stone_face_up", NUM_KINDS, 0, game.max_face_up_per_kind
+    )
+    for p, fd in enumerate(_per_seat(data["stone_face_down"], "stone_face_down", n)):
+        s._face_down[p * NUM_KINDS : (p + 1) * NUM_KINDS] = _ints(
+            fd, f"stone_face_down[{p}]", NUM_KINDS, 0, MAX_FACE_DOWN
+        )
+    s._supply = _ints(data["supply"], "supply", NUM_KINDS, 0, OFFERING_STACK_SIZE)
+    cols = data["columns"]
+    if not isinstance(cols, list) or len(cols) != NUM_COLUMNS:
+        raise _fail(f"columns must be a list of {NUM_COLUMNS} lists, got {cols!r}")
+    s._columns = [_ints(c, f"columns[{i}]", None, 0, last) for i, c in enumerate(cols)]
+    s._pile = _ints(data["draw_pile"], "draw_pile", None, 0, last)
+    s._removed = _int(data["removed_moai"], "removed_moai", 0, DECK_COUNTS[MOAI])
+    s._units = _ints(data["moai_units"], "moai_units", n, 0, MAX_MOAI_UNITS)
+    _check_state(s, StateFormatError)
+    return s
+
+
+def _check_state(s: RapaNuiState, error: type[Exception]) -> None:
+    """Check a state as a whole: bounds, conservation, and a consistent phase.
+
+    Args:
+        s: The state.
+        error: The exception to raise (``StateFormatError`` on load, ``AssertionError`` for
+            :meth:`RapaNuiState.check_invariants`), with a message naming what is wrong.
+    """
+    game = s.game
+    n = s._n
+    ph = s._phase
+    a = s._active
+    name = PHASES[ph]
+
+    def fail(msg: str) -> NoReturn:
+        raise error(msg)
+
+    if not 0 <= a < n or (ph == _TERMINAL) != (s._cur == TERMINAL):
+        fail(f"active={a} / decider={s.decider()} do not fit {n} seats and phase {name!r}")
+    if not 0 <= s._draws_left <= HAND_SIZE:
+        fail(f"draws_left={s._draws_left} is out of range 0..{HAND_SIZE}")
+    for p in range(n):
+        hand = s.hand(p)
+        display = s.display(p)
+        if min(hand) < 0 or min(display) < 0:
+            fail(f"seat {p} has a negative card count: hand {hand}, display {display}")
+        if display[WOODCUTTER] < 1:
+            fail(f"displays[{p}] lacks the seat's start Woodcutter (count must be ≥ 1)")
+        if not 0 <= s._wood[p] <= MAX_WOOD or not 0 <= s._vp[p] <= MAX_VP:
+            fail(f"seat {p}: wood {s._wood[p]} / vp {s._vp[p]} out of 0..{MAX_WOOD} / 0..{MAX_VP}")
+        held = s.holdings(p)
+        if min(held) < 0 or max(held) > game.max_held_per_kind:
+            fail(f"holdings[{p}]={held}; each kind 0..{game.max_held_per_kind}")
+        if sum(held) > game.max_held_total:
+            fail(f"holdings[{p}] holds {sum(held)} cards; at most {game.max_held_total}")
+        fd = s.face_down(p)
+        if min(fd) < 0 or sum(fd) > MAX_FACE_DOWN:
+            fail(
+                f"stone_face_down[{p}]={fd}; at most {MAX_FACE_DOWN} cards in all (one per "
+                "Moai built)"
+            )
+        if not 0 <= s._units[p] <= MAX_MOAI_UNITS:
+            fail(f"moai_units[{p}]={s._units[p]} is out of range 0..{MAX_MOAI_UNITS}")
+    for k in range(NUM_KINDS):
+        up = s._stone_up[k]
+        if not 0 <= up <= game.max_face_up_per_kind:
+            fail(f"stone_face_up[{k}]={up} is out of range 0..{game.max_face_up_per_kind}")
+        used = up + sum(
+            s._holdings[p * NUM_KINDS + k] + s._face_down[p * NUM_KINDS + k] for p in range(n)
+        )
+        if s._limited and used > OFFERING_STACK_SIZE:
+            fail(
+                f"{used} offering cards of kind {KIND_NAMES[k]} are held or on the stone; "
+                f"only {OFFERING_STACK_SIZE} exist"
+            )
+        expected = max(0, OFFERING_STACK_SIZE - used)
+        if s._supply[k] != expected:
+            fail(
+                f"supply[{k}] ({KIND_NAMES[k]}) is {s._supply[k]}, but {used} cards of that kind "
+                f"are held or on the stone, so the stack holds {expected}"
+            )
+    for i, col in enumerate(s._columns):
+        if len(col) > COLUMN_SIZE:
+            fail(f"columns[{i}] has {len(col)} cards; at most {COLUMN_SIZE}")
+    if len(s._pile) > START_PILE:
+        fail(f"draw_pile has {len(s._pile)} cards; at most {START_PILE}")
+    if not 0 <= s._removed <= DECK_COUNTS[MOAI]:
+        fail(f"removed_moai={s._removed} is out of range 0..{DECK_COUNTS[MOAI]}")
+
+    counts = [0] * NUM_CARD_TYPES
+    for p in range(n):
+        for t in range(NUM_CARD_TYPES):
+            counts[t] += s._hands[p * NUM_CARD_TYPES + t] + s._displays[p * NUM_CARD_TYPES + t]
+    for c in [*(x for col in s._columns for x in col), *s._pile]:
+        counts[c] += 1
+    counts[MOAI] += s._removed
+    totals = card_totals(n)
+    if counts != totals:
+        bad = [
+            f"{CARD_NAMES[t]}: {counts[t]} (expected {totals[t]})"
+            for t in range(NUM_CARD_TYPES)
+            if counts[t] != totals[t]
+        ]
+        fail(
+            "Rapa Nui cards are not conserved (hands + displays + columns + draw pile + "
+            f"removed Moai): {', '.join(bad)}"
+        )
+    _check_phase(s, fail)
+
+
+def _check_phase(s: RapaNuiState, fail: Callable[[str], NoReturn]) -> None:
+    """Check that the phase, decider, hand sizes, draws and columns fit together."""
+    n = s._n
+    ph = s._phase
+    a = s._active
+    name = PHASES[ph]
+    sizes = [s.hand_size(p) for p in range(n)]
+    for p in range(n):
+        if p != a and sizes[p] != HAND_SIZE:
+            fail(f"hands[{p}] has {sizes[p]} cards; a seat not on turn holds {HAND_SIZE}")
+    if ph == _TERMINAL:
+        if s._draws_left:
+            fail("draws_left must be 0 when the game is over")
+        if not 1 <= sizes[a] <= HAND_SIZE:
+            fail(f"hands[{a}] has {sizes[a]} cards; the last turn leaves 1..{HAND_SIZE}")
+        if all(s._columns) or len(s._pile) >= COLUMN_SIZE:
+            fail(
+                "phase 'terminal' needs an empty column that the draw pile could not refill "
+                f"(fewer than {COLUMN_SIZE} cards)"
+            )
+    else:
+        for i, col in enumerate(s._columns):
+            if not col:
+                fail(f"columns[{i}] is empty; during play an emptied column is refilled")
+        want_draws = {_BUY: (0,), _PLAY: (0,), _OFFER: (1,), _SUPPLY: (1,), _SPLIT: (0,)}
+        allowed = want_draws.get(ph, (1, 2, 3))
+        if s._draws_left not in allowed:
+            fail(f"draws_left={s._draws_left} does not fit phase {name!r}; allowed {allowed}")
+        if sizes[a] + s._draws_left != HAND_SIZE and ph in (_BUY, _PLAY, _DRAW, _SPLIT):
+            fail(
+                f"hands[{a}] has {sizes[a]} cards and {s._draws_left} draws are left; in phase "
+                f"{name!r} they add up to {HAND_SIZE}"
+            )
+        if ph in (_OFFER, _SUPPLY) and sizes[a] != HAND_SIZE - 1:
+            fail(
+                f"hands[{a}] has {sizes[a]} cards; during the offering round the active player "
+                f"holds {HAND_SIZE - 1} (the Moai was just built)"
+            )
+        if ph != _OFFER and ph != _SPLIT and s._cur != a:
+            fail(f"decider must be the active seat {a} in phase {name!r}, got {s._cur}")
+        if ph == _OFFER and not s.holding_count(s._cur):
+            fail(f"decider {s._cur} holds no offering card, so it cannot offer one")
+    if ph == _SPLIT:
+        expected = s._moai_units_due()
+        for p in range(n):
+            if s._units[p] not in (0, expected[p]):
+                fail(
+                    f"moai_units[{p}]={s._units[p]}; seat {p} scores {expected[p]} Moai units "
+                    "(one per Moai in the display, +1 for the sole majority of ≥ 2) or 0 if done"
+                )
+        order = [(a + i) % n for i in range(n) if s._units[(a + i) % n]]
+        if not order or order[0] != s._cur:
+            fail(
+                "in phase 'moai_split' the decider must be the first seat clockwise from the "
+                f"active one with units left ({order[:1]}), got {s._cur}"
+            )
+    elif any(s._units):
+        fail(f"moai_units must be all 0 outside phase 'moai_split', got {s._units}")
+    if ph != _TERMINAL and not s._compute_legal():
+        fail(f"the decider {s._cur} has no legal action in phase {name!r}")

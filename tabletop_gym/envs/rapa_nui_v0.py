@@ -1,0 +1,16 @@
+"""Rapa Nui, version 0: ``env(**config)`` and ``raw_env(**config)`` (PettingZoo AEC).
+
+Example:
+    >>> from tabletop_gym.envs import rapa_nui_v0
+    >>> env = rapa_nui_v0.env(num_players=3)
+    >>> env.reset(seed=42)
+    >>> env.agent_selection
+    'player_0'
+
+Version history:
+    v0: first release.
+"""
+
+from tabletop_gym.envs.rapa_nui.env import env, raw_env
+
+__all__ = ["env", "raw_env"]
