@@ -1,0 +1,1601 @@
+"""The Positano rules engine (rules spec ``shared/rules/positano.md``, all sections).
+
+Pure standard library. Every chance event (lot removal, stack shuffles, goal cards and sides,
+star sets, Otto Amalfi's decks, the solo round-1 tile order) is drawn in
+:meth:`PositanoGame.new_initial_state` from the ``random.Random`` passed in; the state carries
+every deck order, so the rest of the game is a pure function of the actions.
+
+Round (spec §3): a simultaneous bid (solo: the player bids after Otto's card and booster are
+revealed), lots drafted in descending lot-bid order, block tiles in descending block-bid order
+(blocks gained at once, 2X/3X choice as the same player's next decision), build tiles in
+descending build-bid order with each player building at once after drafting, then the optional
+Add-On/Remodel; refresh; the game ends after the round in which the last lot tiles were taken.
+
+Colours and seats: colour ``c`` is seat ``c``. In solo (``num_players=1``) Otto Amalfi is colour
+1 of a two-colour game, but there is one seat: ``current_player()`` is 0 for every decision and
+:meth:`PositanoState.acting_colour` says for which colour the player is deciding.
+
+Action ids (``NUM_ACTIONS = 192``, one layout for every configuration):
+
+====================  =================================================================
+ids                   meaning
+====================  =================================================================
+0–41                  bid: base card c (0..6 = #1..#7) with booster b (0..5): ``6·c + b``
+42–48                 bid card only (split-bid sub-decision; never legal in the engine)
+49–54                 booster only (split-bid sub-decision; never legal in the engine)
+55–79                 draft the lot tile at ``pos``: ``55 + pos``
+80–104                draft block tile ``t``: ``80 + t``
+105                   2X/3X tile: multiply option (double/triple the personal supply)
+106                   2X/3X tile: flat option (+2 / +3)
+107–131               draft build tile ``t``: ``107 + t``
+132–138               build with height ``h`` = 1..7: ``131 + h``
+139–163               Add-On on own building at ``pos``: ``139 + pos``
+164                   skip the Add-On
+165–189               Remodel own building at ``pos``: ``165 + pos``
+190                   skip the Remodel
+191                   no-op (never legal in the engine)
+====================  =================================================================
+
+JSON ``"state"`` object (schema 1; every list of ints unless said otherwise). Positions are
+``pos = r * 5 + c`` (``r = 0`` is row 1 nearest the sea, ``c = 0`` is column A); block tile ``t``
+is BGA id ``40 + t`` and build tile ``t`` BGA id ``60 + t`` of the board size's set
+(:mod:`tabletop_gym.envs.positano.components`)::
+
+    {
+      "round": 1,                  # 1..number of rounds
+      "phase": "bid",              # one of PHASES
+      "turn": 0,                   # index of the acting colour in the draft order of the
+                                   # phase's tile type (lot / block / build); 0 in bid, terminal
+      "goals": ["grande", "gruppo", "bordo"],   # the 3 goal faces in play
+      "colours": [                 # one object per colour (solo: [player, Otto])
+        {"star_set": 3,            # tie-break star set 1..6, distinct per colour
+         "hand_cards": [0, 1],     # base bid cards 0..6 in hand; sorted, except Otto's, which
+         "hand_boosters": [2, 5],  #   is his face-down deck, top first (boosters likewise)
+         "played_cards": [3],      # played (face-up discard), in round order; this round's
+         "played_boosters": [0],   #   bid is the last entry once revealed
+         "lots": [7],              # lot tiles drafted, in round order
+         "block_tiles": [1],       # block tiles drafted, in round order
+         "build_tiles": [0],       # build tiles drafted, in round order
+         "personal": 3,            # blocks in the personal supply
+         "general": 12}            # blocks left in this colour's general supply
+      ],
+      "stacks": {"lots": [...], "blocks": [...], "builds": [...]},  # face-down, top first
+      "beach": {"lots": [...], "blocks": [...], "builds": [...]},   # face-up rows, left first
+      "removed_lots": [...],       # lots removed face-up at set-up
+      "owner": [-1, ...],          # 25 entries: colour of the building, or -1
+      "height": [0, ...],          # 25 entries: blocks (0 = no building)
+      "roof": [0, ...],            # 25 entries: 0 none, 1 Bronze, 2 Silver, 3 Gold
+      "roofs_left": [6, 6, 6]      # roof pieces left per rank (Bronze, Silver, Gold)
+    }
+
+A lot drafted by a colour that had no block when building stays empty for the rest of the game
+(owner -1). Loading validates types, ranges, conservation (7 cards and 6 boosters per colour,
+16 blocks per colour, every tile exactly once, roofs) and the consistency of the phase, turn and
+per-colour progress; anything wrong raises :class:`StateFormatError` naming the field.
+
+Rewards: ``returns()`` follows ``reward_type`` for 2–6 players. In solo the player's result is
+min(own score, Otto's score) (spec §7) and ``returns()`` is ``[result / 100]`` whatever
+``reward_type`` says; ``winners()`` is ``[0]``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from tabletop_gym.core.game import (
+    SIMULTANEOUS,
+    TERMINAL,
+    ConfigError,
+    Game,
+    GameConfig,
+    State,
+    StateFormatError,
+)
+from tabletop_gym.envs.positano import components as C
+from tabletop_gym.envs.positano import scoring
+
+__all__ = [
+    "NUM_ACTIONS",
+    "PHASES",
+    "PositanoConfig",
+    "PositanoGame",
+    "PositanoState",
+]
+
+NUM_ACTIONS = 192
+
+# Action-id bases (shared Positano convention).
+A_BID = 0
+A_BID_CARD = 42
+A_BID_BOOSTER = 49
+A_LOT = 55
+A_BLOCK = 80
+A_MULTIPLY = 105
+A_FLAT = 106
+A_BUILD_TILE = 107
+A_HEIGHT = 131
+A_ADD_ON = 139
+A_SKIP_ADD_ON = 164
+A_REMODEL = 165
+A_SKIP_REMODEL = 190
+A_NOOP = 191
+
+PHASES: tuple[str, ...] = (
+    "bid",
+    "draft_lot",
+    "draft_block",
+    "block_choice",
+    "draft_build",
+    "build",
+    "add_on",
+    "remodel",
+    "terminal",
+)
+"""Phase names, indexed by :attr:`PositanoState.phase_index`."""
+
+BID, DRAFT_LOT, DRAFT_BLOCK, BLOCK_CHOICE, DRAFT_BUILD, BUILD, ADD_ON, REMODEL, OVER = range(9)
+_PHASE_INDEX = {name: i for i, name in enumerate(PHASES)}
+
+TILE_TYPES = ("lot", "block", "build")
+# The tile type whose bid order a phase follows.
+_PHASE_KIND = (-1, 0, 1, 1, 2, 2, 2, 2, -1)
+
+_NUM_CARDS = len(C.BID_CARDS)
+_NUM_BOOSTERS = len(C.BOOSTERS)
+_ALL_CARDS = list(range(_NUM_CARDS))
+_ALL_BOOSTERS = list(range(_NUM_BOOSTERS))
+# (tile type k, card, booster) → bid value, so ordering needs no attribute look-ups.
+_BID_VALUE = [
+    [[C.BID_CARDS[c].values[k] + C.BOOSTERS[b].value for b in _ALL_BOOSTERS] for c in _ALL_CARDS]
+    for k in range(3)
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Config
+# --------------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class PositanoConfig(GameConfig):
+    """Positano switches (spec "Decisions" table).
+
+    Attributes:
+        num_players: 1 (solo against Otto Amalfi) to 6.
+        board_size: 4 or 5 (the cliff is ``board_size``×``board_size``), or 0 for the usual
+            board: 4×4 for 1–4 players, 5×5 for 5–6. 5×5 needs 4–6 players; 4×4 allows 1–4.
+        goals: The 3 goal faces in play, on 3 different cards (Mezzo only on 4×4, Centro only
+            on 5×5); empty: 3 random cards with random sides (or the solo goal set).
+        solo_goal_set: Solo only: 0 draws goals at random as usual; 1..6 picks the rulebook's
+            recommended set (1 Big in the Back, 2 The Spice of Life, 3 Tiny Homes, 4 Balanced and
+            Centered, 5 Location, Location, Location, 6 More Blocks, More Problems).
+        reward_type: See :class:`GameConfig`; ignored in solo, where ``returns()`` is the solo
+            result / 100.
+    """
+
+    num_players: int = dataclasses.field(default=2, metadata={"range": (1, 6)})
+    board_size: int = dataclasses.field(default=0, metadata={"choices": (0, 4, 5)})
+    goals: tuple[str, ...] = ()
+    solo_goal_set: int = dataclasses.field(default=0, metadata={"range": (0, 6)})
+
+    def __post_init__(self) -> None:
+        if isinstance(self.goals, list):
+            object.__setattr__(self, "goals", tuple(self.goals))
+
+    @property
+    def size(self) -> int:
+        """The cliff size in use (``board_size`` with 0 resolved)."""
+        if self.board_size:
+            return self.board_size
+        return 4 if self.num_players <= 4 else 5
+
+    def validate(self) -> None:
+        """Check field types first (direct construction skips ``from_kwargs``), then values."""
+        for name in ("num_players", "board_size", "solo_goal_set"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ConfigError(f"{name} must be an integer, got {value!r}")
+        if not isinstance(self.reward_type, str):
+            raise ConfigError(f"reward_type must be a string, got {self.reward_type!r}")
+        super().validate()
+
+    def check(self) -> None:
+        """Cross-field checks: board size vs players, goals, solo goal set."""
+        n = self.num_players
+        if self.board_size == 5 and n < 4:
+            raise ConfigError(
+                f"board_size=5 needs 4–6 players (no 5×5 set-up exists for 1–3 players), got "
+                f"num_players={n}; use board_size=4 or 0 (auto)"
+            )
+        if self.board_size == 4 and n > 4:
+            raise ConfigError(
+                f"board_size=4 allows 1–4 players; {n} players play on the 5×5 cliff: use "
+                "board_size=5 or 0 (auto)"
+            )
+        if self.solo_goal_set and n != 1:
+            raise ConfigError(
+                f"solo_goal_set={self.solo_goal_set} is only for solo (num_players=1), got "
+                f"num_players={n}; leave it 0"
+            )
+        if not isinstance(self.goals, tuple):
+            raise ConfigError(f"goals must be a list of 3 goal names, got {self.goals!r}")
+        if self.goals:
+            if self.solo_goal_set:
+                raise ConfigError(
+                    f"give either goals={list(self.goals)} or solo_goal_set="
+                    f"{self.solo_goal_set}, not both"
+                )
+            problem = goal_problem(list(self.goals), self.size)
+            if problem:
+                raise ConfigError(f"goals: {problem}")
+
+
+def goal_problem(goals: Sequence[Any], size: int) -> str:
+    """Why ``goals`` cannot be the goals of a game on a ``size`` cliff ("" when they can).
+
+    Args:
+        goals: Goal names.
+        size: 4 or 5.
+
+    Returns:
+        An explanation naming what was wrong and what is allowed, or an empty string.
+    """
+    if len(goals) != 3:
+        return (
+            f"exactly 3 goals are in play (or none for a random draw), got {len(goals)}: "
+            f"{list(goals)}"
+        )
+    for g in goals:
+        if not isinstance(g, str) or g not in C.GOAL_NAMES:
+            return f"unknown goal {g!r}; goals are {list(C.GOAL_NAMES)}"
+        if g == "mezzo" and size != 4:
+            return "'mezzo' is played only on the 4×4 cliff; the 5×5 cliff uses 'centro'"
+        if g == "centro" and size != 5:
+            return "'centro' is played only on the 5×5 cliff; the 4×4 cliff uses 'mezzo'"
+    cards = [C.goal_card(g) for g in goals]
+    for i in range(3):
+        for j in range(i + 1, 3):
+            if cards[i] == cards[j]:
+                return (
+                    f"{goals[i]!r} and {goals[j]!r} are on the same card (its two faces never "
+                    f"play together); choose 3 goals on 3 different cards: "
+                    f"{[f'{a}/{b}' for a, b in C.GOAL_CARDS[size]]}"
+                )
+    return ""
+
+
+# --------------------------------------------------------------------------------------------
+# Game
+# --------------------------------------------------------------------------------------------
+
+
+class PositanoGame(Game):
+    """Positano for 1–6 players (solo against Otto Amalfi).
+
+    Attributes:
+        size: Cliff size (4 or 5).
+        solo: Whether this is the solo game against Otto Amalfi.
+        num_colours: Colours in play (solo: 2).
+        tiles_per_round: Tiles revealed per Beach Board row each round (= colours).
+        num_rounds: Rounds of the game.
+        lot_tiles: The lot tiles of this size, by position.
+        block_tiles: The block tiles of this size, by index.
+        build_tiles: The build tiles of this size, by index.
+        roof_supply: Roof pieces per rank (Bronze, Silver, Gold).
+    """
+
+    name: ClassVar[str] = "positano"
+    config_class: ClassVar[type[GameConfig]] = PositanoConfig
+    config: PositanoConfig
+
+    def __init__(self, config: Any = None, **kwargs: Any):
+        """Validate the config and derive the board size, rounds and component sets.
+
+        Raises:
+            ConfigError: On an unknown key or a value that is not allowed.
+        """
+        super().__init__(config, **kwargs)
+        cfg = self.config
+        if not isinstance(cfg, PositanoConfig):
+            raise ConfigError(f"PositanoGame needs a PositanoConfig, got {type(cfg).__name__}")
+        self.size = cfg.size
+        self.solo = cfg.num_players == 1
+        self.num_colours = max(2, cfg.num_players)
+        self.tiles_per_round = C.tiles_per_round(cfg.num_players)
+        self.num_rounds = C.ROUNDS[(self.size, cfg.num_players)]
+        self.lots_removed = C.LOTS_REMOVED[(self.size, cfg.num_players)]
+        self.positions = C.board_positions(self.size)
+        self.lot_tiles = C.LOT_TILES[self.size]
+        self.block_tiles = C.BLOCK_TILES[self.size]
+        self.build_tiles = C.BUILD_TILES[self.size]
+        self.goal_cards = C.GOAL_CARDS[self.size]
+        self.roof_supply = C.ROOF_SUPPLY[self.size]
+        if cfg.goals:
+            self.fixed_goals: tuple[str, ...] = tuple(cfg.goals)
+        elif cfg.solo_goal_set:
+            self.fixed_goals = C.SOLO_GOAL_SETS[cfg.solo_goal_set - 1][1]
+        else:
+            self.fixed_goals = ()
+
+    @property
+    def num_distinct_actions(self) -> int:
+        """192 ids in one fixed layout (module docstring)."""
+        return NUM_ACTIONS
+
+    @property
+    def max_game_length(self) -> int:
+        """Upper bound on decisions (a joint bid counts as one).
+
+        Per round: one bid; per colour a lot, a block and a build draft and at most one build
+        (solo: no draft decisions, the tiles are allocated); over the game at most one 2X/3X
+        choice per multiplier tile and one extra-action decision per Add-On/Remodel tile.
+        """
+        r, t = self.num_rounds, self.tiles_per_round
+        per_round = 1 + (2 if self.solo else 4 * t)
+        multipliers = sum(1 for b in self.block_tiles if b.multiplier)
+        extras = sum(1 for b in self.build_tiles if b.action)
+        return r * per_round + min(multipliers, r * t) + min(extras, r * t)
+
+    @property
+    def score_bounds(self) -> tuple[float, float]:
+        """Sound bounds of a seat's final score (solo: of min(own, Otto's)).
+
+        Every part is non-negative, so 0 is the floor. Above: a colour owns at most 16 blocks,
+        each visible block scores at most 3 (Gold), so buildings ≤ 48; gelato ≤ the best
+        ``num_rounds`` icons among each of cards, boosters, lot, block and build tiles (one of
+        each per round); goals ≤ the sum of the 3 largest per-card maxima (or of the fixed goals),
+        where a competition goal gives at most 6, Equilibrato 5, Piccolo 3 per building,
+        Solitario and Perfetto 2 per building, Altezza 2 per distinct height (≤ size + 2 heights),
+        with at most one building per round.
+        """
+        r = self.num_rounds
+
+        def best(values: Sequence[int]) -> int:
+            return sum(sorted(values, reverse=True)[:r])
+
+        gelato = (
+            best([c.gelato for c in C.BID_CARDS])
+            + best([b.gelato for b in C.BOOSTERS])
+            + best([t.gelato for t in self.lot_tiles.values()])
+            + best([t.gelato for t in self.block_tiles])
+            + best([t.gelato for t in self.build_tiles])
+        )
+
+        def goal_max(goal: str) -> int:
+            info = C.GOALS[goal]
+            if info.kind != "per_item":
+                return info.points
+            items = min(r, self.size + C.MAX_LEVEL_BONUS) if goal == "altezza" else r
+            return info.points * items
+
+        if self.fixed_goals:
+            goals = sum(goal_max(g) for g in self.fixed_goals)
+        else:
+            per_card = sorted((max(goal_max(a), goal_max(b)) for a, b in self.goal_cards))
+            goals = sum(per_card[-3:])
+        buildings = 3 * C.BLOCKS_PER_COLOUR
+        return (0.0, float(buildings + gelato + goals))
+
+    def return_bounds(self) -> tuple[float, float]:
+        """Return bounds; in solo the return is the solo result / 100."""
+        if self.solo:
+            lo, hi = self.score_bounds
+            return (lo / 100.0, hi / 100.0)
+        return super().return_bounds()
+
+    simultaneous_action_range = (0, A_LOT)
+    """Ids a simultaneous bid can use (pairs 0–41 and the split parts 42–54)."""
+
+    noop_action = A_NOOP
+    """The no-op id the parallel view gives to agents not to act (never legal in the engine)."""
+
+    def split_simultaneous_action(self, action: int) -> tuple[int, int]:
+        """The split-bid sub-decisions of bid ``action``: (42 + card, 49 + booster).
+
+        Used by the turn-based transform's split-bid option (ids 42–54 of the layout).
+
+        Raises:
+            ValueError: If ``action`` is not a bid id (0..41).
+        """
+        if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < A_BID_CARD:
+            raise ValueError(f"{action!r} is not a bid action; bid ids are 0..41")
+        return (A_BID_CARD + action // 6, A_BID_BOOSTER + action % 6)
+
+    # --- set-up (spec §2, §7) ------------------------------------------------------------------
+
+    def new_initial_state(self, rng: random.Random) -> PositanoState:
+        """Set up a game (spec §2; solo §7); every chance event is drawn from ``rng``.
+
+        Draw order: lot shuffle (first lots removed face-up, then the round-1 row, then the
+        stack), block stack shuffle, build stack shuffle, solo row orders, goals (cards, then
+        sides), star sets, Otto's card deck, Otto's booster deck.
+        """
+        if not isinstance(rng, random.Random):
+            raise TypeError(f"new_initial_state needs a random.Random, got {type(rng).__name__}")
+        n = self.config.num_players
+        nc, t = self.num_colours, self.tiles_per_round
+        s = PositanoState.__new__(PositanoState)
+        s.game = self
+        lots = list(self.positions)
+        rng.shuffle(lots)
+        k = self.lots_removed
+        s.removed_lots = sorted(lots[:k])
+        s.lot_row = lots[k : k + t]
+        s.lot_stack = lots[k + t :]
+        # spec §2.6-7: starting tiles whose icon ≤ players (solo: a 2-player game) face up;
+        # every other tile, unused starting tiles included, shuffled into the stack.
+        icon_max = max(2, n)
+        s.block_row = [b.index for b in self.block_tiles if 0 < b.start_icon <= icon_max]
+        s.block_stack = [b.index for b in self.block_tiles if not 0 < b.start_icon <= icon_max]
+        rng.shuffle(s.block_stack)
+        s.build_row = [b.index for b in self.build_tiles if 0 < b.start_icon <= icon_max]
+        s.build_stack = [b.index for b in self.build_tiles if not 0 < b.start_icon <= icon_max]
+        rng.shuffle(s.build_stack)
+        if self.solo:
+            # spec §7: randomise the order of the 2 tiles within each Beach Board row (the lot
+            # row already comes off a shuffled stack).
+            rng.shuffle(s.block_row)
+            rng.shuffle(s.build_row)
+        if self.fixed_goals:
+            s.goals = list(self.fixed_goals)
+        else:
+            cards = rng.sample(range(len(self.goal_cards)), 3)
+            s.goals = [self.goal_cards[c][0 if rng.random() < 0.5 else 1] for c in cards]
+        s.star_sets = rng.sample(range(1, C.NUM_STAR_SETS + 1), nc)
+        s.hand_cards = [list(_ALL_CARDS) for _ in range(nc)]
+        s.hand_boosters = [list(_ALL_BOOSTERS) for _ in range(nc)]
+        if self.solo:
+            rng.shuffle(s.hand_cards[1])
+            rng.shuffle(s.hand_boosters[1])
+        s.played_cards = [[] for _ in range(nc)]
+        s.played_boosters = [[] for _ in range(nc)]
+        s.lots_taken = [[] for _ in range(nc)]
+        s.blocks_taken = [[] for _ in range(nc)]
+        s.builds_taken = [[] for _ in range(nc)]
+        s.owner = [-1] * 25
+        s.height = [0] * 25
+        s.roof = [0] * 25
+        s.personal = [C.START_PERSONAL] * nc
+        s.general = [C.START_GENERAL] * nc
+        s.roofs_left = list(self.roof_supply)
+        s.round = 1
+        s.phase_index = BID
+        s.turn = 0
+        s._orders = None
+        s._legal = None
+        s._legal_sim = None
+        if self.solo:
+            s._reveal_otto()
+        return s
+
+    # --- JSON ----------------------------------------------------------------------------------
+
+    def _state_from_dict(self, data: dict[str, Any]) -> PositanoState:
+        """Build a state from the ``"state"`` object (schema in the module docstring).
+
+        Raises:
+            StateFormatError: On a missing/unknown key, a wrong type or range, broken
+                conservation or an inconsistent phase; the message names the field.
+        """
+        return _parse_state(self, data)
+
+
+# --------------------------------------------------------------------------------------------
+# State
+# --------------------------------------------------------------------------------------------
+
+
+class PositanoState(State):
+    """One Positano position. Public attributes are read-only views for observers and renders.
+
+    Attributes:
+        game: The game.
+        round: Current round, 1-based.
+        phase_index: Index into :data:`PHASES`.
+        turn: Index of the acting colour in the current draft order (0 in bid and terminal).
+        goals: The 3 goal faces in play.
+        star_sets: Tie-break star set (1..6) per colour.
+        hand_cards: Per colour, base bid cards (0..6) in hand; sorted, except Otto's (solo
+            colour 1), which is his face-down deck, top first (its order is hidden).
+        hand_boosters: Per colour, boosters (0..5) in hand (Otto: deck order, top first).
+        played_cards: Per colour, base bid cards played, in round order (public discard; this
+            round's bid is the last entry once revealed).
+        played_boosters: Per colour, boosters played, in round order.
+        lot_stack: Face-down lot tiles, top first (hidden order).
+        block_stack: Face-down block tiles, top first (hidden order).
+        build_stack: Face-down build tiles, top first (hidden order).
+        lot_row: Face-up lot tiles on the Beach Board, left to right.
+        block_row: Face-up block tiles, left to right.
+        build_row: Face-up build tiles, left to right.
+        removed_lots: Lots removed face-up at set-up.
+        lots_taken: Per colour, lot tiles drafted, in round order.
+        blocks_taken: Per colour, block tiles drafted, in round order.
+        builds_taken: Per colour, build tiles drafted, in round order.
+        owner: 25 entries, colour of the building at each position, or -1.
+        height: 25 entries, blocks of the building (0 = none).
+        roof: 25 entries, roof rank (0 none, 1 Bronze, 2 Silver, 3 Gold).
+        personal: Blocks in each colour's personal supply.
+        general: Blocks left in each colour's general supply.
+        roofs_left: Roof pieces left per rank (Bronze, Silver, Gold).
+    """
+
+    game: PositanoGame
+    round: int
+    phase_index: int
+    turn: int
+    goals: list[str]
+    star_sets: list[int]
+    hand_cards: list[list[int]]
+    hand_boosters: list[list[int]]
+    played_cards: list[list[int]]
+    played_boosters: list[list[int]]
+    lot_stack: list[int]
+    block_stack: list[int]
+    build_stack: list[int]
+    lot_row: list[int]
+    block_row: list[int]
+    build_row: list[int]
+    removed_lots: list[int]
+    lots_taken: list[list[int]]
+    blocks_taken: list[list[int]]
+    builds_taken: list[list[int]]
+    owner: list[int]
+    height: list[int]
+    roof: list[int]
+    personal: list[int]
+    general: list[int]
+    roofs_left: list[int]
+    _orders: tuple[list[int], list[int], list[int]] | None
+    _legal: list[int] | None
+    _legal_sim: list[list[int] | None] | None
+
+    # --- whose turn ----------------------------------------------------------------------------
+
+    def current_player(self) -> int:
+        """The seat to act, ``SIMULTANEOUS`` (multiplayer bid) or ``TERMINAL``."""
+        ph = self.phase_index
+        if ph == OVER:
+            return TERMINAL
+        if self.game.solo:
+            return 0
+        if ph == BID:
+            return SIMULTANEOUS
+        return self._orders[_PHASE_KIND[ph]][self.turn]  # type: ignore[index]
+
+    def acting_colour(self) -> int:
+        """The colour the current decision is for (-1 at a simultaneous bid and at the end).
+
+        Equals ``current_player()`` except in solo, where the single player also decides for
+        Otto Amalfi (colour 1).
+        """
+        ph = self.phase_index
+        if ph == OVER:
+            return -1
+        if ph == BID:
+            return 0 if self.game.solo else -1
+        return self._orders[_PHASE_KIND[ph]][self.turn]  # type: ignore[index]
+
+    def phase(self) -> str:
+        """Name of the current phase (one of :data:`PHASES`)."""
+        return PHASES[self.phase_index]
+
+    # --- read-only helpers for observers -------------------------------------------------------
+
+    def bid(self, colour: int) -> tuple[int, int] | None:
+        """This round's revealed bid of ``colour`` as (card 0..6, booster 0..5), or None."""
+        pc = self.played_cards[colour]
+        if len(pc) < self.round:
+            return None
+        return (pc[self.round - 1], self.played_boosters[colour][self.round - 1])
+
+    def bid_values(self, colour: int) -> tuple[int, int, int] | None:
+        """This round's (lot, block, build) bid values of ``colour`` (spec §3.1), or None."""
+        b = self.bid(colour)
+        if b is None:
+            return None
+        return (_BID_VALUE[0][b[0]][b[1]], _BID_VALUE[1][b[0]][b[1]], _BID_VALUE[2][b[0]][b[1]])
+
+    def draft_order(self, kind: str | int) -> list[int]:
+        """Colours in drafting order for tile type ``kind`` this round ([] before the reveal).
+
+        Args:
+            kind: ``"lot"``, ``"block"``, ``"build"`` or 0, 1, 2.
+        """
+        k = TILE_TYPES.index(kind) if isinstance(kind, str) else int(kind)
+        if self._orders is None:
+            return []
+        return list(self._orders[k])
+
+    def gelato(self, colour: int) -> int:
+        """Gelato icons of ``colour`` so far: played cards and drafted tiles (spec §5.2)."""
+        return sum(self.gelato_parts(colour).values())
+
+    def gelato_parts(self, colour: int) -> dict[str, int]:
+        """Gelato of ``colour`` by source: cards, boosters, lots, block and build tiles."""
+        g = self.game
+        return {
+            "cards": sum(C.BID_CARDS[c].gelato for c in self.played_cards[colour]),
+            "boosters": sum(C.BOOSTERS[b].gelato for b in self.played_boosters[colour]),
+            "lots": sum(g.lot_tiles[p].gelato for p in self.lots_taken[colour]),
+            "block_tiles": sum(g.block_tiles[t].gelato for t in self.blocks_taken[colour]),
+            "build_tiles": sum(g.build_tiles[t].gelato for t in self.builds_taken[colour]),
+        }
+
+    def empty_lots(self) -> list[int]:
+        """Drafted lots that stay empty for good (their owner had no block to build, spec §4)."""
+        out = []
+        for c in range(self.game.num_colours):
+            for i, p in enumerate(self.lots_taken[c]):
+                if self.height[p] == 0 and not self._build_pending(c, i):
+                    out.append(p)
+        return sorted(out)
+
+    def _build_pending(self, colour: int, i: int) -> bool:
+        """Whether the build on ``colour``'s i-th drafted lot has not happened yet."""
+        if i >= len(self.builds_taken[colour]):
+            return True
+        return (
+            self.phase_index == BUILD
+            and i == self.round - 1
+            and self.acting_colour() == colour
+        )
+
+    def current_lot(self) -> int:
+        """The lot the acting colour builds on in the build / extra-action phases, else -1."""
+        if self.phase_index in (BUILD, ADD_ON, REMODEL):
+            return self.lots_taken[self.acting_colour()][self.round - 1]
+        return -1
+
+    def add_on_targets(self, colour: int, bonus: int) -> list[int]:
+        """``colour``'s buildings an Add-On with ``bonus`` may raise (spec §4), sorted."""
+        h = self.height
+        out = [
+            p
+            for p in self.lots_taken[colour]
+            if 0 < h[p] < p // 5 + 1 + bonus and self.owner[p] == colour
+        ]
+        out.sort()
+        return out
+
+    def remodel_targets(self, colour: int, roof: int) -> list[int]:
+        """``colour``'s buildings a Remodel tile with roof ``roof`` may upgrade (spec §4)."""
+        out = [
+            p
+            for p in self.lots_taken[colour]
+            if self.height[p] > 0 and self.roof[p] == roof - 1 and self.owner[p] == colour
+        ]
+        out.sort()
+        return out
+
+    # --- legal actions -------------------------------------------------------------------------
+
+    def _bid_pairs(self, colour: int) -> list[int]:
+        boosters = self.hand_boosters[colour]
+        return [6 * c + b for c in self.hand_cards[colour] for b in boosters]
+
+    def _legal_simultaneous(self, player: int) -> list[int]:
+        """The (card, booster) pairs still in ``player``'s hand at the simultaneous bid."""
+        if self.phase_index != BID or self.game.solo:
+            return []
+        if not isinstance(player, int) or not 0 <= player < self.game.num_colours:
+            return []
+        cache = self._legal_sim
+        if cache is None:
+            cache = self._legal_sim = [None] * self.game.num_colours
+        got = cache[player]
+        if got is None:
+            got = cache[player] = self._bid_pairs(player)
+        return list(got)
+
+    def _legal_actions(self) -> list[int]:
+        """Legal actions of the acting colour at a sequential node (cached)."""
+        # Copies out of the cache: a caller editing its list must not corrupt the position.
+        if self._legal is not None:
+            return list(self._legal)
+        ph = self.phase_index
+        g = self.game
+        if ph == BID:
+            legal = self._bid_pairs(0) if g.solo else []
+        elif ph == DRAFT_LOT:
+            legal = sorted(A_LOT + p for p in self.lot_row)
+        elif ph == DRAFT_BLOCK:
+            legal = sorted(A_BLOCK + t for t in self.block_row)
+        elif ph == BLOCK_CHOICE:
+            legal = [A_MULTIPLY, A_FLAT]
+        elif ph == DRAFT_BUILD:
+            legal = sorted(A_BUILD_TILE + t for t in self.build_row)
+        elif ph == BUILD:
+            c = self.acting_colour()
+            pos = self.lots_taken[c][self.round - 1]
+            bonus = g.build_tiles[self.builds_taken[c][-1]].bonus
+            top = min(pos // 5 + 1 + bonus, self.personal[c])
+            legal = list(range(A_HEIGHT + 1, A_HEIGHT + top + 1))
+        elif ph == ADD_ON:
+            c = self.acting_colour()
+            bonus = g.build_tiles[self.builds_taken[c][-1]].bonus
+            legal = [A_ADD_ON + p for p in self.add_on_targets(c, bonus)]
+            legal.append(A_SKIP_ADD_ON)
+        elif ph == REMODEL:
+            c = self.acting_colour()
+            roof = g.build_tiles[self.builds_taken[c][-1]].roof
+            legal = [A_REMODEL + p for p in self.remodel_targets(c, roof)]
+            legal.append(A_SKIP_REMODEL)
+        else:
+            legal = []
+        self._legal = legal
+        return list(legal)
+
+    # --- applying actions ----------------------------------------------------------------------
+
+    def _changed(self) -> None:
+        self._legal = None
+        self._legal_sim = None
+
+    def _apply_joint_action(self, actions: list[int | None]) -> None:
+        """Reveal every bid at once (spec §3.1) and start drafting."""
+        for c, a in enumerate(actions):
+            assert a is not None  # every seat bids; apply_joint_action checked legality
+            self._play_bid(c, a // 6, a % 6)
+        self._after_bids()
+
+    def _apply_action(self, action: int) -> None:
+        ph = self.phase_index
+        if ph == BID:
+            # Solo: Otto's bid is already revealed; the player's bid completes the round's bids.
+            self._play_bid(0, action // 6, action % 6)
+            self._after_bids()
+            return
+        if ph == DRAFT_LOT:
+            self._take_lot(action - A_LOT)
+        elif ph == DRAFT_BLOCK:
+            self._take_block(action - A_BLOCK)
+        elif ph == BLOCK_CHOICE:
+            self._choose_blocks(action == A_MULTIPLY)
+        elif ph == DRAFT_BUILD:
+            self._take_build(action - A_BUILD_TILE)
+        elif ph == BUILD:
+            self._build(action - A_HEIGHT)
+        elif ph == ADD_ON:
+            if action != A_SKIP_ADD_ON:
+                pos = action - A_ADD_ON
+                c = self.acting_colour()
+                self.height[pos] += 1
+                self.personal[c] -= 1
+            self._end_build_turn()
+        elif ph == REMODEL:
+            if action != A_SKIP_REMODEL:
+                pos = action - A_REMODEL
+                old = self.roof[pos]
+                self.roofs_left[old - 1] += 1
+                self.roofs_left[old] -= 1
+                self.roof[pos] = old + 1
+            self._end_build_turn()
+        self._changed()
+        self._advance()
+
+    def _play_bid(self, colour: int, card: int, booster: int) -> None:
+        self.hand_cards[colour].remove(card)
+        self.hand_boosters[colour].remove(booster)
+        self.played_cards[colour].append(card)
+        self.played_boosters[colour].append(booster)
+
+    def _reveal_otto(self) -> None:
+        # spec §7: Otto's top base bid card and top booster are revealed before the player bids.
+        self.played_cards[1].append(self.hand_cards[1].pop(0))
+        self.played_boosters[1].append(self.hand_boosters[1].pop(0))
+
+    def _compute_orders(self) -> tuple[list[int], list[int], list[int]]:
+        # spec §3.2: descending bid; a tie goes to the card with more stars for that tile type.
+        nc = self.game.num_colours
+        r = self.round - 1
+        cards = [self.played_cards[c][r] for c in range(nc)]
+        boosters = [self.played_boosters[c][r] for c in range(nc)]
+        stars = C.STARS
+        out = []
+        for k in range(3):
+            vals = _BID_VALUE[k]
+            out.append(
+                sorted(
+                    range(nc),
+                    key=lambda c, vals=vals, k=k: (
+                        -vals[cards[c]][boosters[c]],
+                        -stars[self.star_sets[c]][cards[c]][k],
+                        c,
+                    ),
+                )
+            )
+        return (out[0], out[1], out[2])
+
+    def _after_bids(self) -> None:
+        self._orders = self._compute_orders()
+        self.phase_index = DRAFT_LOT
+        self.turn = 0
+        self._changed()
+        self._advance()
+
+    def _advance(self) -> None:
+        """Run the automatic steps (solo allocation, phase ends, refresh) up to a decision."""
+        nc = self.game.num_colours
+        solo = self.game.solo
+        while True:
+            ph = self.phase_index
+            if ph == DRAFT_LOT:
+                if self.turn == nc:
+                    self.phase_index = DRAFT_BLOCK
+                    self.turn = 0
+                    continue
+                if solo:
+                    # spec §7: the higher bid takes the leftmost tile, no choice.
+                    self._take_lot(self.lot_row[0])
+                    continue
+            elif ph == DRAFT_BLOCK:
+                if self.turn == nc:
+                    self.phase_index = DRAFT_BUILD
+                    self.turn = 0
+                    continue
+                if solo:
+                    self._take_block(self.block_row[0])
+                    continue
+            elif ph == DRAFT_BUILD:
+                if self.turn == nc:
+                    self._refresh()
+                    return
+                if solo:
+                    self._take_build(self.build_row[0])
+                    continue
+            return
+
+    def _take_lot(self, pos: int) -> None:
+        c = self._orders[0][self.turn]  # type: ignore[index]
+        self.lot_row.remove(pos)
+        self.lots_taken[c].append(pos)
+        self.turn += 1
+
+    def _take_block(self, t: int) -> None:
+        # spec §3.3: blocks come at once from the colour's general supply, capped by what is left.
+        c = self._orders[1][self.turn]  # type: ignore[index]
+        self.block_row.remove(t)
+        self.blocks_taken[c].append(t)
+        tile = self.game.block_tiles[t]
+        if tile.multiplier:
+            self.phase_index = BLOCK_CHOICE
+            return
+        gain = min(tile.blocks, self.general[c])
+        self.personal[c] += gain
+        self.general[c] -= gain
+        self.turn += 1
+
+    def _choose_blocks(self, multiply: bool) -> None:
+        # spec §1.6: with n in the personal supply, multiply gains n·(N−1), flat gains N; both
+        # capped by the general supply.
+        c = self._orders[1][self.turn]  # type: ignore[index]
+        tile = self.game.block_tiles[self.blocks_taken[c][-1]]
+        n = self.personal[c]
+        want = n * (tile.multiplier - 1) if multiply else tile.blocks
+        gain = min(want, self.general[c])
+        self.personal[c] += gain
+        self.general[c] -= gain
+        self.phase_index = DRAFT_BLOCK
+        self.turn += 1
+
+    def _take_build(self, t: int) -> None:
+        c = self._orders[2][self.turn]  # type: ignore[index]
+        self.build_row.remove(t)
+        self.builds_taken[c].append(t)
+        if self.personal[c] == 0:
+            # spec §4 + Decisions: no block → no building, the lot stays empty, no extra action.
+            self.turn += 1
+            return
+        self.phase_index = BUILD
+
+    def _build(self, h: int) -> None:
+        g = self.game
+        c = self._orders[2][self.turn]  # type: ignore[index]
+        pos = self.lots_taken[c][self.round - 1]
+        tile = g.build_tiles[self.builds_taken[c][-1]]
+        self.owner[pos] = c
+        self.height[pos] = h
+        self.roof[pos] = tile.roof
+        self.roofs_left[tile.roof - 1] -= 1
+        self.personal[c] -= h
+        # spec §4: the optional extra action is offered only when it has a target.
+        if tile.action == C.ADD_ON:
+            if self.personal[c] > 0 and self.add_on_targets(c, tile.bonus):
+                self.phase_index = ADD_ON
+                return
+        elif (
+            tile.action == C.REMODEL
+            and self.roofs_left[tile.roof - 1] > 0
+            and self.remodel_targets(c, tile.roof)
+        ):
+            self.phase_index = REMODEL
+            return
+        self._end_build_turn()
+
+    def _end_build_turn(self) -> None:
+        self.phase_index = DRAFT_BUILD
+        self.turn += 1
+
+    def _refresh(self) -> None:
+        # spec §3.5 / §6: refill the Beach Board, or end after the round that took the last lots.
+        self._orders = None
+        self.turn = 0
+        if not self.lot_stack:
+            self.phase_index = OVER
+            return
+        t = self.game.tiles_per_round
+        self.round += 1
+        for row, stack in (
+            (self.lot_row, self.lot_stack),
+            (self.block_row, self.block_stack),
+            (self.build_row, self.build_stack),
+        ):
+            row.extend(stack[:t])
+            del stack[:t]
+        self.phase_index = BID
+        if self.game.solo:
+            self._reveal_otto()
+
+    # --- results (spec §5, §7) -----------------------------------------------------------------
+
+    def _colour_results(self) -> list[dict[str, Any]]:
+        g = self.game
+        nc = g.num_colours
+        pts = scoring.building_points(self.height, self.roof, g.size)
+        goal_pts = {
+            goal: scoring.goal_points(
+                goal, self.owner, self.height, self.roof, self.personal, nc, g.size
+            )
+            for goal in self.goals
+        }
+        out = []
+        for c in range(nc):
+            buildings = {
+                C.lot_name(p): pts[p] for p in range(25) if self.height[p] and self.owner[p] == c
+            }
+            parts = self.gelato_parts(c)
+            goals = {goal: goal_pts[goal][c] for goal in self.goals}
+            b_total = sum(buildings.values())
+            gel = sum(parts.values())
+            out.append(
+                {
+                    "buildings": buildings,
+                    "building_points": b_total,
+                    "gelato": gel,
+                    "gelato_parts": parts,
+                    "goals": goals,
+                    "total": b_total + gel + sum(goals.values()),
+                }
+            )
+        return out
+
+    def scores(self) -> list[float]:
+        """Building points + gelato + goals per seat (spec §5); solo: min(own, Otto's) (§7).
+
+        While the game runs, the same formula on the current position.
+        """
+        res = self._colour_results()
+        if self.game.solo:
+            return [float(min(res[0]["total"], res[1]["total"]))]
+        return [float(r["total"]) for r in res]
+
+    def score_breakdown(self) -> list[dict[str, Any]]:
+        """Per seat: per-building points, gelato (by source), each goal and the total.
+
+        Solo: one entry with ``"colours"`` (player, Otto) and the solo ``"total"`` = min.
+        """
+        res = self._colour_results()
+        if self.game.solo:
+            return [
+                {
+                    "colours": res,
+                    "own": res[0]["total"],
+                    "otto": res[1]["total"],
+                    "total": min(res[0]["total"], res[1]["total"]),
+                }
+            ]
+        return res
+
+    def winners(self) -> list[int]:
+        """Seats with the top total; ties share the win (spec §5). Solo: ``[0]``."""
+        if self.game.solo:
+            return [0]
+        sc = self.scores()
+        top = max(sc)
+        return [p for p, s in enumerate(sc) if s == top]
+
+    def returns(self) -> list[float]:
+        """Returns by ``reward_type``; solo: ``[min(own, Otto's) / 100]`` at the end."""
+        if self.game.solo:
+            return [self.scores()[0] / 100.0] if self.is_terminal() else [0.0]
+        return super().returns()
+
+    # --- copies, hidden information, invariants ------------------------------------------------
+
+    def clone(self) -> PositanoState:
+        """A copy sharing no mutable object with this state."""
+        s = PositanoState.__new__(PositanoState)
+        s.game = self.game
+        s.round = self.round
+        s.phase_index = self.phase_index
+        s.turn = self.turn
+        s.goals = self.goals[:]
+        s.star_sets = self.star_sets[:]
+        s.hand_cards = [x[:] for x in self.hand_cards]
+        s.hand_boosters = [x[:] for x in self.hand_boosters]
+        s.played_cards = [x[:] for x in self.played_cards]
+        s.played_boosters = [x[:] for x in self.played_boosters]
+        s.lot_stack = self.lot_stack[:]
+        s.block_stack = self.block_stack[:]
+        s.build_stack = self.build_stack[:]
+        s.lot_row = self.lot_row[:]
+        s.block_row = self.block_row[:]
+        s.build_row = self.build_row[:]
+        s.removed_lots = self.removed_lots[:]
+        s.lots_taken = [x[:] for x in self.lots_taken]
+        s.blocks_taken = [x[:] for x in self.blocks_taken]
+        s.builds_taken = [x[:] for x in self.builds_taken]
+        s.owner = self.owner[:]
+        s.height = self.height[:]
+        s.roof = self.roof[:]
+        s.personal = self.personal[:]
+        s.general = self.general[:]
+        s.roofs_left = self.roofs_left[:]
+        o = self._orders
+        s._orders = None if o is None else (o[0][:], o[1][:], o[2][:])
+        s._legal = None if self._legal is None else self._legal[:]
+        s._legal_sim = None
+        return s
+
+    def resample_hidden(self, player: int, rng: random.Random) -> PositanoState:
+        """A copy with everything ``player`` cannot see re-drawn from ``rng``.
+
+        Hidden from every seat: the order of the three face-down stacks and, in solo, the order
+        of Otto's undrawn cards and boosters. Their contents are public (everything else is face
+        up), so only the orders change; nothing public does.
+
+        Raises:
+            ValueError: If ``player`` is not a seat.
+        """
+        if isinstance(player, bool) or not isinstance(player, int):
+            raise ValueError(f"player must be a seat number, got {player!r}")
+        if not 0 <= player < self.game.num_players:
+            raise ValueError(
+                f"player {player} is not a seat; seats are 0..{self.game.num_players - 1}"
+            )
+        s = self.clone()
+        rng.shuffle(s.lot_stack)
+        rng.shuffle(s.block_stack)
+        rng.shuffle(s.build_stack)
+        if self.game.solo:
+            rng.shuffle(s.hand_cards[1])
+            rng.shuffle(s.hand_boosters[1])
+        s._legal = None
+        return s
+
+    def check_invariants(self) -> None:
+        """Check conservation and consistency (cards, blocks, roofs, tiles, phase, caches).
+
+        Raises:
+            AssertionError: Naming the first broken invariant.
+        """
+        _check_state(self)
+        if self._legal is not None:
+            cached, self._legal = self._legal, None
+            fresh = self._legal_actions()
+            self._legal = cached
+            if fresh != cached:
+                raise AssertionError(f"stale legal-action cache {cached} != {fresh}")
+
+    # --- serialisation -------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The full state as the JSON ``"state"`` object (schema in the module docstring)."""
+        return {
+            "round": self.round,
+            "phase": PHASES[self.phase_index],
+            "turn": self.turn,
+            "goals": list(self.goals),
+            "colours": [
+                {
+                    "star_set": self.star_sets[c],
+                    "hand_cards": list(self.hand_cards[c]),
+                    "hand_boosters": list(self.hand_boosters[c]),
+                    "played_cards": list(self.played_cards[c]),
+                    "played_boosters": list(self.played_boosters[c]),
+                    "lots": list(self.lots_taken[c]),
+                    "block_tiles": list(self.blocks_taken[c]),
+                    "build_tiles": list(self.builds_taken[c]),
+                    "personal": self.personal[c],
+                    "general": self.general[c],
+                }
+                for c in range(self.game.num_colours)
+            ],
+            "stacks": {
+                "lots": list(self.lot_stack),
+                "blocks": list(self.block_stack),
+                "builds": list(self.build_stack),
+            },
+            "beach": {
+                "lots": list(self.lot_row),
+                "blocks": list(self.block_row),
+                "builds": list(self.build_row),
+            },
+            "removed_lots": list(self.removed_lots),
+            "owner": list(self.owner),
+            "height": list(self.height),
+            "roof": list(self.roof),
+            "roofs_left": list(self.roofs_left),
+        }
+
+    # --- text ----------------------------------------------------------------------------------
+
+    def action_to_string(self, action: int, player: int | None = None) -> str:
+        """Readable name of an action id, e.g. ``bid #1 (60/50/10) +22`` or ``lot 2C``.
+
+        Raises:
+            ValueError: If ``action`` is not an id in 0..191.
+        """
+        if isinstance(action, bool) or not isinstance(action, int):
+            try:
+                action = int(action)  # numpy integers
+            except (TypeError, ValueError):
+                raise ValueError(f"action {action!r} is not an action id (0..191)") from None
+        if not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"action {action} is out of range; action ids are 0..191")
+        g = self.game
+        if action < A_BID_CARD:
+            card, b = C.BID_CARDS[action // 6], C.BOOSTERS[action % 6]
+            return f"bid #{card.number} ({card.lot}/{card.block}/{card.build}) +{b.value}"
+        if action < A_BID_BOOSTER:
+            card = C.BID_CARDS[action - A_BID_CARD]
+            return f"bid card #{card.number} ({card.lot}/{card.block}/{card.build})"
+        if action < A_LOT:
+            return f"booster +{C.BOOSTERS[action - A_BID_BOOSTER].value}"
+        if action < A_BLOCK:
+            return f"lot {C.lot_name(action - A_LOT)}"
+        if action < A_MULTIPLY:
+            t = action - A_BLOCK
+            if t >= len(g.block_tiles):
+                return f"block tile {40 + t} (not in the {g.size}×{g.size} set)"
+            tile = g.block_tiles[t]
+            gel = f", {tile.gelato} gelato" if tile.gelato else ""
+            return f"block tile {tile.bga_id} ({tile.label()}{gel})"
+        if action in (A_MULTIPLY, A_FLAT):
+            mult = 0
+            if self.phase_index == BLOCK_CHOICE:
+                c = self.acting_colour()
+                mult = g.block_tiles[self.blocks_taken[c][-1]].multiplier
+            name = f"{mult}X" if mult else "2X/3X"
+            if action == A_MULTIPLY:
+                verb = {2: "double", 3: "triple"}.get(mult, "multiply")
+                return f"{name}: {verb} the personal supply"
+            return f"{name}: take +{mult} blocks" if mult else f"{name}: take +2/+3 blocks"
+        if action < A_HEIGHT + 1:
+            t = action - A_BUILD_TILE
+            if t >= len(g.build_tiles):
+                return f"build tile {60 + t} (not in the {g.size}×{g.size} set)"
+            tile = g.build_tiles[t]
+            gel = f", {tile.gelato} gelato" if tile.gelato else ""
+            return f"build tile {tile.bga_id} ({tile.label()}{gel})"
+        if action < A_ADD_ON:
+            h = action - A_HEIGHT
+            where = ""
+            if self.phase_index == BUILD:
+                where = f" at {C.lot_name(self.current_lot())}"
+            return f"build {h} block{'s' if h != 1 else ''}{where}"
+        if action < A_SKIP_ADD_ON:
+            return f"Add-On at {C.lot_name(action - A_ADD_ON)}"
+        if action == A_SKIP_ADD_ON:
+            return "skip the Add-On"
+        if action < A_SKIP_REMODEL:
+            return f"Remodel at {C.lot_name(action - A_REMODEL)}"
+        if action == A_SKIP_REMODEL:
+            return "skip the Remodel"
+        return "no-op"
+
+    def __str__(self) -> str:
+        g = self.game
+        nc = g.num_colours
+        head = (
+            f"Positano {g.config.num_players}p {g.size}x{g.size}, round {self.round}/"
+            f"{g.num_rounds}, phase {self.phase()}"
+        )
+        if self.acting_colour() >= 0:
+            head += f", acting colour {self.acting_colour()}"
+        lines = [head]
+        blocks = " ".join(f"{40 + t}:{g.block_tiles[t].label()}" for t in self.block_row)
+        builds = " ".join(f"{60 + t}:{g.build_tiles[t].label()}" for t in self.build_row)
+        lots = " ".join(C.lot_name(p) for p in self.lot_row)
+        lines.append(f"beach: lots [{lots}] blocks [{blocks}] builds [{builds}]")
+        lines.append(
+            f"stacks: lots {len(self.lot_stack)}, blocks {len(self.block_stack)}, builds "
+            f"{len(self.build_stack)}; removed lots "
+            + (" ".join(C.lot_name(p) for p in self.removed_lots) or "-")
+        )
+        lines.append(
+            f"goals: {', '.join(self.goals)}; roofs left B{self.roofs_left[0]} "
+            f"S{self.roofs_left[1]} G{self.roofs_left[2]}"
+        )
+        for c in range(nc):
+            who = "Otto" if g.solo and c == 1 else f"colour {c}"
+            b = self.bid(c)
+            bid = "no bid" if b is None else self.action_to_string(6 * b[0] + b[1])
+            hand = " ".join(f"#{x + 1}" for x in sorted(self.hand_cards[c]))
+            boost = " ".join(f"+{C.BOOSTERS[x].value}" for x in sorted(self.hand_boosters[c]))
+            lines.append(
+                f"{who} (stars {self.star_sets[c]}): hand [{hand} | {boost}]; {bid}; "
+                f"blocks {self.personal[c]} (+{self.general[c]} general); gelato {self.gelato(c)}"
+            )
+        removed = set(self.removed_lots)
+        empty = set(self.empty_lots())
+        for r in range(g.size - 1, -1, -1):
+            cells = []
+            for col in range(g.size):
+                p = r * 5 + col
+                if self.height[p]:
+                    cells.append(f"{self.owner[p]}:{self.height[p]}{'-BSG'[self.roof[p]]}")
+                elif p in removed:
+                    cells.append(" xx ")
+                elif p in empty:
+                    cells.append(" -- ")
+                else:
+                    cells.append("  . ")
+            lines.append(f"row {r + 1} | " + " ".join(f"{x:>4}" for x in cells))
+        lines.append("        " + " ".join(f"{x:>4}" for x in "ABCDE"[: g.size]))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (
+            f"PositanoState(round={self.round}, phase={self.phase()!r}, "
+            f"acting_colour={self.acting_colour()})"
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Consistency checks (shared by check_invariants and JSON loading)
+# --------------------------------------------------------------------------------------------
+
+
+def _check_state(s: PositanoState) -> None:
+    """Raise AssertionError naming the first broken invariant of ``s``."""
+    g = s.game
+    nc = g.num_colours
+    t = g.tiles_per_round
+    ph = s.phase_index
+
+    def fail(msg: str) -> None:
+        raise AssertionError(msg)
+
+    if not 1 <= s.round <= g.num_rounds:
+        fail(f"round {s.round} is out of range 1..{g.num_rounds}")
+    if ph == OVER and s.round != g.num_rounds:
+        fail(f"the game ends after round {g.num_rounds}, but the state is over in round {s.round}")
+    if g.solo and ph in (DRAFT_LOT, DRAFT_BLOCK, DRAFT_BUILD):
+        fail(f"phase {PHASES[ph]!r} has no decision in solo (tiles are allocated, spec §7)")
+    if ph in (BID, OVER) and s.turn != 0:
+        fail(f"turn must be 0 in phase {PHASES[ph]!r}, got {s.turn}")
+    if not 0 <= s.turn < nc:
+        fail(f"turn {s.turn} is out of range 0..{nc - 1}")
+    # Goals (spec §1.8).
+    problem = goal_problem(s.goals, g.size)
+    if problem:
+        fail(f"goals: {problem}")
+    if g.fixed_goals and list(s.goals) != list(g.fixed_goals):
+        fail(f"goals {s.goals} differ from the configured goals {list(g.fixed_goals)}")
+    # Star sets (spec §1.3): distinct per colour.
+    if len(set(s.star_sets)) != nc or not all(1 <= x <= 6 for x in s.star_sets):
+        fail(f"star_sets {s.star_sets} must be {nc} distinct sets in 1..6")
+    # Cards: hand + played = the 7 cards and the 6 boosters, each once (spec §1.3, §1.4, §3.1).
+    for c in range(nc):
+        otto = g.solo and c == 1
+        if sorted(s.hand_cards[c] + s.played_cards[c]) != _ALL_CARDS:
+            fail(
+                f"colour {c}: hand cards {s.hand_cards[c]} and played cards "
+                f"{s.played_cards[c]} must hold the 7 base bid cards 0..6 once each"
+            )
+        if sorted(s.hand_boosters[c] + s.played_boosters[c]) != _ALL_BOOSTERS:
+            fail(
+                f"colour {c}: hand boosters {s.hand_boosters[c]} and played boosters "
+                f"{s.played_boosters[c]} must hold the 6 boosters 0..5 once each"
+            )
+        want = s.round - 1 if ph == BID and not otto else s.round
+        if len(s.played_cards[c]) != want or len(s.played_boosters[c]) != want:
+            fail(
+                f"colour {c}: {want} cards and boosters must have been played by round "
+                f"{s.round}, phase {PHASES[ph]!r}; got {len(s.played_cards[c])} and "
+                f"{len(s.played_boosters[c])}"
+            )
+        if not otto and (
+            s.hand_cards[c] != sorted(s.hand_cards[c])
+            or s.hand_boosters[c] != sorted(s.hand_boosters[c])
+        ):
+            fail(f"colour {c}: hand lists must be sorted")
+    # Draft orders follow from the revealed bids.
+    if ph in (BID, OVER):
+        if s._orders is not None:
+            fail("draft orders must be empty outside the drafting phases")
+        done = (set(), set(), set()) if ph == BID else (set(range(nc)),) * 3
+    else:
+        orders = s._compute_orders()
+        if s._orders != orders:
+            fail(f"cached draft orders {s._orders} differ from the bids' orders {orders}")
+        kind = _PHASE_KIND[ph]
+        upto = s.turn + (1 if ph in (BLOCK_CHOICE, BUILD, ADD_ON, REMODEL) else 0)
+        done_l = []
+        for k in range(3):
+            if k < kind:
+                done_l.append(set(range(nc)))
+            elif k == kind:
+                done_l.append(set(orders[k][:upto]))
+            else:
+                done_l.append(set())
+        done = (done_l[0], done_l[1], done_l[2])
+    for k, taken, row in (
+        (0, s.lots_taken, s.lot_row),
+        (1, s.blocks_taken, s.block_row),
+        (2, s.builds_taken, s.build_row),
+    ):
+        for c in range(nc):
+            want = s.round if c in done[k] else s.round - 1
+            if len(taken[c]) != want:
+                fail(
+                    f"colour {c} must have drafted {want} {TILE_TYPES[k]} tiles by round "
+                    f"{s.round}, phase {PHASES[ph]!r}, turn {s.turn}; got {len(taken[c])}"
+                )
+        if len(row) != t - len(done[k]):
+            fail(
+                f"the Beach Board {TILE_TYPES[k]} row must hold {t - len(done[k])} tiles in "
+                f"phase {PHASES[ph]!r}, turn {s.turn}; got {row}"
+            )
+    # Tiles: each exactly once (spec §2).
+    lots = s.removed_lots + s.lot_stack + s.lot_row + [p for x in s.lots_taken for p in x]
+    if sorted(lots) != sorted(g.positions):
+        fail(
+            "lot tiles (removed + stack + beach + drafted) must be the "
+            f"{len(g.positions)} lots of the {g.size}×{g.size} cliff once each, got {sorted(lots)}"
+        )
+    if len(s.removed_lots) != g.lots_removed:
+        fail(f"{g.lots_removed} lots are removed at set-up here, got {s.removed_lots}")
+    if len(s.lot_stack) != t * (g.num_rounds - s.round):
+        fail(
+            f"the lot stack must hold {t * (g.num_rounds - s.round)} tiles in round {s.round}, "
+            f"got {len(s.lot_stack)}"
+        )
+    for name, stack, row, taken, total in (
+        ("block", s.block_stack, s.block_row, s.blocks_taken, len(g.block_tiles)),
+        ("build", s.build_stack, s.build_row, s.builds_taken, len(g.build_tiles)),
+    ):
+        tiles = stack + row + [x for y in taken for x in y]
+        if sorted(tiles) != list(range(total)):
+            fail(
+                f"{name} tiles (stack + beach + drafted) must be 0..{total - 1} once each, got "
+                f"{sorted(tiles)}"
+            )
+    # Board (spec §4).
+    on_board = set(g.positions)
+    for p in range(25):
+        o, h, q = s.owner[p], s.height[p], s.roof[p]
+        if not (o >= 0) == (h > 0) == (q > 0):
+            fail(
+                f"lot {C.lot_name(p)}: owner {o}, height {h}, roof {q} must be all set (a "
+                "building) or all empty (-1, 0, 0)"
+            )
+        if h and p not in on_board:
+            fail(f"position {p} is off the {g.size}×{g.size} cliff but holds a building")
+        if h > p // 5 + 1 + C.MAX_LEVEL_BONUS:
+            fail(f"lot {C.lot_name(p)}: height {h} exceeds regulation height + 2")
+        if h and p not in s.lots_taken[o]:
+            fail(f"lot {C.lot_name(p)}: colour {o} owns a building on a lot it did not draft")
+    for c in range(nc):
+        steps = [0, 0, 0, 0]
+        on_cliff = 0
+        for i, p in enumerate(s.lots_taken[c]):
+            if s.height[p] == 0:
+                continue
+            if s._build_pending(c, i):
+                fail(f"lot {C.lot_name(p)}: colour {c} has built before drafting its build tile")
+            on_cliff += s.height[p]
+            base = g.build_tiles[s.builds_taken[c][i]].roof
+            if s.roof[p] < base:
+                fail(
+                    f"lot {C.lot_name(p)}: roof {s.roof[p]} is below the roof {base} of the "
+                    "build tile drafted with it"
+                )
+            for k in range(base + 1, s.roof[p] + 1):
+                steps[k] += 1
+        for k in (C.SILVER, C.GOLD):
+            if not steps[k]:
+                continue
+            avail = sum(
+                1
+                for x in s.builds_taken[c]
+                if g.build_tiles[x].action == C.REMODEL and g.build_tiles[x].roof == k
+            )
+            if steps[k] > avail:
+                fail(
+                    f"colour {c}: {steps[k]} roofs upgraded to {C.ROOF_NAMES[k]} but only "
+                    f"{avail} Remodel tile(s) to {C.ROOF_NAMES[k]} drafted"
+                )
+        if s.personal[c] < 0 or s.general[c] < 0:
+            fail(f"colour {c}: negative supply (personal {s.personal[c]}, general {s.general[c]})")
+        if s.personal[c] + s.general[c] + on_cliff != C.BLOCKS_PER_COLOUR:
+            fail(
+                f"colour {c}: personal {s.personal[c]} + general {s.general[c]} + on the cliff "
+                f"{on_cliff} must be {C.BLOCKS_PER_COLOUR} blocks"
+            )
+    for k in (C.BRONZE, C.SILVER, C.GOLD):
+        placed = s.roof.count(k)
+        left = s.roofs_left[k - 1]
+        if left < 0 or placed + left != g.roof_supply[k - 1]:
+            fail(
+                f"{C.ROOF_NAMES[k]} roofs: {placed} placed + {left} left must be "
+                f"{g.roof_supply[k - 1]}"
+            )
+    # The pending decision must exist (spec §1.6, §4).
+    if ph in (BLOCK_CHOICE, BUILD, ADD_ON, REMODEL):
+        a = s.acting_colour()
+        if ph == BLOCK_CHOICE:
+            if not g.block_tiles[s.blocks_taken[a][-1]].multiplier:
+                fail(f"phase 'block_choice' but colour {a}'s block tile is not a 2X/3X tile")
+        else:
+            tile = g.build_tiles[s.builds_taken[a][-1]]
+            if ph == BUILD and s.personal[a] == 0:
+                fail(f"phase 'build' but colour {a} has no block (it would not build, spec §4)")
+            if ph == ADD_ON and (
+                tile.action != C.ADD_ON
+                or s.personal[a] == 0
+                or not s.add_on_targets(a, tile.bonus)
+            ):
+                fail(f"phase 'add_on' but colour {a} has no Add-On tile, no block or no target")
+            if ph == REMODEL and (
+                tile.action != C.REMODEL or not s.remodel_targets(a, tile.roof)
+            ):
+                fail(f"phase 'remodel' but colour {a} has no Remodel tile or no target")
+            if ph in (ADD_ON, REMODEL) and s.height[s.current_lot()] == 0:
+                fail(f"phase {PHASES[ph]!r} but colour {a} has not built this round")
+
+
+# --------------------------------------------------------------------------------------------
+# JSON parsing
+# --------------------------------------------------------------------------------------------
+
+_STATE_KEYS = (
+    "round",
+    "phase",
+    "turn",
+    "goals",
+    "colours",
+    "stacks",
+    "beach",
+    "removed_lots",
+    "owner",
+    "height",
+    "roof",
+    "roofs_left",
+)
+_COLOUR_KEYS = (
+    "star_set",
+    "hand_cards",
+    "hand_boosters",
+    "played_cards",
+    "played_boosters",
+    "lots",
+    "block_tiles",
+    "build_tiles",
+    "personal",
+    "general",
+)
+_ROW_KEYS = ("lots", "blocks", "builds")
+
+
+def _keys(obj: Any, keys: Sequence[str], where: str) -> dict[str, Any]:
+    if not isinstance(obj, dict):
+        raise StateFormatError(f"{where} must be a JSON object, got {type(obj).__name__}")
+    missing = [k for k in keys if k not in obj]
+    extra = sorted(k for k in obj if k not in keys)
+    if missing:
+        raise StateFormatError(f"{where} lacks key(s) {missing}; required: {list(keys)}")
+    if extra:
+        raise StateFormatError(f"{where} has unknown key(s) {extra}; allowed: {list(keys)}")
+    return obj
+
+
+def _int(v: Any, where: str, lo: int, hi: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise StateFormatError(f"{where} must be an integer, got {v!r}")
+    if not lo <= v <= hi:
+        raise StateFormatError(f"{where} = {v} is out of range {lo}..{hi}")
+    return v
+
+
+def _ints(v: Any, where: str, lo: int, hi: int, length: int | None = None) -> list[int]:
+    if not isinstance(v, list):
+        raise StateFormatError(f"{where} must be a list of integers, got {v!r}")
+    if length is not None and len(v) != length:
+        raise StateFormatError(f"{where} must have {length} entries, got {len(v)}")
+    return [_int(x, f"{where}[{i}]", lo, hi) for i, x in enumerate(v)]
+
+
+def _parse_state(g: PositanoGame, data: dict[str, Any]) -> PositanoState:
+    _keys(data, _STATE_KEYS, "state")
+    nc = g.num_colours
+    s = PositanoState.__new__(PositanoState)
+    s.game = g
+    s.round = _int(data["round"], "round", 1, g.num_rounds)
+    phase = data["phase"]
+    if phase not in _PHASE_INDEX:
+        raise StateFormatError(f"phase {phase!r} is unknown; phases are {list(PHASES)}")
+    s.phase_index = _PHASE_INDEX[phase]
+    s.turn = _int(data["turn"], "turn", 0, nc - 1)
+    goals = data["goals"]
+    if not isinstance(goals, list) or not all(isinstance(x, str) for x in goals):
+        raise StateFormatError(f"goals must be a list of goal names, got {goals!r}")
+    problem = goal_problem(goals, g.size)
+    if problem:
+        raise StateFormatError(f"goals: {problem}")
+    s.goals = list(goals)
+    cols = data["colours"]
+    if not isinstance(cols, list) or len(cols) != nc:
+        raise StateFormatError(f"colours must be a list of {nc} objects (one per colour)")
+    n_block, n_build = len(g.block_tiles), len(g.build_tiles)
+    s.star_sets, s.hand_cards, s.hand_boosters = [], [], []
+    s.played_cards, s.played_boosters = [], []
+    s.lots_taken, s.blocks_taken, s.builds_taken = [], [], []
+    s.personal, s.general = [], []
+    for c, col in enumerate(cols):
+        w = f"colours[{c}]"
+        _keys(col, _COLOUR_KEYS, w)
+        otto = g.solo and c == 1
+        s.star_sets.append(_int(col["star_set"], f"{w}.star_set", 1, C.NUM_STAR_SETS))
+        hc = _ints(col["hand_cards"], f"{w}.hand_cards", 0, _NUM_CARDS - 1)
+        hb = _ints(col["hand_boosters"], f"{w}.hand_boosters", 0, _NUM_BOOSTERS - 1)
+        # Hands are sets except Otto's face-down decks, whose order is the draw order.
+        s.hand_cards.append(hc if otto else sorted(hc))
+        s.hand_boosters.append(hb if otto else sorted(hb))
+        s.played_cards.append(_ints(col["played_cards"], f"{w}.played_cards", 0, _NUM_CARDS - 1))
+        s.played_boosters.append(
+            _ints(col["played_boosters"], f"{w}.played_boosters", 0, _NUM_BOOSTERS - 1)
+        )
+        s.lots_taken.append(_ints(col["lots"], f"{w}.lots", 0, 24))
+        s.blocks_taken.append(_ints(col["block_tiles"], f"{w}.block_tiles", 0, n_block - 1))
+        s.builds_taken.append(_ints(col["build_tiles"], f"{w}.build_tiles", 0, n_build - 1))
+        s.personal.append(_int(col["personal"], f"{w}.personal", 0, C.BLOCKS_PER_COLOUR))
+        s.general.append(_int(col["general"], f"{w}.general", 0, C.START_GENERAL))
+    stacks = _keys(data["stacks"], _ROW_KEYS, "stacks")
+    beach = _keys(data["beach"], _ROW_KEYS, "beach")
+    s.lot_stack = _ints(stacks["lots"], "stacks.lots", 0, 24)
+    s.block_stack = _ints(stacks["blocks"], "stacks.blocks", 0, n_block - 1)
+    s.build_stack = _ints(stacks["builds"], "stacks.builds", 0, n_build - 1)
+    s.lot_row = _ints(beach["lots"], "beach.lots", 0, 24)
+    s.block_row = _ints(beach["blocks"], "beach.blocks", 0, n_block - 1)
+    s.build_row = _ints(beach["builds"], "beach.builds", 0, n_build - 1)
+    s.removed_lots = _ints(data["removed_lots"], "removed_lots", 0, 24)
+    s.owner = _ints(data["owner"], "owner", -1, nc - 1, 25)
+    s.height = _ints(data["height"], "height", 0, 5 + C.MAX_LEVEL_BONUS, 25)
+    s.roof = _ints(data["roof"], "roof", 0, 3, 25)
+    s.roofs_left = _ints(data["roofs_left"], "roofs_left", 0, 99, 3)
+    s._legal = None
+    s._legal_sim = None
+    s._orders = None
+    # Orders need this round's bids; check the card counts first so the lookup cannot fail.
+    for c in range(nc):
+        want = s.round - 1 if s.phase_index == BID and not (g.solo and c == 1) else s.round
+        if s.phase_index == OVER:
+            want = s.round
+        if len(s.played_cards[c]) != want or len(s.played_boosters[c]) != want:
+            raise StateFormatError(
+                f"colours[{c}]: {want} cards and boosters must have been played by round "
+                f"{s.round}, phase {phase!r}; got {len(s.played_cards[c])} and "
+                f"{len(s.played_boosters[c])}"
+            )
+    if s.phase_index not in (BID, OVER):
+        s._orders = s._compute_orders()
+    try:
+        _check_state(s)
+    except AssertionError as exc:
+        raise StateFormatError(f"inconsistent state: {exc}") from None
+    return s
