@@ -1,0 +1,6 @@
+"""Baseline agents: random, the heuristic bot of each game, and trained-model adapters."""
+
+from tabletop_gym.agents.base import Agent, CallableAgent, ModelAgent, RandomAgent, make_agent
+from tabletop_gym.agents.heuristic import heuristic_for
+
+__all__ = ["Agent", "CallableAgent", "ModelAgent", "RandomAgent", "heuristic_for", "make_agent"]

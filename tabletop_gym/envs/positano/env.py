@@ -1,0 +1,92 @@
+"""Positano as PettingZoo AEC and parallel envs: wiring only.
+
+The AEC env runs the engine through the turn-based transform, so the simultaneous bid becomes
+sequential turns with hidden commitments; the parallel env runs the engine directly (all players
+bid at once; in sequential phases the others send the no-op).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo.utils import wrappers
+
+from tabletop_gym.core.aec import TabletopAECEnv
+from tabletop_gym.core.game import Game
+from tabletop_gym.core.observer import Observer
+from tabletop_gym.core.parallel import TabletopParallelEnv
+from tabletop_gym.envs.positano.observer import PositanoObserver
+from tabletop_gym.envs.positano.render import render_text
+from tabletop_gym.envs.positano.rules import PositanoGame
+from tabletop_gym.wrappers.turn_based import TurnBasedGame, TurnBasedObserver, TurnBasedState
+
+_METADATA = {
+    "render_modes": ["ansi", "rgb_array"],
+    "name": "positano_v0",
+    "is_parallelizable": False,
+    "render_fps": 1,
+}
+
+
+def _render(state: Any, player: int | None) -> str:
+    """Render the inner table; during a flattened bid show only the viewer's own commitment."""
+    if isinstance(state, TurnBasedState):
+        text = render_text(state.inner, player)
+        if state.is_bid_round():
+            done = [p for p, a in enumerate(state.pending) if a is not None]
+            lines = [text, f"Bids committed (hidden): seats {done}"]
+            if player is not None and state.pending[player] is not None:
+                own = state.pending[player]
+                lines.append(f"Your committed bid: {state.inner.action_to_string(own, player)}")
+            return "\n".join(lines)
+        return text
+    return render_text(state, player)
+
+
+class raw_env(TabletopAECEnv):
+    """Positano for 1–6 players, bids flattened into hidden sequential turns.
+
+    Args:
+        split_bids: Enter each bid as two decisions (bid card, then booster) instead of one of
+            the 42 (card, booster) pairs.
+        **kwargs: ``render_mode``, ``illegal_action`` and the game's config switches.
+    """
+
+    metadata = _METADATA
+    game_class = PositanoGame
+    observer_class = PositanoObserver
+    renderer = staticmethod(_render)
+
+    def __init__(self, split_bids: bool = False, **kwargs: Any):
+        if not isinstance(split_bids, bool):
+            raise ValueError(f"split_bids must be True or False, got {split_bids!r}")
+        self.split_bids = split_bids
+        super().__init__(**kwargs)
+
+    def make_game(self, config: dict[str, Any]) -> Game:
+        """The engine behind the turn-based transform."""
+        return TurnBasedGame(PositanoGame(config), split=self.split_bids)
+
+    def make_observer(self, game: Game) -> Observer:
+        """The Positano observer extended with the seat's own pending bid."""
+        assert isinstance(game, TurnBasedGame)
+        return TurnBasedObserver(game, PositanoObserver(game.inner))
+
+
+class raw_parallel_env(TabletopParallelEnv):
+    """Positano as a PettingZoo parallel env (all bid at once; others send the no-op 191)."""
+
+    metadata = {**_METADATA, "name": "positano_parallel_v0"}  # noqa: RUF012
+    game_class = PositanoGame
+    observer_class = PositanoObserver
+    renderer = staticmethod(render_text)
+
+
+def env(**kwargs: Any) -> wrappers.OrderEnforcingWrapper:
+    """The Positano AEC env with PettingZoo's order enforcement."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+def parallel_env(**kwargs: Any) -> raw_parallel_env:
+    """The Positano parallel env."""
+    return raw_parallel_env(**kwargs)

@@ -1,0 +1,50 @@
+"""Every example runs in CI with a short budget (never skipped)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run(*args: str) -> str:
+    out = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
+                         timeout=600, env=dict(os.environ, MPLBACKEND="Agg"))
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout
+
+
+def test_random_play_example():
+    out = run("examples/random_play.py", "--games", "1")
+    assert out.count("game 0") == 3
+
+
+def test_train_and_evaluate_saved_model_examples(tmp_path):
+    model = str(tmp_path / "model.zip")
+    out = run("examples/train_maskable_ppo.py", "--timesteps", "1024", "--eval-episodes", "3",
+              "--save", model)
+    assert "mean episode reward" in out
+    out = run("examples/evaluate_saved_model.py", model, "--games", "6")
+    assert "random" in out and "heuristic" in out
+
+
+def test_self_play_example():
+    out = run("examples/self_play.py", "--timesteps", "2048", "--snapshot-every", "1024",
+              "--eval-games", "4")
+    assert "self-play" in out
+
+
+@pytest.mark.parametrize("env_id", ["Positano-v0", "RapaNui-v0"])
+def test_cli_train_short_budget(tmp_path, env_id):
+    out = run("-m", "tabletop_gym.cli", "train", "--env", env_id, "--timesteps", "1024",
+              "--eval-games", "4", "--n-envs", "2", "--no-progress", "--out", str(tmp_path))
+    assert "win rate" in out
+    runs = list(tmp_path.iterdir())
+    assert len(runs) == 1
+    names = {p.name for p in runs[0].iterdir()}
+    assert {"model.zip", "evaluation.csv", "evaluation.json", "learning_curve.csv",
+            "learning_curve.png", "summary.json"} <= names
