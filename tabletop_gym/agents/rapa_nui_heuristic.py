@@ -30,6 +30,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
     NUM_COLUMNS,
     NUM_KINDS,
     OFFER,
+    PHASES,
     PLAY_HG,
     PLAY_MOAI,
     PLAY_PRIEST,
@@ -55,9 +56,10 @@ _PRIOR_KIND_VALUE = 1.5
 # Stone cards at which the current ranking is trusted fully rather than the prior.
 _STONE_TRUST = 10.0
 # Wood value per unit: a late floor (5 wood = 1 VP plus cheap H&G plays) and an early premium
-# (wood turns into Moai worth 4 VP plus Moai scorings).
+# (wood turns into Moai worth 4 VP plus Moai scorings). With 4 seats each one has about half the
+# turns of a 2-player game to build Moai in, so early wood is worth less (tuned by play, 2/3/4).
 _WOOD_LATE = 0.25
-_WOOD_EARLY = 1.0
+_WOOD_EARLY = (1.0, 1.0, 0.75)
 # Extra value of a wood unit while a Moai in hand still waits for its 7 wood.
 _WOOD_SAVING = 0.4
 # What the offering round of one's own Moai is worth beyond the Moai (a free steer of the stone).
@@ -70,8 +72,21 @@ _HAND_SHARE = 0.6
 _STUCK_MOAI_PENALTY = 6.0
 # Value of ending the game on one's own draw when leading (or of avoiding it when behind).
 _END_VALUE = 40.0
-# Weight of the opponents' expected gain in relative valuations (zero-sum in 2 players).
+# Weight of the opponents' estimated holdings when choosing an offering (their kinds are hidden,
+# so their share of the stone's effect is only a guess).
+_OFFER_OPP_WEIGHT = 0.5
+# Tie-break weight that lifts the stone count of the kinds one holds most.
+_LIFT_WEIGHT = 0.01
+# A Moai split takes wood for at most this many Moai waiting in hand (7 wood each).
+_MOAI_SAVE_MAX = 2
+# Below this share of the game left, spare wood is hardly turned into Moai any more.
+_LATE_STAGE = 0.1
+# Never spend the wood of this turn's Moai build on a purchase.
+_SPOIL_MOAI_PENALTY = 10.0
+# Weight of the opponents' expected gain in relative valuations: zero-sum in 2 players; with more
+# seats a gain shared by every opponent hurts less than one's own gain helps.
 _OPP_WEIGHT = 1.0
+_OPP_WEIGHT_MULTI = 0.5
 _EPS = 1e-9
 
 
@@ -90,7 +105,7 @@ def _dense_values(stone: list[float], zero_rule: bool) -> list[int]:
 
 
 def _gains(counts: list[float], is_hg: bool) -> list[float]:
-    """Units each seat receives when a card of a type is revealed, given its display counts."""
+    """Units each seat receives when a card of one type is revealed, given its display counts."""
     gains = [1.0 if c >= 1 else 0.0 for c in counts] if is_hg else list(counts)
     top = max(counts)
     # The majority bonus goes only to a sole leader with at least 2 cards (spec §4).
@@ -100,28 +115,54 @@ def _gains(counts: list[float], is_hg: bool) -> list[float]:
 
 
 class _View:
-    """The decoded parts of one observation vector (ego order: index 0 is the observing seat)."""
+    """One decoded observation plus the estimates every decision shares.
+
+    Per-seat lists are in ego order: the own seat first, then the others clockwise.
+    """
 
     __slots__ = (
-        "active",
         "columns",
         "displays",
         "draws_left",
-        "fd_counts",
         "hand",
         "hold",
         "hold_counts",
+        "kind_value",
         "moai_units",
         "own_fd",
         "phase",
         "pile",
         "removed",
+        "scorings_left",
+        "stage",
         "stone",
-        "stone_fd",
+        "stone_all",
         "supply",
         "vp",
         "wood",
+        "wood_value",
     )
+
+    columns: list[list[int]]
+    displays: list[list[float]]
+    draws_left: int
+    hand: list[int]
+    hold: list[float]
+    hold_counts: list[float]
+    kind_value: list[float]
+    moai_units: int
+    own_fd: list[float]
+    phase: int
+    pile: int
+    removed: int
+    scorings_left: float
+    stage: float
+    stone: list[float]
+    stone_all: float
+    supply: list[float]
+    vp: list[float]
+    wood: list[float]
+    wood_value: float
 
 
 class RapaNuiHeuristic:
@@ -129,27 +170,28 @@ class RapaNuiHeuristic:
 
     Strategy:
 
-    * **Wood economy.** Wood is worth more early (it becomes Moai) and while a Moai in hand
-      waits for 7 wood; Woodcutters are valued by the wood their future scorings bring.
+    * **Wood economy.** Wood is worth about a VP early (it becomes Moai) and a quarter late,
+      a little more while a Moai in hand waits for its 7 wood; Woodcutters are valued by the
+      wood their future scorings bring, so they come early.
     * **Display cards.** Each card played is valued by the expected units of the scorings still
-      to come, relative to the opponents (majority bonuses won or broken count too); H&G also
-      earn their cheaper offering purchases.
+      to come, own units minus the opponents' (majority bonuses won or broken count too);
+      Priests bring VP this way, H&G offering cards plus cheaper purchases of their kind.
     * **Moai timing.** Build when affordable (4 VP at the end, Moai scorings, an offering round
-      to steer); never spend the wood of a pending Moai on a purchase; take Moai units as wood
-      only while a Moai in hand lacks wood, otherwise as VP.
-    * **Priests** for VP, valued like the other display cards.
-    * **Buying** an offering card when its estimated final value beats its wood cost (the kind's
-      rank on the stone, blended with a prior while the stone is thin).
-    * **Draw order.** Every order of the remaining draws is scored: the cards taken (by their
-      later play value, a third unbuildable Moai penalised) plus the turn scoring of the last
-      exposed card for oneself minus the opponents (a refilled column counts as the expected
-      card of the unseen pool). When the pile is nearly out, it ends the game if leading and
-      avoids it if behind.
-    * **Offerings.** Place the card (and choose the supply kind) that maximises the value of the
-      own holdings on the final stone minus the opponents' estimated holdings, i.e. raise the
-      kinds one holds most and give up the ones held least.
+      to steer); never spend the wood of this turn's Moai on a purchase; take Moai units as
+      wood only while a Moai in hand lacks wood, otherwise (and late) as VP.
+    * **Buying.** One offering card when its kind's estimated final value beats its wood cost
+      (the kind's rank on the stone, blended with a prior while the stone is thin).
+    * **Draw order.** Every order of the remaining draws is scored: the cards taken (a share of
+      their play value; a third Moai that cannot be built is penalised) plus the turn scoring
+      of the last exposed card, own gain minus the opponents' (a refilled column counts as the
+      expected card of the unseen pool). With fewer than 4 cards in the pile it ends the game
+      when it leads and avoids ending it when behind.
+    * **Offerings.** Place the own card (and pick the supply kind) that maximises the own
+      holdings' value on the stone minus the opponents' estimated holdings: raise the kinds one
+      holds most, give up the ones held least.
 
-    The bot reads only its observation dict; the random generator only breaks ties.
+    Decisions use only the observation dict; the generator only breaks exact ties, so the bot
+    is deterministic given its seed.
     """
 
     name = "heuristic"
@@ -158,9 +200,9 @@ class RapaNuiHeuristic:
         """Bind the bot to a game config and its observation layout.
 
         Args:
-            game: The Rapa Nui game (only its config switches are read).
+            game: The Rapa Nui game; only its config switches are read, never a state.
             observer: The observer whose layout the observations follow.
-            rng: Generator used to break ties between equally valued actions.
+            rng: Generator (or seed) that breaks ties between equally valued actions.
         """
         self.game = game
         self.observer = observer
@@ -168,14 +210,13 @@ class RapaNuiHeuristic:
         cfg: Any = game.config
         self._n = int(cfg.num_players)
         self._zero_rule = getattr(cfg, "zero_count_kind_value", "zero") == "zero"
-        self._per_unit = getattr(cfg, "moai_choice", "per_unit") == "per_unit"
         self._totals = card_totals(self._n)
-        sl = observer.layout.slices
+        self._opp_weight = _OPP_WEIGHT if self._n == 2 else _OPP_WEIGHT_MULTI
+        self._wood_early = _WOOD_EARLY[min(self._n, 4) - 2]
         # Slice offsets are fixed by the layout; caching them keeps each decision cheap.
-        self._o = {name: s.start for name, s in sl.items()}
-        o = self._o
-        self._col_lo = o["columns"]
-        self._col_hi = o["columns"] + NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES
+        self._o = {name: s.start for name, s in observer.layout.slices.items()}
+        self._col_lo = self._o["columns"]
+        self._col_hi = self._col_lo + NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES
 
     def seed(self, seed: int | None) -> None:
         """Reseed the tie-breaking generator."""
@@ -184,200 +225,134 @@ class RapaNuiHeuristic:
     # --- decoding -------------------------------------------------------------------------------
 
     def _decode(self, vec: np.ndarray) -> _View:
-        """Split the vector into plain Python lists (faster to read than numpy scalars)."""
+        """Split the vector into plain Python lists (cheaper to read than numpy scalars)."""
         o = self._o
         n = self._n
         v = vec.tolist()
         w = _View()
-        ph = o["phase"]
-        w.phase = v[ph : ph + 7].index(1.0)
-        a = o["active_player"]
-        w.active = v[a : a + 4].index(1.0) if 1.0 in v[a : a + 4] else 0
+        i = o["phase"]
+        w.phase = v[i : i + len(PHASES)].index(1.0)
         w.draws_left = int(v[o["draws_left"]])
         w.moai_units = int(v[o["moai_units"]])
-        h = o["own_hand"]
-        w.hand = [int(x) for x in v[h : h + NUM_CARD_TYPES]]
-        h = o["own_holdings"]
-        w.hold = v[h : h + NUM_KINDS]
-        h = o["own_face_down"]
-        w.own_fd = v[h : h + NUM_KINDS]
-        d = o["displays"]
-        w.displays = [v[d + j * NUM_CARD_TYPES : d + (j + 1) * NUM_CARD_TYPES] for j in range(n)]
+        i = o["own_hand"]
+        w.hand = [int(x) for x in v[i : i + NUM_CARD_TYPES]]
+        i = o["own_holdings"]
+        w.hold = v[i : i + NUM_KINDS]
+        i = o["own_face_down"]
+        w.own_fd = v[i : i + NUM_KINDS]
+        i = o["displays"]
+        w.displays = [v[i + j * NUM_CARD_TYPES : i + (j + 1) * NUM_CARD_TYPES] for j in range(n)]
         w.wood = v[o["wood"] : o["wood"] + n]
         w.vp = v[o["vp"] : o["vp"] + n]
         w.hold_counts = v[o["holding_counts"] : o["holding_counts"] + n]
-        w.fd_counts = v[o["face_down_counts"] : o["face_down_counts"] + n]
-        s = o["stone_face_up"]
-        w.stone = v[s : s + NUM_KINDS]
-        w.stone_fd = v[o["stone_face_down"]]
-        s = o["supply"]
-        w.supply = v[s : s + NUM_KINDS]
+        i = o["stone_face_up"]
+        up = v[i : i + NUM_KINDS]
+        # What this seat knows of the stone: the face-up cards plus its own face-down ones.
+        w.stone = [up[k] + w.own_fd[k] for k in range(NUM_KINDS)]
+        w.stone_all = sum(up) + v[o["stone_face_down"]]
+        i = o["supply"]
+        w.supply = v[i : i + NUM_KINDS]
         w.pile = int(v[o["draw_pile"]])
         w.removed = int(v[o["removed_moai"]])
-        cols: list[list[int]] = [[], [], [], []]
+        cols: list[list[int]] = [[] for _ in range(NUM_COLUMNS)]
         # One-hot entries: index = (column * 4 + position) * 7 + card id, front position first.
-        for i in np.flatnonzero(vec[self._col_lo : self._col_hi]).tolist():
-            slot, card = divmod(i, NUM_CARD_TYPES)
+        for j in np.flatnonzero(vec[self._col_lo : self._col_hi]).tolist():
+            slot, card = divmod(j, NUM_CARD_TYPES)
             cols[slot // COLUMN_SIZE].append(card)
         w.columns = cols
+        self._estimate(w)
         return w
 
-    # --- shared estimates -----------------------------------------------------------------------
-
-    def _remaining_scorings(self, w: _View) -> float:
-        """Turn scorings still expected in the game (all seats together)."""
+    def _estimate(self, w: _View) -> None:
+        """Fill in the shared estimates: scorings left, game stage, wood and kind values."""
         cards = w.pile + sum(len(c) for c in w.columns) - _LEFTOVER_CARDS
-        return max(0.0, cards / _DRAWS_PER_TURN)
+        w.scorings_left = max(0.0, cards / _DRAWS_PER_TURN)
+        full = START_PILE + NUM_COLUMNS * COLUMN_SIZE - _LEFTOVER_CARDS
+        w.stage = min(1.0, max(0.0, cards) / full)
+        wv = _WOOD_LATE + (self._wood_early - _WOOD_LATE) * w.stage
+        if w.hand[MOAI] and w.wood[0] < MOAI_COST and w.stage > _LATE_STAGE:
+            wv += _WOOD_SAVING
+        w.wood_value = wv
+        now = _dense_values(w.stone, self._zero_rule)
+        # A thin stone ranks kinds by chance; late in the game few offering rounds remain, so
+        # the present ranking is what will count.
+        trust = max(min(1.0, w.stone_all / _STONE_TRUST), 1.0 - w.stage)
+        w.kind_value = [trust * x + (1.0 - trust) * _PRIOR_KIND_VALUE for x in now]
 
-    def _stage(self, w: _View) -> float:
-        """Share of the game still ahead: 1 at the start, 0 at the end."""
-        total = START_PILE + NUM_COLUMNS * COLUMN_SIZE - _LEFTOVER_CARDS
-        return min(1.0, self._remaining_scorings(w) * _DRAWS_PER_TURN / total)
-
-    def _wood_value(self, w: _View, stage: float) -> float:
-        """VP-equivalent of one wood now."""
-        value = _WOOD_LATE + (_WOOD_EARLY - _WOOD_LATE) * stage
-        if w.hand[MOAI] and w.wood[0] < MOAI_COST and stage > 0.1:
-            value += _WOOD_SAVING
-        return value
-
-    def _stone_counts(self, w: _View) -> list[float]:
-        """Stone cards per kind as far as this seat knows: face up plus own face down."""
-        return [w.stone[k] + w.own_fd[k] for k in range(NUM_KINDS)]
-
-    def _kind_estimates(self, w: _View) -> list[float]:
-        """Expected final VP per offering card of each kind."""
-        stone = self._stone_counts(w)
-        now = _dense_values(stone, self._zero_rule)
-        total = sum(stone) + w.stone_fd - sum(w.own_fd)
-        trust = min(1.0, total / _STONE_TRUST)
-        # Late in the game few offering rounds remain, so the present ranking is what counts.
-        trust = max(trust, 1.0 - self._stage(w))
-        return [trust * now[k] + (1.0 - trust) * _PRIOR_KIND_VALUE for k in range(NUM_KINDS)]
+    # --- shared valuations ----------------------------------------------------------------------
 
     def _opp_agg(self, xs: list[float]) -> float:
-        """Aggregate of the opponents' values (mean, leaning to the leader in 3-4 players)."""
-        if not xs:
-            return 0.0
+        """The opponents' values in one number: half mean, half leader (the one to beat)."""
         if len(xs) == 1:
             return xs[0]
         return 0.5 * (sum(xs) / len(xs)) + 0.5 * max(xs)
 
     def _rel_gain(self, displays: list[list[float]], t: int) -> float:
-        """Own units minus the opponents' (aggregated) units of a scoring of card id ``t``."""
+        """Own units minus the opponents' weighted units of a scoring of card id ``t``."""
         g = _gains([d[t] for d in displays], t >= HG)
-        return g[0] - _OPP_WEIGHT * self._opp_agg(g[1:])
+        return g[0] - self._opp_weight * self._opp_agg(g[1:])
 
-    def _units_value(self, t: int, wv: float, kv: list[float], w: _View) -> float:
+    def _unit_value(self, w: _View, t: int) -> float:
         """VP-equivalent of one unit of a scoring of card id ``t``."""
         if t == WOODCUTTER:
-            return wv
+            return w.wood_value
         if t == PRIEST:
             return 1.0
-        if t == MOAI:
-            return max(1.0, wv)
+        if t == MOAI:  # each unit is wood or VP, whichever is worth more
+            return max(1.0, w.wood_value)
         k = t - HG
-        return kv[k] if w.supply[k] > 0 else 0.0
+        return w.kind_value[k] if w.supply[k] > 0 else 0.0
 
-    def _buy_surplus(self, hg: list[float], w: _View, wv: float, kv: list[float]) -> float:
-        """Best gain of one purchase given own H&G counts ``hg`` per kind (0 if none pays)."""
+    def _buy_surplus(self, w: _View, hg: list[float]) -> float:
+        """Gain of the best purchase given own H&G counts ``hg`` per kind (0 if none pays)."""
         best = 0.0
         for k in range(NUM_KINDS):
-            cost = max(0.0, BUY_BASE_COST - hg[k])
-            best = max(best, kv[k] - cost * wv)
+            best = max(best, w.kind_value[k] - max(0.0, BUY_BASE_COST - hg[k]) * w.wood_value)
         return best
 
-    def _scores(self, w: _View) -> tuple[float, float]:
-        """Estimated final scores if the game ended now: own and the best opponent's."""
-        stone = self._stone_counts(w)
-        vals = _dense_values(stone, self._zero_rule)
+    def _opp_holding_values(self, w: _View, vals: list[int]) -> list[float]:
+        """Each opponent's estimated offering-card value for the kind values ``vals``."""
         d = w.displays
-        mine = (
-            w.vp[0]
-            + MOAI_END_VP * d[0][MOAI]
-            + w.wood[0] // WOOD_PER_VP
-            + sum(w.hold[k] * vals[k] for k in range(NUM_KINDS))
-        )
-        best = -1e9
-        for j in range(1, self._n):
-            # Opponents' kinds are hidden; they gain mostly kinds they have H&G of.
-            weights = [1.0 + 2.0 * (d[j][HG + k] >= 1) for k in range(NUM_KINDS)]
-            avg = sum(weights[k] * vals[k] for k in range(NUM_KINDS)) / sum(weights)
-            sc = w.vp[j] + MOAI_END_VP * d[j][MOAI] + w.wood[j] // WOOD_PER_VP
-            best = max(best, sc + w.hold_counts[j] * avg)
-        return mine, best
-
-    # --- play values ----------------------------------------------------------------------------
-
-    def _play_values(self, w: _View, stage: float, wv: float, kv: list[float]) -> list[float]:
-        """Value of adding one card of each id to the own display now (Moai: building it)."""
-        r = self._remaining_scorings(w)
-        my_turns = r / self._n
-        d = w.displays
-        hg_now = [d[0][HG + k] for k in range(NUM_KINDS)]
-        surplus_now = self._buy_surplus(hg_now, w, wv, kv)
         out = []
-        for t in range(NUM_CARD_TYPES):
-            before = self._rel_gain(d, t)
-            after_disp = [[*d[0][:t], d[0][t] + 1, *d[0][t + 1 :]], *d[1:]]
-            after = self._rel_gain(after_disp, t)
-            value = r * _REVEAL_SHARE[t] * self._units_value(t, wv, kv, w) * (after - before)
-            if t >= HG:
-                # A cheaper purchase every own turn from here on.
-                hg_after = list(hg_now)
-                hg_after[t - HG] += 1
-                value += my_turns * (self._buy_surplus(hg_after, w, wv, kv) - surplus_now)
-            elif t == MOAI:
-                value += MOAI_END_VP + _OFFER_ROUND_VALUE - MOAI_COST * wv
-            out.append(value)
+        for j in range(1, self._n):
+            # Their kinds are hidden; they gain mostly the kinds they have H&G of.
+            weights = [1.0 + 2.0 * (d[j][HG + k] >= 1) for k in range(NUM_KINDS)]
+            mean = sum(weights[k] * vals[k] for k in range(NUM_KINDS)) / sum(weights)
+            out.append(w.hold_counts[j] * mean)
         return out
 
-    def _act_play(self, w: _View, legal: list[int]) -> int:
-        stage = self._stage(w)
-        wv = self._wood_value(w, stage)
-        kv = self._kind_estimates(w)
-        pv = self._play_values(w, stage, wv, kv)
-        scores = []
-        for a in legal:
-            if a == PLAY_WOODCUTTER:
-                val = pv[WOODCUTTER]
-            elif a == PLAY_PRIEST:
-                val = pv[PRIEST]
-            elif a == PLAY_MOAI:
-                val = pv[MOAI]
-            elif PLAY_HG <= a < PLAY_HG + 3 * NUM_KINDS:
-                k, c1 = divmod(a - PLAY_HG, 3)
-                val = self._hg_group_value(w, k, c1 + 1, stage, wv, kv)
-            else:  # REMOVE_MOAI: forced or voluntary; never better than building
-                val = -_STUCK_MOAI_PENALTY
-            scores.append(val)
-        return self._pick(legal, scores)
-
-    def _hg_group_value(
-        self, w: _View, k: int, count: int, stage: float, wv: float, kv: list[float]
-    ) -> float:
-        """Value of playing ``count`` H&G of kind ``k`` at once (cost ``count - 1`` wood)."""
-        r = self._remaining_scorings(w)
-        t = HG + k
+    def _margin(self, w: _View) -> float:
+        """Own estimated final score minus the best opponent's, if the game ended now."""
+        vals = _dense_values(w.stone, self._zero_rule)
         d = w.displays
-        before = self._rel_gain(d, t)
-        after_disp = [[*d[0][:t], d[0][t] + count, *d[0][t + 1 :]], *d[1:]]
-        after = self._rel_gain(after_disp, t)
-        value = r * _REVEAL_SHARE[t] * self._units_value(t, wv, kv, w) * (after - before)
-        hg_now = [d[0][HG + j] for j in range(NUM_KINDS)]
-        hg_after = list(hg_now)
-        hg_after[k] += count
-        value += (r / self._n) * (
-            self._buy_surplus(hg_after, w, wv, kv) - self._buy_surplus(hg_now, w, wv, kv)
-        )
-        return value - (count - 1) * wv + (count - 1) * _EXTRA_DRAW_VALUE
+        held = self._opp_holding_values(w, vals)
 
-    # --- buying ---------------------------------------------------------------------------------
+        def base(j: int) -> float:
+            return w.vp[j] + MOAI_END_VP * d[j][MOAI] + w.wood[j] // WOOD_PER_VP
+
+        mine = base(0) + sum(w.hold[k] * vals[k] for k in range(NUM_KINDS))
+        return mine - max(base(j) + held[j - 1] for j in range(1, self._n))
+
+    def _display_gain(self, w: _View, t: int, count: int) -> float:
+        """Value of adding ``count`` cards of id ``t`` to the own display now."""
+        d = w.displays
+        after = [[*d[0][:t], d[0][t] + count, *d[0][t + 1 :]], *d[1:]]
+        delta = self._rel_gain(after, t) - self._rel_gain(d, t)
+        value = w.scorings_left * _REVEAL_SHARE[t] * self._unit_value(w, t) * delta
+        if t >= HG:
+            # H&G also make every later purchase of their kind cheaper, once per own turn.
+            hg = [d[0][HG + k] for k in range(NUM_KINDS)]
+            hg_after = list(hg)
+            hg_after[t - HG] += count
+            gain = self._buy_surplus(w, hg_after) - self._buy_surplus(w, hg)
+            value += w.scorings_left / self._n * gain
+        elif t == MOAI:
+            value += MOAI_END_VP + _OFFER_ROUND_VALUE - MOAI_COST * w.wood_value
+        return value
+
+    # --- phase decisions ------------------------------------------------------------------------
 
     def _act_buy(self, w: _View, legal: list[int]) -> int:
-        stage = self._stage(w)
-        wv = self._wood_value(w, stage)
-        kv = self._kind_estimates(w)
         wood = w.wood[0]
         d0 = w.displays[0]
         scores = []
@@ -387,27 +362,40 @@ class RapaNuiHeuristic:
                 continue
             k = a - BUY
             cost = max(0.0, BUY_BASE_COST - d0[HG + k])
-            val = kv[k] - cost * wv
+            val = w.kind_value[k] - cost * w.wood_value
             if w.hand[MOAI] and wood >= MOAI_COST > wood - cost:
-                # Never give up this turn's Moai for a card.
-                val -= 10.0
+                val -= _SPOIL_MOAI_PENALTY
             scores.append(val)
         return self._pick(legal, scores)
 
-    # --- drawing --------------------------------------------------------------------------------
+    def _act_play(self, w: _View, legal: list[int]) -> int:
+        scores = []
+        for a in legal:
+            if a == PLAY_WOODCUTTER:
+                val = self._display_gain(w, WOODCUTTER, 1)
+            elif a == PLAY_PRIEST:
+                val = self._display_gain(w, PRIEST, 1)
+            elif a == PLAY_MOAI:
+                val = self._display_gain(w, MOAI, 1)
+            elif PLAY_HG <= a < PLAY_HG + 3 * NUM_KINDS:
+                k, extra = divmod(a - PLAY_HG, 3)
+                # Extra H&G cost a wood each but also draw an extra card each.
+                val = self._display_gain(w, HG + k, extra + 1)
+                val += extra * (_EXTRA_DRAW_VALUE - w.wood_value)
+            else:  # REMOVE_MOAI (only legal choice unless the voluntary switch is on)
+                val = -_STUCK_MOAI_PENALTY
+            scores.append(val)
+        return self._pick(legal, scores)
 
     def _act_draw(self, w: _View, legal: list[int]) -> int:
-        stage = self._stage(w)
-        wv = self._wood_value(w, stage)
-        kv = self._kind_estimates(w)
-        pv = self._play_values(w, stage, wv, kv)
-        # What a card in hand is worth: a share of playing it later.
-        hand_val = [_HAND_SHARE * max(0.0, x) for x in pv]
-        reveal = [
-            self._units_value(t, wv, kv, w) * self._rel_gain(w.displays, t)
-            for t in range(NUM_CARD_TYPES)
+        # A card taken into the hand is worth a share of playing it later.
+        hand_val = [
+            _HAND_SHARE * max(0.0, self._display_gain(w, t, 1)) for t in range(NUM_CARD_TYPES)
         ]
-        # The unseen pool (other hands and the draw pile) gives the refill's expected card.
+        reveal = [
+            self._unit_value(w, t) * self._rel_gain(w.displays, t) for t in range(NUM_CARD_TYPES)
+        ]
+        # The unseen pool (other hands and the draw pile) gives a refill's expected card.
         pool = list(self._totals)
         for disp in w.displays:
             for t in range(NUM_CARD_TYPES):
@@ -419,34 +407,26 @@ class RapaNuiHeuristic:
             pool[t] -= w.hand[t]
         pool[MOAI] -= w.removed
         pool = [max(0.0, x) for x in pool]
-        ptot = sum(pool) or 1.0
-        exp_hand = sum(pool[t] * hand_val[t] for t in range(NUM_CARD_TYPES)) / ptot
-        exp_reveal = sum(pool[t] * reveal[t] for t in range(NUM_CARD_TYPES)) / ptot
-        end_val: float | None = None
-        if w.pile < COLUMN_SIZE:
-            mine, best = self._scores(w)
-            margin = mine - best
+        total = sum(pool) or 1.0
+        exp_hand = sum(pool[t] * hand_val[t] for t in range(NUM_CARD_TYPES)) / total
+        exp_reveal = sum(pool[t] * reveal[t] for t in range(NUM_CARD_TYPES)) / total
+        end_val = 0.0
+        if w.pile < 2 * COLUMN_SIZE:  # this turn's draws may end the game
+            margin = self._margin(w)
             end_val = (_END_VALUE if margin > 0 else -_END_VALUE) + margin
-        moai_in_hand = w.hand[MOAI]
-        can_build = w.wood[0] >= MOAI_COST
-        best_first: dict[int, float] = {}
-        for a in legal:
-            c0 = a - DRAW
-            val = self._seq_value(
-                [list(col) for col in w.columns],
-                w.pile,
-                c0,
-                w.draws_left,
-                moai_in_hand,
-                can_build,
-                hand_val,
-                reveal,
-                exp_hand,
-                exp_reveal,
-                end_val,
-            )
-            best_first[a] = val
-        return self._pick(legal, [best_first[a] for a in legal])
+        ctx = (
+            hand_val,
+            reveal,
+            exp_hand,
+            exp_reveal,
+            end_val,
+            w.wood[0] >= MOAI_COST,
+        )
+        scores = [
+            self._seq_value(w.columns, w.pile, a - DRAW, w.draws_left, w.hand[MOAI], ctx)
+            for a in legal
+        ]
+        return self._pick(legal, scores)
 
     def _seq_value(
         self,
@@ -455,108 +435,76 @@ class RapaNuiHeuristic:
         c: int,
         draws: int,
         moai: int,
-        can_build: bool,
-        hand_val: list[float],
-        reveal: list[float],
-        exp_hand: float,
-        exp_reveal: float,
-        end_val: float | None,
+        ctx: tuple[list[float], list[float], float, float, float, bool],
     ) -> float:
-        """Best value of the draw sequences that start with column ``c`` (-1 marks unseen cards)."""
-        col = cols[c]
-        card = col[0]
+        """Best value of the draw orders that start with column ``c`` (-1 marks unseen cards)."""
+        hand_val, reveal, exp_hand, exp_reveal, end_val, can_build = ctx
+        card = cols[c][0]
         gain = exp_hand if card < 0 else hand_val[card]
         if card == MOAI:
             moai += 1
             if moai >= HAND_SIZE and not can_build:
                 gain -= _STUCK_MOAI_PENALTY
-        rest = col[1:]
+        rest = cols[c][1:]
         if not rest:
             if pile < COLUMN_SIZE:
                 # Emptying a column with fewer than 4 cards left ends the game at once.
-                return gain + (end_val if end_val is not None else 0.0)
+                return gain + end_val
             pile -= COLUMN_SIZE
             rest = [-1] * COLUMN_SIZE
-        new_cols = [*cols[:c], rest, *cols[c + 1 :]]
         if draws == 1:
             front = rest[0]
             return gain + (exp_reveal if front < 0 else reveal[front])
-        best = -1e18
-        for c2 in range(NUM_COLUMNS):
-            if new_cols[c2]:
-                v = self._seq_value(
-                    new_cols,
-                    pile,
-                    c2,
-                    draws - 1,
-                    moai,
-                    can_build,
-                    hand_val,
-                    reveal,
-                    exp_hand,
-                    exp_reveal,
-                    end_val,
-                )
-                best = max(best, v)
+        new_cols = [*cols[:c], rest, *cols[c + 1 :]]
+        best = max(
+            self._seq_value(new_cols, pile, c2, draws - 1, moai, ctx)
+            for c2 in range(NUM_COLUMNS)
+            if new_cols[c2]
+        )
         return gain + best
 
-    # --- offering round -------------------------------------------------------------------------
-
     def _offer_objective(self, w: _View, hold: list[float], stone: list[float]) -> float:
-        """Own holdings' final value minus the opponents' estimated holdings, on ``stone``."""
+        """Own holdings' value on ``stone`` minus the opponents' estimated holdings' value."""
         vals = _dense_values(stone, self._zero_rule)
         mine = sum(hold[k] * vals[k] for k in range(NUM_KINDS))
-        d = w.displays
-        opp = []
-        for j in range(1, self._n):
-            weights = [1.0 + 2.0 * (d[j][HG + k] >= 1) for k in range(NUM_KINDS)]
-            tot = sum(weights)
-            opp.append(w.hold_counts[j] * sum(weights[k] * vals[k] for k in range(NUM_KINDS)) / tot)
-        # Secondary: lift the kinds one holds most, so later rounds keep them on top.
-        lift = sum(hold[k] * stone[k] for k in range(NUM_KINDS)) * 0.01
-        return mine - 0.5 * self._opp_agg(opp) + lift
+        opp = self._opp_agg(self._opp_holding_values(w, vals))
+        # Tie-break: lift the kinds one holds most, so later rounds keep them on top.
+        lift = _LIFT_WEIGHT * sum(hold[k] * stone[k] for k in range(NUM_KINDS))
+        return mine - _OFFER_OPP_WEIGHT * opp + lift
 
     def _act_offer(self, w: _View, legal: list[int]) -> int:
-        stone = self._stone_counts(w)
         scores = []
         for a in legal:
             k = a - OFFER
             hold = list(w.hold)
             hold[k] -= 1
-            st = list(stone)
-            st[k] += 1
-            scores.append(self._offer_objective(w, hold, st))
+            stone = list(w.stone)
+            stone[k] += 1
+            scores.append(self._offer_objective(w, hold, stone))
         return self._pick(legal, scores)
 
     def _act_supply(self, w: _View, legal: list[int]) -> int:
-        stone = self._stone_counts(w)
-        base = self._offer_objective(w, list(w.hold), stone)
         scores = []
         for a in legal:
-            if a == SUPPLY_SKIP:
-                scores.append(base)
-                continue
-            st = list(stone)
-            st[a - SUPPLY] += 1
-            scores.append(self._offer_objective(w, list(w.hold), st))
+            stone = list(w.stone)
+            if a != SUPPLY_SKIP:
+                stone[a - SUPPLY] += 1
+            scores.append(self._offer_objective(w, w.hold, stone))
         return self._pick(legal, scores)
-
-    # --- Moai scoring ---------------------------------------------------------------------------
 
     def _act_split(self, w: _View, legal: list[int]) -> int:
         units = w.moai_units
-        stage = self._stage(w)
         want_wood = 0
-        if w.hand[MOAI] and stage > 0.1:
+        if w.hand[MOAI] and w.stage > _LATE_STAGE:
             # Wood only up to what the Moai waiting in hand need; every other unit is a VP.
-            want_wood = max(0, MOAI_COST * min(w.hand[MOAI], 2) - int(w.wood[0]))
+            want_wood = max(0, MOAI_COST * min(w.hand[MOAI], _MOAI_SAVE_MAX) - int(w.wood[0]))
         target = MOAI_VP + max(0, units - want_wood)
         if target in legal:
             return target
-        # "all_same": either all VP or all wood.
-        all_vp = MOAI_VP + units
+        # moai_choice="all_same": all wood only if that completes a Moai, else all VP.
         if want_wood and w.wood[0] + units >= MOAI_COST and MOAI_VP in legal:
             return MOAI_VP
+        all_vp = MOAI_VP + units
         return all_vp if all_vp in legal else legal[-1]
 
     # --- entry point ----------------------------------------------------------------------------
@@ -573,7 +521,8 @@ class RapaNuiHeuristic:
         """Choose a legal action from the seat's own observation dict.
 
         Args:
-            observation: ``{"observation": float32 vector, "action_mask": int8 vector}``.
+            observation: ``{"observation": float32 vector, "action_mask": int8 vector}``, as
+                the environment's ``observe`` returns it for this seat.
 
         Returns:
             A legal action id.
@@ -584,21 +533,10 @@ class RapaNuiHeuristic:
         legal = np.flatnonzero(observation["action_mask"]).tolist()
         if not legal:
             raise ValueError("no legal action in the mask; this agent is not to act")
-        if len(legal) == 1:
+        if len(legal) == 1:  # forced moves need no thought
             return legal[0]
-        vec = observation["observation"]
-        w = self._decode(vec)
-        phase = w.phase
-        if phase == 0:
-            return self._act_buy(w, legal)
-        if phase == 1:
-            return self._act_play(w, legal)
-        if phase == 2:
-            return self._act_draw(w, legal)
-        if phase == 3:
-            return self._act_offer(w, legal)
-        if phase == 4:
-            return self._act_supply(w, legal)
-        if phase == 5:
-            return self._act_split(w, legal)
-        return legal[0]
+        w = self._decode(observation["observation"])
+        handler = self._handlers[w.phase]
+        return handler(self, w, legal)
+
+    _handlers = (_act_buy, _act_play, _act_draw, _act_offer, _act_supply, _act_split)

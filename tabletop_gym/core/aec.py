@@ -32,6 +32,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
 from tabletop_gym.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalActionError, State
 from tabletop_gym.core.observer import Observer
@@ -100,12 +101,14 @@ class TabletopAECEnv(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self._num_actions) for a in self.possible_agents}
         self._agent_seat = list(range(n))
+        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         self._seat_agent = list(self.possible_agents)
         self.state_obj: State | None = None
         self._engine_seed: int | None = None
         self._actions: list[int] = []
         self._zero_mask = np.zeros(self._num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
+        self._acting_mask = self._zero_mask
 
     # --- construction hooks -------------------------------------------------------------------
 
@@ -156,6 +159,7 @@ class TabletopAECEnv(AECEnv):
                     f"seat_permutation must be a permutation of 0..{n - 1}, got {perm}"
                 )
         self._agent_seat = seats
+        self._seat_of = {a: seats[i] for i, a in enumerate(self.possible_agents)}
         self._seat_agent = [""] * n
         for i, s in enumerate(seats):
             self._seat_agent[s] = self.possible_agents[i]
@@ -192,7 +196,7 @@ class TabletopAECEnv(AECEnv):
             breakdown = state.score_breakdown()
             winners = [self._seat_agent[s] for s in state.winners()]
             for a in self.agents:
-                seat = self._agent_seat[self.possible_agents.index(a)]
+                seat = self._seat_of[a]
                 self.rewards[a] = float(returns[seat])
                 self.terminations[a] = True
                 self.infos[a] = {
@@ -206,27 +210,26 @@ class TabletopAECEnv(AECEnv):
             return
         acting = self._seat_agent[cur]
         phase = state.phase()
-        for a in self.agents:
-            self.infos[a] = {
-                "action_mask": self._zero_mask if a != acting else self._mask_for(cur),
-                "is_acting": a == acting,
-                "phase": phase,
-            }
-        self.agent_selection = acting
-
-    def _mask_for(self, seat: int) -> np.ndarray:
+        # The mask of the agent to act is computed once per step and shared by its info and
+        # (as a copy) by observe().
         mask = np.zeros(self._num_actions, dtype=np.int8)
-        mask[self.state_obj.legal_actions(seat)] = 1  # type: ignore[union-attr]
-        return mask
+        mask[state.legal_actions(cur)] = 1
+        self._acting_mask = mask
+        zero = self._zero_mask
+        infos = self.infos
+        for a in self.agents:
+            infos[a] = {"action_mask": mask if a == acting else zero, "is_acting": a == acting,
+                        "phase": phase}
+        self.agent_selection = acting
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """What ``agent`` may know now: ``{"observation", "action_mask"}``."""
-        seat = self._agent_seat[self.possible_agents.index(agent)]
+        seat = self._seat_of[agent]
         state = self.state_obj
         assert state is not None, "call reset() before observe()"
         obs = self.observer.encode(state, seat)
-        if state.current_player() == seat:
-            mask = self._mask_for(seat)
+        if state.current_player() == seat and not self.terminations.get(agent, True):
+            mask = self._acting_mask.copy()
         else:
             mask = np.zeros(self._num_actions, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
@@ -317,7 +320,7 @@ class TabletopAECEnv(AECEnv):
 
     def seat_of(self, agent: str) -> int:
         """The engine seat ``agent`` plays this episode."""
-        return self._agent_seat[self.possible_agents.index(agent)]
+        return self._seat_of[agent]
 
     def agent_of(self, seat: int) -> str:
         """The agent playing engine seat ``seat`` this episode."""
@@ -350,3 +353,17 @@ class TabletopAECEnv(AECEnv):
 
     def __str__(self) -> str:
         return self.metadata["name"]
+
+
+class OrderEnforcing(OrderEnforcingWrapper):
+    """PettingZoo's order enforcement with a direct ``last()``.
+
+    The stock wrapper reaches every attribute ``last()`` reads through ``__getattr__``; going
+    straight to the wrapped env keeps the same checks (reset first) at a fraction of the cost.
+    """
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """``last()`` of the wrapped env, after the reset check."""
+        if not self._has_reset:
+            raise AttributeError("last cannot be called before reset")
+        return self.env.last(observe)

@@ -99,7 +99,6 @@ class SingleAgentEnv(gymnasium.Env):
         self.learner_seat = learner_seat
         self._learner = self.aec.possible_agents[learner_seat]
         self._opponents: dict[str, Agent] = {}
-        self._last_obs: dict[str, np.ndarray] | None = None
         self._done = True
 
     # --- opponents ----------------------------------------------------------------------------
@@ -205,25 +204,27 @@ class SingleAgentEnv(gymnasium.Env):
         return reward
 
     def _observation(self) -> Any:
-        obs = self.aec.observe(self._learner)
-        self._last_obs = obs
-        return obs["observation"] if self.observation_type == "flat" else obs
+        if self.observation_type == "flat":
+            return self.aec.observer.encode(self.aec.game_state, self.learner_seat)
+        return self.aec.observe(self._learner)
 
     def _info(self) -> dict[str, Any]:
         inner = self.aec.infos.get(self._learner, {})
-        mask = self.action_masks().astype(np.int8)
-        info = {"action_mask": mask, "seat": self.learner_seat}
+        info = {"action_mask": self._mask_int8(), "seat": self.learner_seat}
         for key in ("scores", "score_breakdown", "winners", "phase"):
             if key in inner:
                 info[key] = inner[key]
         return info
 
+    def _mask_int8(self) -> np.ndarray:
+        # The AEC env computed the acting agent's mask once for this position; copy it.
+        if not self._done and self.aec.agent_selection == self._learner:
+            return self.aec.infos[self._learner]["action_mask"].copy()
+        return np.zeros(self.action_space.n, dtype=np.int8)
+
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (all False once the game is over)."""
-        mask = np.zeros(self.action_space.n, dtype=bool)
-        if not self._done and self.aec.agent_selection == self._learner:
-            mask[self.aec.legal_actions(self._learner)] = True
-        return mask
+        return self._mask_int8().astype(bool)
 
     def render(self) -> str | np.ndarray | None:
         """The table as the learner sees it."""

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo.utils import wrappers
-
-from tabletop_gym.core.aec import TabletopAECEnv
+from tabletop_gym.core.aec import OrderEnforcing, TabletopAECEnv
 from tabletop_gym.core.game import Game
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.core.parallel import TabletopParallelEnv
@@ -82,9 +80,9 @@ class raw_parallel_env(TabletopParallelEnv):
     renderer = staticmethod(render_text)
 
 
-def env(**kwargs: Any) -> wrappers.OrderEnforcingWrapper:
+def env(**kwargs: Any) -> OrderEnforcing:
     """The Positano AEC env with PettingZoo's order enforcement."""
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return OrderEnforcing(raw_env(**kwargs))
 
 
 def parallel_env(**kwargs: Any) -> raw_parallel_env:

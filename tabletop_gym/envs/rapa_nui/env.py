@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pettingzoo.utils import wrappers
-
-from tabletop_gym.core.aec import TabletopAECEnv
+from tabletop_gym.core.aec import OrderEnforcing, TabletopAECEnv
 from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
 from tabletop_gym.envs.rapa_nui.render import render_text
 from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
@@ -26,11 +24,11 @@ class raw_env(TabletopAECEnv):
     renderer = staticmethod(render_text)
 
 
-def env(**kwargs: Any) -> wrappers.OrderEnforcingWrapper:
+def env(**kwargs: Any) -> OrderEnforcing:
     """The Rapa Nui AEC env with PettingZoo's order enforcement.
 
     Args:
         **kwargs: ``render_mode``, ``illegal_action`` and the game's config switches
             (``num_players``, ``reward_type``, ``moai_choice``, ...).
     """
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return OrderEnforcing(raw_env(**kwargs))

@@ -1,0 +1,1024 @@
+"""A rule-based Positano player that decides from its own observation vector only.
+
+The bot reads the ego-centric vector of :class:`~tabletop_gym.envs.positano.observer.
+PositanoObserver` (or the turn-based observer that extends it) by slice names and values every
+option in points: sea-view points of a building (its visible blocks times its roof), the goals in
+play, gelato, the blocks it costs (a block kept is worth what it can add to a later building) and,
+against opponents, the view it takes from their buildings behind it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tabletop_gym.core.game import Game
+from tabletop_gym.core.observer import Observer
+
+# --- action ids (docs: "Action ids") ----------------------------------------------------------
+_A_BID = 0
+_A_BID_CARD = 42
+_A_BID_BOOSTER = 49
+_A_LOT = 55
+_A_BLOCK = 80
+_A_MULTIPLY = 105
+_A_FLAT = 106
+_A_BUILD_TILE = 107
+_A_HEIGHT = 131
+_A_ADD_ON = 139
+_A_SKIP_ADD_ON = 164
+_A_REMODEL = 165
+_A_SKIP_REMODEL = 190
+
+# --- component values the observation refers to by index (rules spec §1.3, §1.4) -------------
+_CARD_VALUES = ((60, 50, 10), (10, 60, 50), (50, 10, 60), (40, 40, 40), (70, 20, 30),
+                (30, 70, 20), (20, 30, 70))
+_CARD_GELATO = (1, 1, 1, 1, 0, 0, 0)
+_BOOSTER_VALUES = (5, 6, 13, 14, 21, 22)
+_BOOSTER_GELATO = (2, 1, 0, 0, 0, 0)
+# Tie-break stars (lot, block, build) of card c in star set s: _STAR_BASE[(c + 1 - s) % 7].
+_STAR_BASE = ((0, 4, 5), (1, 5, 3), (2, 6, 1), (3, 0, 6), (4, 1, 4), (5, 2, 2), (6, 3, 0))
+_MAX_BID = 92
+# Blocks gained by a face-down block tile of each kind ("1".."5", "2X", "3X"); a 2X/3X tile is
+# counted a little above its flat option because doubling a supply is sometimes better.
+_KIND_GAIN = (1.0, 2.0, 3.0, 4.0, 5.0, 2.5, 3.5)
+_NUM_GOALS = 13
+_GOAL_NAMES = ("grande", "piccolo", "solitario", "gruppo", "eccesso", "equilibrato", "dietro",
+               "colonna", "bordo", "mezzo", "centro", "perfetto", "altezza")
+_GI = {name: i for i, name in enumerate(_GOAL_NAMES)}
+_PH_BID, _PH_LOT, _PH_BLOCK, _PH_CHOICE, _PH_BUILD_TILE, _PH_BUILD, _PH_ADD, _PH_REMODEL = range(8)
+
+# --- tuning constants (points) -----------------------------------------------------------------
+# A block kept for later is worth up to _MU_HI while the colour's future buildings are short of
+# blocks and _MU_LO once it has plenty; _MU_WIDTH blocks of slack blend the two.
+_MU_HI = 1.4
+_MU_LO = 0.15
+_MU_WIDTH = 3.0
+# The first block of a build still to come this round decides whether the lot is built at all.
+_FIRST_BLOCK = 4.0
+# Blocks left over at the end count only for Eccesso.
+_ECCESSO_BLOCK = 0.35
+# Share of the expected view loss to lots in front that are still open (they may stay short).
+_FUTURE_HIDE = 0.6
+# Expected height above regulation of a building still to come on an open lot.
+_FUTURE_EXTRA = 0.3
+# Expected height above regulation a build tile allows (mean bonus of the tiles).
+_MEAN_BONUS = 0.7
+# Per-building value of a competition goal (6 / 3 points) while the race is open or settled.
+_COMP_OPEN = 2.0
+_COMP_SETTLED = 0.6
+# Largest-group growth for Gruppo, per building the group gains.
+_GROUP_STEP = 1.5
+# Equilibrato (5 once all three roofs): partial credit for a second or first roof kind.
+_EQUI_SECOND = 1.5
+_EQUI_FIRST = 0.4
+# Expected visible blocks of a building whose lot is not known yet (build tiles at the bid).
+_GENERIC_VIEW = 2.0
+# Future worth of the bid hand: average stake per tile type (points between first and last
+# pick) and the extra worth of a card with one 70 or 60 value (it can win one type outright).
+_STAKE = (3.0, 2.0, 2.0)
+_SPECIALIST = 1.0
+# Weight of an opponent's lost view (2 players: zero-sum; more players: one of several rivals).
+_OPP_HIDE_2P = 0.8
+_EPS = 1e-9
+
+
+def _clip(x: float, lo: float, hi: float) -> float:
+    return lo if x < lo else hi if x > hi else x
+
+
+def _static_win_prob() -> list[float]:
+    """P(a bid of value x beats one uniformly random card + booster pair), ties counted half."""
+    vals = [cv[0] + b for cv in _CARD_VALUES for b in _BOOSTER_VALUES]
+    n = len(vals)
+    return [(sum(v < x for v in vals) + 0.5 * sum(v == x for v in vals)) / n
+            for x in range(_MAX_BID + 1)]
+
+
+_WIN = _static_win_prob()
+
+
+def _hand_worths() -> tuple[list[float], list[float]]:
+    """Future worth of each card and each booster in an average later round (gelato included)."""
+    cards = []
+    for c, vals in enumerate(_CARD_VALUES):
+        w = sum(
+            _STAKE[k] * sum(_WIN[vals[k] + b] for b in _BOOSTER_VALUES) / len(_BOOSTER_VALUES)
+            for k in range(3)
+        )
+        # A card with a 60 or 70 can take first pick of one type in the round that needs it.
+        cards.append(w + _SPECIALIST * max(0.0, (max(vals) - 40) / 30) + _CARD_GELATO[c])
+    boosters = []
+    for b, bv in enumerate(_BOOSTER_VALUES):
+        w = sum(
+            _STAKE[k] * sum(_WIN[vals[k] + bv] for vals in _CARD_VALUES) / len(_CARD_VALUES)
+            for k in range(3)
+        )
+        boosters.append(w + _BOOSTER_GELATO[b])
+    return cards, boosters
+
+
+_CARD_WORTH, _BOOSTER_WORTH = _hand_worths()
+
+# Bid values of every (card, booster) pair by action id 6·c + b, for array look-ups.
+_PAIR_VALUES = np.array(
+    [[_CARD_VALUES[c][k] + _BOOSTER_VALUES[b] for k in range(3)]
+     for c in range(7) for b in range(6)],
+    dtype=np.int64,
+)
+_HIST = _MAX_BID + 1
+_TYPE_OFFSET = np.arange(3) * _HIST
+_TYPE_INDEX = np.arange(3)[:, None]
+_HELD_PAIRS = np.arange(42)
+
+
+def _hand_mask(played_cards: list[int], played_boosters: list[int]) -> np.ndarray:
+    """Pairs (by action id) whose card and booster are both still in a colour's hand."""
+    card_ok = np.ones(7, dtype=bool)
+    card_ok[played_cards] = False
+    boost_ok = np.ones(6, dtype=bool)
+    boost_ok[played_boosters] = False
+    return (card_ok[:, None] & boost_ok[None, :]).ravel()
+
+
+class _View:
+    """The decoded parts of one observation (colours relative: 0 is the observing seat)."""
+
+    __slots__ = (
+        "b_blocks",
+        "b_builds",
+        "b_lots",
+        "bid_card",
+        "bid_values",
+        "booster_in",
+        "build_lot",
+        "build_tile",
+        "built",
+        "cards_in",
+        "choice_gain",
+        "comp_other",
+        "empty",
+        "gelato",
+        "general",
+        "goals",
+        "height",
+        "leftmost",
+        "level_open",
+        "me",
+        "n",
+        "nc",
+        "open",
+        "owner",
+        "personal",
+        "phase",
+        "played_boosters",
+        "played_cards",
+        "points",
+        "prefix",
+        "rank",
+        "rleft",
+        "roof",
+        "roofs_left",
+        "size",
+        "solo",
+        "stars",
+        "this_lot",
+        "unseen_gain",
+    )
+
+
+class PositanoHeuristic:
+    """Positano baseline bot: explainable rules that value each option in points.
+
+    Strategy:
+
+    * **Lots** are valued by the sea view a building there can get: back rows stand higher, so a
+      building on row r shows every block above the buildings in front of it in its column (a
+      building k rows in front with h blocks hides h − k), with the lots in front still to be
+      built counted as a likely loss; times the expected roof (Gold 3 / Silver 2 / Bronze 1 per
+      viewing block); plus the goals in play (regions, groups, heights, roofs) and the view it
+      takes from opponents' buildings behind it.
+    * **Blocks** are worth what they add to the colour's buildings: a lot of value while its
+      future buildings are short of blocks, little once it has plenty, nothing at the end (bar
+      Eccesso). Block tiles are ranked by that value plus gelato.
+    * **Bids** by need: each (card, booster) pair is scored by the expected value of the draft
+      places it wins this round (the tiles ranked by the values above, each opponent's bid
+      uniform over the cards it still holds) plus gelato plus what the hand left keeps for the
+      rounds to come, so high lot bids go out when a great lot is on offer, high block bids when
+      short of blocks, high build bids for Gold / +2 tiles, and good cards wait otherwise.
+    * **2X/3X**: the larger gain.
+    * **Build tile and height**: the height with the best view × roof plus goals minus the
+      worth of the blocks spent (as tall as allowed unless the blocks are needed later; with
+      fewer rounds left blocks are worth less, so it spends more).
+    * **Add-On** on the building with the best marginal visible block × roof, if worth a block;
+      **Remodel** on the building with the most visible blocks (unless it costs Equilibrato).
+    * **Solo**: the same values for Otto Amalfi's colour when deciding for him; Otto counts as a
+      partner (hiding his view is a loss), and the bid decides which colour gets the leftmost
+      tile of each row, weighting the colour that is behind more, since the result is
+      min(own, Otto's).
+
+    The bot reads only its observation dict; the random generator only breaks ties.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, game: Game, observer: Observer, rng: np.random.Generator | None = None):
+        """Bind the bot to an observation layout.
+
+        Args:
+            game: The Positano game (or the turn-based game around it); nothing of it is read
+                while playing.
+            observer: The observer whose layout the observations follow (the Positano observer
+                or the turn-based observer extending it); slices are found by name.
+            rng: Generator used to break ties between equally valued actions.
+        """
+        self.game = game
+        self.observer = observer
+        self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        sl = observer.layout.slices
+        # Slice offsets are fixed by the layout; caching them keeps each decision cheap.
+        self._o = {name: s.start for name, s in sl.items()}
+        self._has_prefix = "own_prefix" in sl
+
+    def seed(self, seed: int | None) -> None:
+        """Reseed the tie-breaking generator."""
+        self.rng = np.random.default_rng(seed)
+
+    # --- entry point ----------------------------------------------------------------------------
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        """Return the best legal action for the decision this observation shows."""
+        legal = np.flatnonzero(observation["action_mask"]).tolist()
+        if not legal:
+            raise ValueError("no legal action in the mask; this agent is not to act")
+        if len(legal) == 1:
+            return int(legal[0])
+        first = legal[0]
+        w = self._decode(observation["observation"], first)
+        if first < _A_BID_CARD:
+            scores = self._bid_scores(w, legal)
+        elif first < _A_BID_BOOSTER:
+            scores = self._split_card_scores(w, legal)
+        elif first < _A_LOT:
+            scores = self._split_booster_scores(w, legal)
+        elif first < _A_BLOCK:
+            scores = self._lot_scores(w, legal)
+        elif first < _A_MULTIPLY:
+            scores = self._block_scores(w, legal)
+        elif first < _A_BUILD_TILE:
+            scores = self._choice_scores(w, legal)
+        elif first < _A_HEIGHT + 1:
+            scores = self._build_tile_scores(w, legal)
+        elif first < _A_ADD_ON:
+            scores = self._height_scores(w, legal)
+        elif first <= _A_SKIP_ADD_ON:
+            scores = self._add_on_scores(w, legal)
+        else:
+            scores = self._remodel_scores(w, legal)
+        return self._argmax(legal, scores)
+
+    def _argmax(self, legal: list[int], scores: list[float]) -> int:
+        best = max(scores)
+        ties = [a for a, s in zip(legal, scores, strict=True) if s >= best - _EPS]
+        if len(ties) == 1:
+            return int(ties[0])
+        return int(ties[int(self.rng.integers(len(ties)))])
+
+    # --- decoding -------------------------------------------------------------------------------
+
+    def _decode(self, vec: np.ndarray, first: int) -> _View:
+        """Read the slices the decision needs into plain Python lists."""
+        o = self._o
+        v = vec.tolist()
+        w = _View()
+        seg = v[o["num_players"] : o["num_players"] + 6]
+        w.n = seg.index(1.0) + 1
+        w.solo = w.n == 1
+        w.nc = 2 if w.solo else w.n
+        nc = w.nc
+        w.size = 4 if v[o["board_size"]] == 1.0 else 5
+        w.rleft = int(v[o["rounds_left"]])
+        ac = v[o["acting_colour"] : o["acting_colour"] + 6]
+        w.me = ac.index(1.0) if 1.0 in ac else 0
+        g = o["goals"]
+        w.goals = {_GOAL_NAMES[i] for i, x in enumerate(v[g : g + _NUM_GOALS]) if x}
+        # Cliff.
+        size = w.size
+        oh, oo, orf = o["cliff_height"], o["cliff_owner"], o["cliff_roof"]
+        height = [int(x) for x in v[oh : oh + 25]]
+        owner = [-1] * 25
+        roof = [0] * 25
+        built: list[list[int]] = [[] for _ in range(nc)]
+        for p in range(25):
+            if height[p]:
+                c = v[oo + p * 6 : oo + p * 6 + 6].index(1.0)
+                owner[p] = c
+                roof[p] = v[orf + p * 3 : orf + p * 3 + 3].index(1.0) + 1
+                built[c].append(p)
+        w.height, w.owner, w.roof, w.built = height, owner, roof, built
+        ol, oe = o["lot_open"], o["lot_empty"]
+        w.open = [p for p in range(25) if v[ol + p]]
+        w.empty = [p for p in range(25) if v[oe + p]]
+        ot = o["lot_this_round"]
+        this_lot = [-1] * nc
+        for c in range(nc):
+            seg = v[ot + c * 25 : ot + c * 25 + 25]
+            if 1.0 in seg:
+                this_lot[c] = seg.index(1.0)
+        w.this_lot = this_lot
+        w.level_open = (
+            sum(p // 5 + 1 for p in w.open) / len(w.open) if w.open else (size + 1) / 2
+        )
+        # Supplies and scores.
+        w.personal = [int(x) for x in v[o["personal"] : o["personal"] + nc]]
+        w.general = [int(x) for x in v[o["general"] : o["general"] + nc]]
+        w.gelato = v[o["gelato"] : o["gelato"] + nc]
+        w.points = v[o["building_points"] : o["building_points"] + nc]
+        w.roofs_left = [int(x) for x in v[o["roofs_left"] : o["roofs_left"] + 3]]
+        # Mean gain of the block tiles still face down (later rounds draw from them).
+        uk = v[o["unseen_block_kinds"] : o["unseen_block_kinds"] + 7]
+        tot = sum(uk)
+        w.unseen_gain = (
+            sum(k * g for k, g in zip(uk, _KIND_GAIN, strict=True)) / tot if tot else 2.8
+        )
+        ph = o["phase"]
+        w.phase = v[ph : ph + 9].index(1.0)
+        if first < _A_BUILD_TILE + 25 and not (_A_MULTIPLY <= first < _A_BUILD_TILE):
+            self._decode_market(v, w)
+        if first < _A_LOT:
+            self._decode_bids(v, w)
+        elif _A_MULTIPLY <= first < _A_BUILD_TILE:
+            ob = o["block_choice_gain"]
+            w.choice_gain = (v[ob], v[ob + 1])
+        elif first > _A_HEIGHT:
+            ob = o["build_tile"]
+            w.build_tile = v[ob : ob + 7]
+            seg = v[o["build_lot"] : o["build_lot"] + 25]
+            w.build_lot = seg.index(1.0) if 1.0 in seg else -1
+        return w
+
+    def _decode_market(self, v: list[float], w: _View) -> None:
+        """Face-up tiles: lots, block tiles (gain, multiplier, gelato), build tiles."""
+        o = self._o
+        bl = o["beach_lots"]
+        w.b_lots = [p for p in range(25) if v[bl + p]]
+        bb = o["beach_blocks"]
+        blocks = []
+        for t in range(25):
+            b = bb + t * 5
+            if v[b]:
+                mult = 2 if v[b + 2] else 3 if v[b + 3] else 0
+                blocks.append((t, int(v[b + 1]), mult, v[b + 4]))
+        w.b_blocks = blocks
+        bu = o["beach_builds"]
+        builds = []
+        for t in range(25):
+            b = bu + t * 8
+            if v[b]:
+                q = 1 if v[b + 1] else 2 if v[b + 2] else 3
+                builds.append((t, q, int(v[b + 4]), v[b + 5], v[b + 6], v[b + 7]))
+        w.b_builds = builds
+        dr = o["draft_rank"]
+        w.rank = [v[dr + c * 3 : dr + c * 3 + 3] for c in range(w.nc)]
+        if w.solo:
+            lm = o["beach_leftmost"]
+            seg = v[lm : lm + 75]
+            w.leftmost = [
+                seg[k * 25 : k * 25 + 25].index(1.0) if 1.0 in seg[k * 25 : k * 25 + 25] else -1
+                for k in range(3)
+            ]
+
+    def _decode_bids(self, v: list[float], w: _View) -> None:
+        """Own hand, the cards every colour has played, revealed bids and star sets."""
+        o = self._o
+        nc = w.nc
+        w.cards_in = [c for c in range(7) if v[o["own_cards"] + c]]
+        w.booster_in = [b for b in range(6) if v[o["own_boosters"] + b]]
+        pc, pb = o["played_cards"], o["played_boosters"]
+        w.played_cards = [[c for c in range(7) if v[pc + j * 7 + c]] for j in range(nc)]
+        w.played_boosters = [[b for b in range(6) if v[pb + j * 6 + b]] for j in range(nc)]
+        bc = o["bid_card"]
+        w.bid_card = []
+        for j in range(nc):
+            seg = v[bc + j * 7 : bc + j * 7 + 7]
+            w.bid_card.append(seg.index(1.0) if 1.0 in seg else -1)
+        bv = o["bid_values"]
+        w.bid_values = [v[bv + j * 3 : bv + j * 3 + 3] for j in range(nc)]
+        ss = o["star_set"]
+        w.stars = []
+        for j in range(nc):
+            seg = v[ss + j * 6 : ss + j * 6 + 6]
+            w.stars.append(seg.index(1.0) + 1 if 1.0 in seg else 1)
+        w.prefix = -1
+        if self._has_prefix:
+            op = o["own_prefix"]
+            seg = v[op + _A_BID_CARD : op + _A_BID_BOOSTER]
+            if 1.0 in seg:
+                w.prefix = seg.index(1.0)
+
+    # --- sea view -------------------------------------------------------------------------------
+
+    def _hidden_now(self, w: _View, pos: int) -> int:
+        """Bottom blocks of a building at ``pos`` hidden by the buildings now in front (§5.1)."""
+        hid = 0
+        h = w.height
+        p = pos - 5
+        k = 1
+        while p >= 0:
+            x = h[p] - k
+            if x > hid:
+                hid = x
+            p -= 5
+            k += 1
+        return hid
+
+    def _hidden_expected(self, w: _View, pos: int, colour: int) -> float:
+        """Hidden bottom blocks at ``pos`` now plus a share of what open lots in front may hide."""
+        hid = self._hidden_now(w, pos)
+        fut = 0.0
+        open_set = w.open
+        h = w.height
+        p = pos - 5
+        k = 1
+        while p >= 0:
+            pending = (p in open_set) or (
+                h[p] == 0 and p in w.this_lot and w.this_lot.index(p) != colour
+                and p not in w.empty
+            )
+            if pending:
+                x = p // 5 + 1 + _FUTURE_EXTRA - k
+                if x > fut:
+                    fut = x
+            p -= 5
+            k += 1
+        if fut > hid:
+            return hid + _FUTURE_HIDE * (fut - hid)
+        return float(hid)
+
+    def _other_weight(self, w: _View) -> float:
+        """Value of one point of view taken from another colour (solo: Otto is a partner)."""
+        if w.solo:
+            return -1.0
+        if w.n == 2:
+            return _OPP_HIDE_2P
+        return 1.0 / (w.n - 1)
+
+    def _behind(self, w: _View, colour: int, pos: int, h: int, ow: float) -> float:
+        """Value to ``colour`` of the view a building of height h at ``pos`` takes from behind."""
+        height = w.height
+        total = 0.0
+        p = pos + 5
+        k = 1
+        while p < w.size * 5:
+            hb = height[p]
+            if hb and h - k > 0:
+                cur = self._hidden_now(w, p)
+                new = h - k if h - k > cur else cur
+                lost = (max(0, hb - cur) - max(0, hb - new)) * w.roof[p]
+                if lost:
+                    total += -lost if w.owner[p] == colour else ow * lost
+            p += 5
+            k += 1
+        return total
+
+    # --- goals ----------------------------------------------------------------------------------
+
+    def _comp_weight(self, mine: int, others: list[int]) -> float:
+        """Per-building worth of a competition goal while it is contested or settled."""
+        best = max(others) if others else 0
+        return _COMP_OPEN if mine <= best + 1 else _COMP_SETTLED
+
+    def _region(self, goal: str, pos: int, size: int) -> bool:
+        r, c = divmod(pos, 5)
+        if goal == "dietro":
+            return r >= size - 2
+        if goal == "bordo":
+            return c in (0, size - 1)
+        if goal == "mezzo":
+            return c in (1, 2)
+        return 1 <= r <= 3 and 1 <= c <= 3  # centro
+
+    def _pos_goals(self, w: _View, colour: int, pos: int) -> float:
+        """Goal worth of a new building of ``colour`` at ``pos`` that does not depend on height."""
+        goals = w.goals
+        if not goals:
+            return 0.0
+        val = 0.0
+        size = w.size
+        mine = w.built[colour]
+        for goal in ("dietro", "bordo", "mezzo", "centro"):
+            if goal in goals and self._region(goal, pos, size):
+                counts = [sum(1 for p in w.built[c] if self._region(goal, p, size))
+                          for c in range(w.nc)]
+                others = counts[:colour] + counts[colour + 1 :]
+                val += self._comp_weight(counts[colour], others)
+        r, c = divmod(pos, 5)
+        neigh = []
+        if r > 0:
+            neigh.append(pos - 5)
+        if r < size - 1:
+            neigh.append(pos + 5)
+        if c > 0:
+            neigh.append(pos - 1)
+        if c < size - 1:
+            neigh.append(pos + 1)
+        own_n = [p for p in neigh if w.height[p] and w.owner[p] == colour]
+        if "solitario" in goals:
+            if not own_n:
+                val += 2.0
+            for p in own_n:
+                if not self._has_own_neighbour(w, p, colour):
+                    val -= 2.0
+        if "colonna" in goals:
+            col_counts = [0] * size
+            for p in mine:
+                col_counts[p % 5] += 1
+            best = max(col_counts)
+            val += _COMP_OPEN * (1.0 if col_counts[c] + 1 > best else 0.3)
+        if "gruppo" in goals:
+            val += _GROUP_STEP * self._group_growth(w, colour, own_n)
+        return val
+
+    def _has_own_neighbour(self, w: _View, pos: int, colour: int) -> bool:
+        r, c = divmod(pos, 5)
+        size = w.size
+        h, ow = w.height, w.owner
+        return (
+            (r > 0 and h[pos - 5] > 0 and ow[pos - 5] == colour)
+            or (r < size - 1 and h[pos + 5] > 0 and ow[pos + 5] == colour)
+            or (c > 0 and h[pos - 1] > 0 and ow[pos - 1] == colour)
+            or (c < size - 1 and h[pos + 1] > 0 and ow[pos + 1] == colour)
+        )
+
+    def _group_growth(self, w: _View, colour: int, own_n: list[int]) -> float:
+        """How much a new building joining ``own_n`` grows the colour's largest group."""
+        mine = set(w.built[colour])
+        label: dict[int, int] = {}
+        sizes: list[int] = []
+        for start in mine:
+            if start in label:
+                continue
+            gid = len(sizes)
+            label[start] = gid
+            stack = [start]
+            count = 0
+            while stack:
+                p = stack.pop()
+                count += 1
+                for q in (p - 5, p + 5, p - 1, p + 1):
+                    if q in mine and q not in label and (q % 5 == p % 5 or q // 5 == p // 5):
+                        label[q] = gid
+                        stack.append(q)
+            sizes.append(count)
+        largest = max(sizes) if sizes else 0
+        joined = 1 + sum(sizes[g] for g in {label[p] for p in own_n})
+        return max(0, joined - largest) if largest else 0.5
+
+    def _height_goals(self, w: _View, colour: int, pos: int, h: int) -> float:
+        """Goal worth of a new building of height ``h`` at ``pos`` (Piccolo, Perfetto, …)."""
+        goals = w.goals
+        if not goals:
+            return 0.0
+        level = pos // 5 + 1
+        val = 0.0
+        if "piccolo" in goals and h < level:
+            val += 3.0
+        if "perfetto" in goals and h == level:
+            val += 2.0
+        if "altezza" in goals and all(w.height[p] != h for p in w.built[colour]):
+            val += 2.0
+        if "grande" in goals and h > level:
+            counts = [sum(1 for p in w.built[c] if w.height[p] > p // 5 + 1) for c in range(w.nc)]
+            val += self._comp_weight(counts[colour], counts[:colour] + counts[colour + 1 :])
+        return val
+
+    def _roof_goal(self, w: _View, colour: int, q: int, rounds_after: int) -> float:
+        """Equilibrato worth of adding a roof of rank ``q`` to the colour's buildings."""
+        if "equilibrato" not in w.goals:
+            return 0.0
+        have = {w.roof[p] for p in w.built[colour]}
+        if q in have or len(have) >= 3:
+            return 0.0
+        k = len(have) + 1
+        if k == 3:
+            return 5.0
+        if k == 2:
+            return _EQUI_SECOND if rounds_after > 0 else 0.0
+        return _EQUI_FIRST if rounds_after > 1 else 0.0
+
+    # --- blocks ---------------------------------------------------------------------------------
+
+    def _need(self, w: _View, colour: int, builds_after: int, draws_after: int,
+              pending_level: float) -> tuple[float, float]:
+        """Blocks the colour's coming buildings want beyond what its coming block tiles bring.
+
+        Returns:
+            The expected shortfall, and the stock below which a coming building may get no
+            block at all (every block tile brings at least one while the general supply lasts).
+        """
+        builds = builds_after + (1 if pending_level > 0 else 0)
+        want = builds_after * (w.level_open + _MEAN_BONUS)
+        if pending_level > 0:
+            want += pending_level + _MEAN_BONUS
+        general = w.general[colour]
+        gain = min(float(general), draws_after * w.unseen_gain)
+        return want - gain, float(builds - min(general, draws_after))
+
+    def _mu(self, need: tuple[float, float], stock: int, builds: bool, end: float) -> float:
+        """Worth of the block that brings the stock from ``stock`` to ``stock + 1``."""
+        if not builds:
+            return end
+        shortfall, critical = need
+        if stock < critical:
+            # Without it a coming lot stays empty: a whole building and its goals are lost.
+            return _FIRST_BLOCK
+        x = _clip((shortfall - stock) / _MU_WIDTH + 0.5, 0.0, 1.0)
+        return _MU_LO + (_MU_HI - _MU_LO) * x
+
+    def _spend_cost(self, w: _View, colour: int, stock: int, h: int) -> list[float]:
+        """Cost of spending 0..h blocks from ``stock`` now on this round's building."""
+        r = w.rleft
+        need = self._need(w, colour, r, r, 0.0)
+        end = _ECCESSO_BLOCK if "eccesso" in w.goals else 0.0
+        out = [0.0]
+        acc = 0.0
+        for i in range(1, h + 1):
+            acc += self._mu(need, stock - i, r > 0, end)
+            out.append(acc)
+        return out
+
+    def _block_gain_value(self, w: _View, colour: int, gain: int, pending_level: float,
+                          draws_after: int) -> float:
+        """Worth of ``gain`` more blocks in the colour's personal supply now."""
+        r = w.rleft
+        stock = w.personal[colour]
+        builds = pending_level > 0 or r > 0
+        need = self._need(w, colour, r, draws_after, pending_level)
+        end = _ECCESSO_BLOCK if "eccesso" in w.goals else 0.0
+        return sum(self._mu(need, stock + i, builds, end) for i in range(gain))
+
+    def _tile_gain(self, w: _View, colour: int, blocks: int, mult: int) -> int:
+        """Blocks a block tile brings the colour now (2X/3X: the better option, both capped)."""
+        gen = w.general[colour]
+        if mult:
+            return min(max(w.personal[colour] * (mult - 1), blocks), gen)
+        return min(blocks, gen)
+
+    # --- building values ------------------------------------------------------------------------
+
+    def _build_values(self, w: _View, colour: int, pos: int, q: float, hmax: int, stock: int,
+                      bonus_p: float = 1.0) -> list[float]:
+        """Worth of building 1..hmax blocks (index h) at ``pos`` with roof ``q`` for ``colour``.
+
+        Includes the view points, the view taken from buildings behind, the height goals and
+        the blocks spent. ``bonus_p`` discounts heights above regulation when the build tile is
+        not known yet.
+        """
+        level = pos // 5 + 1
+        hid = self._hidden_expected(w, pos, colour)
+        ow = self._other_weight(w)
+        cost = self._spend_cost(w, colour, stock, hmax)
+        out = [-math.inf]
+        for h in range(1, hmax + 1):
+            vis = h - hid
+            val = q * vis if vis > 0 else 0.0
+            val += self._behind(w, colour, pos, h, ow)
+            val += self._height_goals(w, colour, pos, h)
+            val -= cost[h]
+            if h > level and bonus_p < 1.0:
+                val = out[level] + bonus_p * (val - out[level])
+            out.append(val)
+        return out
+
+    def _lot_value(self, w: _View, colour: int, pos: int, stock: int, q: float,
+                   bonus: float) -> float:
+        """Expected worth of drafting the lot at ``pos`` (the best height, goals by place)."""
+        if stock <= 0:
+            return 0.0
+        level = pos // 5 + 1
+        hmax = min(level + (1 if bonus > 0 else 0), stock, level + 2)
+        vals = self._build_values(w, colour, pos, q, hmax, stock, _clip(bonus, 0.0, 1.0))
+        return max(vals) + self._pos_goals(w, colour, pos)
+
+    def _market_means(self, w: _View) -> tuple[float, float, float]:
+        """Mean roof, mean share of build tiles with a height bonus and mean block gain on offer."""
+        builds = w.b_builds
+        if builds:
+            q = sum(b[1] for b in builds) / len(builds)
+            bonus = sum(1 for b in builds if b[2] > 0) / len(builds)
+        else:
+            q, bonus = 2.0, 0.5
+        blocks = w.b_blocks
+        gain = sum(max(b[1], 2) for b in blocks) / len(blocks) if blocks else w.unseen_gain
+        return q, bonus, gain
+
+    def _lot_values(self, w: _View, colour: int, gain: float) -> dict[int, float]:
+        q, bonus, _ = self._market_means(w)
+        stock = w.personal[colour] + round(gain)
+        return {p: self._lot_value(w, colour, p, stock, q, bonus) for p in w.b_lots}
+
+    def _block_values(self, w: _View, colour: int, pending_level: float,
+                      draws_after: int) -> dict[int, float]:
+        out = {}
+        for t, blocks, mult, gel in w.b_blocks:
+            gain = self._tile_gain(w, colour, blocks, mult)
+            out[t] = self._block_gain_value(w, colour, gain, pending_level, draws_after) + gel
+        return out
+
+    def _generic_build_values(self, w: _View, colour: int) -> dict[int, float]:
+        """Worth of each face-up build tile before the colour's lot is known (bids)."""
+        out = {}
+        r = w.rleft
+        for t, q, bonus, add, rem, gel in w.b_builds:
+            val = q * _GENERIC_VIEW + 0.5 * q * min(bonus, 1) + gel
+            val += self._roof_goal(w, colour, q, r)
+            if add:
+                val += 0.8 * q
+            if rem:
+                val += self._best_remodel(w, colour, q)
+            out[t] = val
+        return out
+
+    def _best_remodel(self, w: _View, colour: int, q: int) -> float:
+        best = 0.0
+        for p in w.built[colour]:
+            if w.roof[p] == q - 1:
+                vis = w.height[p] - self._hidden_expected(w, p, colour)
+                if vis > best:
+                    best = vis
+        return best
+
+    # --- bids -----------------------------------------------------------------------------------
+
+    def _stakes(self, w: _View, colour: int) -> list[list[float]]:
+        """Values of this round's face-up tiles per type for ``colour``, best first."""
+        _, _, gain = self._market_means(w)
+        lots = sorted(self._lot_values(w, colour, gain).values(), reverse=True)
+        level = (
+            sum(p // 5 + 1 for p in w.b_lots) / len(w.b_lots) if w.b_lots else w.level_open
+        )
+        blocks = sorted(self._block_values(w, colour, level, w.rleft).values(), reverse=True)
+        builds = sorted(self._generic_build_values(w, colour).values(), reverse=True)
+        return [lots, blocks, builds]
+
+    def _future_worth(self, w: _View, cards: list[int], boosters: list[int]) -> tuple[
+        dict[int, float], dict[int, float]
+    ]:
+        """Worth of the hand left after playing each card / each booster now."""
+        r = w.rleft
+        cw = {}
+        for c in cards:
+            rest = sorted((_CARD_WORTH[x] for x in cards if x != c), reverse=True)
+            cw[c] = sum(rest[:r])
+        bw = {}
+        for b in boosters:
+            rest = sorted((_BOOSTER_WORTH[x] for x in boosters if x != b), reverse=True)
+            bw[b] = sum(rest[:r])
+        return cw, bw
+
+    def _pair_values(self, w: _View) -> dict[int, float]:
+        """Worth of every (card, booster) pair in hand, by bid action id."""
+        cards, boosters = w.cards_in, w.booster_in
+        cw, bw = self._future_worth(w, cards, boosters)
+        if w.solo:
+            now = self._solo_bid_values(w, cards, boosters)
+        else:
+            now = self._multi_bid_values(w, cards, boosters)
+        out = {}
+        for c in cards:
+            for b in boosters:
+                a = 6 * c + b
+                out[a] = now[a] + _CARD_GELATO[c] + _BOOSTER_GELATO[b] + cw[c] + bw[b]
+        return out
+
+    def _multi_bid_values(self, w: _View, cards: list[int], boosters: list[int]) -> dict[
+        int, float
+    ]:
+        """Expected worth of the draft places each pair wins against the opponents' hands.
+
+        Each opponent's bid is taken as uniform over the pairs it still holds (its played cards
+        are public); the chance of each draft place follows from the independent comparisons.
+        """
+        stakes = self._stakes(w, 0)
+        mine = np.array([6 * c + b for c in cards for b in boosters])
+        x = _PAIR_VALUES[mine]  # (pairs, 3)
+        types = _TYPE_INDEX
+        # dist[r, k, i]: chance that exactly r opponents outbid pair i in type k.
+        dist = np.zeros((w.nc, 3, len(mine)))
+        dist[0] = 1.0
+        r = 0
+        for j in range(1, w.nc):
+            held = _HELD_PAIRS[_hand_mask(w.played_cards[j], w.played_boosters[j])]
+            if held.size == 0:
+                continue
+            vals = _PAIR_VALUES[held] + _TYPE_OFFSET  # (held, 3), one histogram per type
+            hist = np.bincount(vals.ravel(), minlength=3 * _HIST).reshape(3, _HIST)
+            above = hist[:, ::-1].cumsum(axis=1)[:, ::-1] - hist  # bids strictly higher
+            beat = (above + 0.5 * hist) / held.size
+            p = beat[types, x.T]  # (3, pairs)
+            new = dist * (1.0 - p)
+            new[1:] += dist[:-1] * p
+            dist = new
+            r += 1
+        table = np.zeros((3, w.nc))
+        for k in range(3):
+            st = stakes[k]
+            if st:
+                table[k] = [st[min(i, len(st) - 1)] for i in range(w.nc)]
+        value = np.einsum("rki,kr->i", dist, table)
+        return dict(zip(mine.tolist(), value.tolist(), strict=True))
+
+    def _solo_weights(self, w: _View) -> tuple[float, float]:
+        """Weights of the player's and Otto's points: the colour behind matters more (min)."""
+        s0 = w.points[0] + w.gelato[0]
+        s1 = w.points[1] + w.gelato[1]
+        w0 = 0.5 + 0.4 * math.tanh((s1 - s0) / 8.0)
+        return w0, 1.0 - w0
+
+    def _solo_bid_values(self, w: _View, cards: list[int], boosters: list[int]) -> dict[
+        int, float
+    ]:
+        """Worth of each pair by which colour takes the leftmost tile of each row (§7)."""
+        w0, w1 = self._solo_weights(w)
+        _, _, gain = self._market_means(w)
+        # Δ_k: the gain of the player taking the leftmost tile of type k rather than Otto.
+        deltas = [0.0, 0.0, 0.0]
+        left = w.leftmost
+        lots = [self._lot_values(w, c, gain) for c in (0, 1)]
+        level = (
+            sum(p // 5 + 1 for p in w.b_lots) / len(w.b_lots) if w.b_lots else w.level_open
+        )
+        blocks = [self._block_values(w, c, level, w.rleft) for c in (0, 1)]
+        builds = [self._generic_build_values(w, c) for c in (0, 1)]
+        for k, vals in enumerate((lots, blocks, builds)):
+            keys = list(vals[0])
+            if len(keys) < 2 or left[k] not in vals[0]:
+                continue
+            lt = left[k]
+            rt = next(t for t in keys if t != lt)
+            mine_left = w0 * vals[0][lt] + w1 * vals[1][rt]
+            otto_left = w0 * vals[0][rt] + w1 * vals[1][lt]
+            deltas[k] = 2.0 * (mine_left - otto_left)
+        otto = w.bid_values[1]
+        ocard = w.bid_card[1]
+        out = {}
+        for c in cards:
+            vals = _CARD_VALUES[c]
+            for b in boosters:
+                total = 0.0
+                for k in range(3):
+                    x = vals[k] + _BOOSTER_VALUES[b]
+                    win = x > otto[k]
+                    if x == otto[k] and ocard >= 0:
+                        mine = _STAR_BASE[(c + 1 - w.stars[0]) % 7][k]
+                        his = _STAR_BASE[(ocard + 1 - w.stars[1]) % 7][k]
+                        win = mine > his
+                    if win:
+                        total += deltas[k]
+                out[6 * c + b] = total
+        return out
+
+    def _bid_scores(self, w: _View, legal: list[int]) -> list[float]:
+        vals = self._pair_values(w)
+        return [vals.get(a, -math.inf) for a in legal]
+
+    def _split_card_scores(self, w: _View, legal: list[int]) -> list[float]:
+        vals = self._pair_values(w)
+        return [
+            max((s for a, s in vals.items() if a // 6 == x - _A_BID_CARD), default=-math.inf)
+            for x in legal
+        ]
+
+    def _split_booster_scores(self, w: _View, legal: list[int]) -> list[float]:
+        vals = self._pair_values(w)
+        card = w.prefix
+        out = []
+        for x in legal:
+            b = x - _A_BID_BOOSTER
+            if card >= 0:
+                out.append(vals.get(6 * card + b, -math.inf))
+            else:
+                out.append(max((s for a, s in vals.items() if a % 6 == b), default=-math.inf))
+        return out
+
+    # --- drafts ---------------------------------------------------------------------------------
+
+    def _lot_scores(self, w: _View, legal: list[int]) -> list[float]:
+        me = w.me
+        # The block tile this colour will likely get: its rank in the block draft, tiles ranked
+        # by blocks gained (the others want blocks too).
+        gains = sorted((self._tile_gain(w, me, b[1], b[2]) for b in w.b_blocks), reverse=True)
+        rank = int(w.rank[me][1]) - 1 if w.rank[me][1] else 0
+        gain = gains[min(rank, len(gains) - 1)] if gains else w.unseen_gain
+        vals = self._lot_values(w, me, gain)
+        return [vals.get(a - _A_LOT, 0.0) for a in legal]
+
+    def _block_scores(self, w: _View, legal: list[int]) -> list[float]:
+        me = w.me
+        lot = w.this_lot[me]
+        level = lot // 5 + 1 if lot >= 0 else 0
+        vals = self._block_values(w, me, level, w.rleft)
+        return [vals.get(a - _A_BLOCK, 0.0) for a in legal]
+
+    def _choice_scores(self, w: _View, legal: list[int]) -> list[float]:
+        mult, flat = w.choice_gain
+        # Equal gains: either is fine; the flat option is preferred for determinism.
+        return [mult if a == _A_MULTIPLY else flat + 1e-6 for a in legal]
+
+    def _build_tile_scores(self, w: _View, legal: list[int]) -> list[float]:
+        me = w.me
+        lot = w.this_lot[me]
+        stock = w.personal[me]
+        tiles = {b[0]: b for b in w.b_builds}
+        out = []
+        for a in legal:
+            _, q, bonus, add, rem, gel = tiles[a - _A_BUILD_TILE]
+            if stock <= 0 or lot < 0:
+                # No block: no building and no extra action (§4); only the gelato counts.
+                out.append(gel)
+                continue
+            level = lot // 5 + 1
+            hmax = min(level + bonus, stock)
+            vals = self._build_values(w, me, lot, q, hmax, stock)
+            best_h = max(range(1, hmax + 1), key=vals.__getitem__)
+            val = vals[best_h] + gel + self._roof_goal(w, me, q, w.rleft)
+            if add and stock - best_h > 0:
+                val += max(0.0, self._best_add_on(w, me, bonus, lot) - _MU_LO)
+            if rem and w.roofs_left[q - 1] > 1:
+                val += self._best_remodel(w, me, q)
+            out.append(val)
+        return out
+
+    def _best_add_on(self, w: _View, colour: int, bonus: int, exclude: int) -> float:
+        best = 0.0
+        for p in w.built[colour]:
+            if p != exclude and w.height[p] < p // 5 + 1 + bonus:
+                best = max(best, self._add_on_gain(w, colour, p))
+        return best
+
+    # --- build and extra actions ----------------------------------------------------------------
+
+    def _height_scores(self, w: _View, legal: list[int]) -> list[float]:
+        me = w.me
+        lot = w.build_lot
+        q = self._tile_roof(w)
+        hmax = legal[-1] - _A_HEIGHT
+        vals = self._build_values(w, me, lot, q, hmax, w.personal[me])
+        return [vals[a - _A_HEIGHT] for a in legal]
+
+    def _tile_roof(self, w: _View) -> int:
+        t = w.build_tile
+        return 1 if t[0] else 2 if t[1] else 3
+
+    def _add_on_gain(self, w: _View, colour: int, pos: int) -> float:
+        """Worth of one more block on the colour's building at ``pos`` (cost not included)."""
+        h = w.height[pos]
+        level = pos // 5 + 1
+        hid = self._hidden_expected(w, pos, colour)
+        q = w.roof[pos]
+        gain = q * (max(0.0, h + 1 - hid) - max(0.0, h - hid))
+        ow = self._other_weight(w)
+        gain += self._behind(w, colour, pos, h + 1, ow) - self._behind(w, colour, pos, h, ow)
+        goals = w.goals
+        if goals:
+            if "piccolo" in goals and h == level - 1:
+                gain -= 3.0
+            if "perfetto" in goals:
+                gain += 2.0 if h + 1 == level else -2.0 if h == level else 0.0
+            if "altezza" in goals:
+                hs = [w.height[p] for p in w.built[colour]]
+                gain += (2.0 if h + 1 not in hs else 0.0) - (2.0 if hs.count(h) == 1 else 0.0)
+            if "grande" in goals and h == level:
+                counts = [sum(1 for p in w.built[c] if w.height[p] > p // 5 + 1)
+                          for c in range(w.nc)]
+                gain += self._comp_weight(counts[colour], counts[:colour] + counts[colour + 1 :])
+        return gain
+
+    def _add_on_scores(self, w: _View, legal: list[int]) -> list[float]:
+        me = w.me
+        stock = w.personal[me]
+        cost = self._spend_cost(w, me, stock, 1)[1]
+        return [
+            0.0 if a == _A_SKIP_ADD_ON else self._add_on_gain(w, me, a - _A_ADD_ON) - cost
+            for a in legal
+        ]
+
+    def _remodel_scores(self, w: _View, legal: list[int]) -> list[float]:
+        me = w.me
+        out = []
+        for a in legal:
+            if a == _A_SKIP_REMODEL:
+                out.append(0.0)
+                continue
+            p = a - _A_REMODEL
+            vis = max(0.0, w.height[p] - self._hidden_expected(w, p, me))
+            val = vis
+            if "equilibrato" in w.goals:
+                roofs = [w.roof[x] for x in w.built[me]]
+                before = len(set(roofs)) == 3
+                roofs[w.built[me].index(p)] += 1
+                after = len(set(roofs)) == 3
+                val += 5.0 * (after - before)
+            out.append(val)
+        return out
