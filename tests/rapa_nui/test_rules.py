@@ -11,6 +11,7 @@ import copy
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -701,24 +702,26 @@ def test_offering_values_e8(stone: list[int], zero: list[int], ranked: list[int]
     assert offering_values(stone, "ranked") == ranked
 
 
-def final_state(config: dict | None = None, **seat1: object) -> RapaNuiState:
-    # spec E9, as a finished game: seat 0 = A (12 VP tiles, 2 Moai, 13 wood, holdings Fish 2,
-    # Grain 1, Mulberry 3, Sweet potato 4); the stone holds 6/6/3/1 once the face-down cards are
-    # revealed (face up 5/4/3/0, face down by A Fish + Sweet potato, by B 2 Grain). The Moai not
-    # in displays are in hands, the leftover cards go to seat 1's display (no score effect).
+def final_state(config: dict | None = None, **seat1: Any) -> RapaNuiState:
+    # spec E9, as a finished 3-player game: seat 0 = A (12 VP tiles, 2 Moai, 13 wood, holdings
+    # Fish 2, Grain 1, Mulberry 3, Sweet potato 4); the stone holds 6/6/3/1 once the face-down
+    # cards are revealed (face up 5/5/3/0, face down by A Fish + Sweet potato, by B Grain). The
+    # 13 face-up cards need at least 5 offering rounds (at most 3 face-up cards each with 3
+    # players), so seat 2 (C) has built the other 9 − 2 − B's Moai (6 or 5): 4 VP each, C stays
+    # far below 41. The leftover cards go to seat 1's display (Priests and the like: no
+    # final-score effect).
     moai1 = seat1.get("moai", 1)
     return build(
-        2,
+        3,
         config,
         phase="terminal",
         decider=None,
-        hands=[[M, M, M], [M] * (3 if moai1 == 1 else 2) + ([P] if moai1 == 2 else [])],
-        displays=[disp(M=2), disp(M=moai1)],
-        vp=[12, seat1.get("vp", 35)],
-        wood=[13, seat1.get("wood", 10)],
-        holdings=[[2, 1, 3, 4], seat1.get("holdings", [0, 0, 0, 0])],
-        stone_face_up=[5, 4, 3, 0],
-        stone_face_down=[[1, 0, 0, 1], [0, 2, 0, 0]],
+        displays=[disp(M=2), disp(M=moai1), disp(M=9 - 2 - moai1)],
+        vp=[12, seat1.get("vp", 35), 0],
+        wood=[13, seat1.get("wood", 10), 4],
+        holdings=[[2, 1, 3, 4], seat1.get("holdings", [0, 0, 0, 0]), [0, 0, 0, 0]],
+        stone_face_up=[5, 5, 3, 0],
+        stone_face_down=[[1, 0, 0, 1], [0, 1, 0, 0], [0, 0, 0, 0]],
         columns=[[], [W] * 4, [P] * 4, [FISH, GRAIN, MULB, SWEET]],
         draw_pile=[],
         dump=1,
@@ -731,34 +734,59 @@ def test_final_total_e9() -> None:
     b = s.score_breakdown()[0]
     assert b["kind_values"] == {"Fish": 3, "Grain": 3, "Paper mulberry": 2, "Sweet potato": 1}
     assert (b["vp_tiles"], b["moai"], b["wood"], b["offerings"], b["total"]) == (12, 8, 2, 19, 41)
-    # Seat 1: 35 + 4 + 2 + 0 = 41, a tie broken by Moai (A 2 vs B 1).
-    assert s.scores() == [41.0, 41.0]
+    # Seat 1: 35 + 4 + 10 // 5 + 0 = 41, a tie broken by Moai (A 2 vs B 1); seat 2: 6 × 4 = 24.
+    assert s.scores() == [41.0, 41.0, 24.0]
     assert s.winners() == [0]
-    assert s.returns() == [1.0, -1.0]
+    assert s.returns() == [1.0, -1.0, -1.0]
 
 
 def test_tie_broken_by_wood_then_shared() -> None:
     # spec §7 winner: tied on points and Moai (2 each) -> most wood. Seat 1: 31 + 8 + 14 // 5 = 41.
     s = final_state(moai=2, vp=31, wood=14)
-    assert s.scores() == [41.0, 41.0]
+    assert s.scores() == [41.0, 41.0, 20.0]
     assert s.winners() == [1]
-    # Same wood too (13): a shared win; win_loss gives 0 to everybody when all tie.
+    # Same wood too (13): a shared win of seats 0 and 1; seat 2 loses.
     s = final_state(moai=2, vp=31, wood=13)
+    assert s.winners() == [0, 1]
+    assert s.returns() == [1.0, 1.0, -1.0]
+
+
+def test_everybody_tied_shares_the_win() -> None:
+    # spec §7 winner: 2 players, both 0 points, 0 Moai, 3 wood: a shared win, and win_loss
+    # gives 0 to everybody when all tie. The 9 Moai sit in hands and a column (no points).
+    s = build(
+        2,
+        phase="terminal",
+        decider=None,
+        hands=[[M, M, M], [M, M, M]],
+        wood=[3, 3],
+        columns=[[], [M, M, M, W], [P] * 4, [FISH, GRAIN, MULB, SWEET]],
+        draw_pile=[],
+        dump=1,
+    )
+    assert s.scores() == [0.0, 0.0]
     assert s.winners() == [0, 1]
     assert s.returns() == [0.0, 0.0]
 
 
 def test_reward_types() -> None:
-    # core compute_returns: score_diff = own minus the mean of the others; score = own score.
-    # Seat 1: 30 + 4 + 2 = 36 vs seat 0's 41.
-    assert final_state({"reward_type": "score_diff"}, vp=30).returns() == [5.0, -5.0]
-    assert final_state({"reward_type": "score"}, vp=30).returns() == [41.0, 36.0]
+    # core compute_returns: score_diff = own minus the mean of the other seats; score = own.
+    # Seat 1: 30 + 4 + 2 = 36; seat 0 41; seat 2 24.
+    # score_diff: 41 − (36 + 24) / 2 = 11; 36 − (41 + 24) / 2 = 3.5; 24 − (41 + 36) / 2 = −14.5.
+    assert final_state({"reward_type": "score_diff"}, vp=30).returns() == [11.0, 3.5, -14.5]
+    assert final_state({"reward_type": "score"}, vp=30).returns() == [41.0, 36.0, 24.0]
 
 
 def test_zero_count_kind_value_switch_in_final_scoring() -> None:
     # spec §7.4: stone 4/2/2/0 (all face up); 5 Sweet potato held: 0 VP ("zero") or 5 × 1
     # ("ranked").
-    kw = {"holdings": [[0, 0, 0, 5], [0, 0, 0, 0]], "stone_face_up": [4, 2, 2, 0]}
+    # The 8 face-up cards need 4 offering rounds (2 face-up cards each with 2 players): seat 1
+    # has built 4 Moai.
+    kw = {
+        "holdings": [[0, 0, 0, 5], [0, 0, 0, 0]],
+        "stone_face_up": [4, 2, 2, 0],
+        "displays": [disp(), disp(M=4)],
+    }
     assert build(2, **kw).score_breakdown()[0]["offerings"] == 0
     ranked = build(2, {"zero_count_kind_value": "ranked"}, **kw)
     assert ranked.score_breakdown()[0]["offerings"] == 5

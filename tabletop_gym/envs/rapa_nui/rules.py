@@ -61,9 +61,10 @@ lists are in seat order):
 * ``displays`` (N lists of 7 ints): personal display, count per card id.
 * ``wood``, ``vp`` (N ints each): wood stock and VP tiles.
 * ``holdings`` (N lists of 4 ints): offering cards held, count per kind.
-* ``stone_face_up`` (4 ints): face-up cards on the offering stone per kind.
+* ``stone_face_up`` (4 ints): face-up cards on the offering stone per kind (in all at most N
+  per Moai in the displays: one offering round per Moai built).
 * ``stone_face_down`` (N lists of 4 ints): face-down cards on the stone per kind, by the seat
-  that placed them.
+  that placed them (per seat at most the Moai in its display).
 * ``supply`` (4 ints): cards left in each supply stack; always
   ``max(0, 25 − held − on the stone)`` for that kind (limited supply: that sum never exceeds 25).
 * ``columns`` (4 lists of card ids): the general display, front (takeable) card first.
@@ -911,21 +912,34 @@ class RapaNuiState(State):
         }
 
     def __str__(self) -> str:
-        """Full-information summary (hidden parts included), for debugging."""
+        """Full-information summary for debugging.
+
+        Hidden parts are included: every hand, the kinds of every seat's offering cards and
+        face-down stone cards, and the order of the draw pile.
+        """
+
+        def counts(values: list[int], names: tuple[str, ...]) -> str:
+            return ", ".join(f"{names[i]}×{c}" for i, c in enumerate(values) if c) or "-"
+
         n = self._n
         lines = [
             f"phase {PHASES[self._phase]}, turn of seat {self._active}, "
             f"decider {self.decider()}, draws left {self._draws_left}",
             "columns (front first): "
-            + " | ".join(",".join(CARD_NAMES[c] for c in col) for col in self._columns),
-            f"draw pile {len(self._pile)}, removed Moai {self._removed}, "
-            f"supply {self._supply}, stone face up {self._stone_up}",
+            + " | ".join(",".join(CARD_NAMES[c] for c in col) or "empty" for col in self._columns),
+            f"draw pile ({len(self._pile)}, top first): "
+            + (",".join(CARD_NAMES[c] for c in self._pile) or "empty"),
+            f"removed Moai {self._removed}; supply {counts(self._supply, KIND_NAMES)}; "
+            f"stone face up {counts(self._stone_up, KIND_NAMES)}",
         ]
         for p in range(n):
+            units = f"; Moai units to split {self._units[p]}" if self._units[p] else ""
             lines.append(
-                f"seat {p}: wood {self._wood[p]} vp {self._vp[p]} "
-                f"hand {self.hand(p)} display {self.display(p)} "
-                f"holdings {self.holdings(p)} face down {self.face_down(p)}"
+                f"seat {p}: wood {self._wood[p]}; VP tiles {self._vp[p]}; "
+                f"hand {counts(self.hand(p), CARD_NAMES)}; "
+                f"display {counts(self.display(p), CARD_NAMES)}; "
+                f"offering cards {counts(self.holdings(p), KIND_NAMES)}; "
+                f"face down {counts(self.face_down(p), KIND_NAMES)}{units}"
             )
         return "\n".join(lines)
 
@@ -1076,8 +1090,23 @@ def _check_state(s: RapaNuiState, error: type[Exception]) -> None:
                 f"stone_face_down[{p}]={fd}; at most {MAX_FACE_DOWN} cards in all (one per "
                 "Moai built)"
             )
+        # §3.1.2: a seat places a face-down card only in the offering round of a Moai it built,
+        # and a built Moai stays in its display, so its face-down cards never outnumber them.
+        if sum(fd) > display[MOAI]:
+            fail(
+                f"stone_face_down[{p}] holds {sum(fd)} cards, but seat {p} has built only "
+                f"{display[MOAI]} Moai (at most one face-down card per own offering round)"
+            )
         if not 0 <= s._units[p] <= MAX_MOAI_UNITS:
             fail(f"moai_units[{p}]={s._units[p]} is out of range 0..{MAX_MOAI_UNITS}")
+    # §3.1: every offering round follows a Moai built (it stays in a display) and puts at most
+    # N face-up cards on the stone (N − 1 from the other seats, one from the supply).
+    built = sum(s._displays[p * NUM_CARD_TYPES + MOAI] for p in range(n))
+    if sum(s._stone_up) > n * built:
+        fail(
+            f"stone_face_up holds {sum(s._stone_up)} cards, but only {built} Moai were built; "
+            f"each offering round adds at most {n} face-up cards"
+        )
     for k in range(NUM_KINDS):
         up = s._stone_up[k]
         if not 0 <= up <= game.max_face_up_per_kind:
@@ -1145,6 +1174,10 @@ def _check_phase(s: RapaNuiState, fail: Callable[[str], NoReturn]) -> None:
                 "phase 'terminal' needs an empty column that the draw pile could not refill "
                 f"(fewer than {COLUMN_SIZE} cards)"
             )
+        empty = sum(1 for col in s._columns if not col)
+        if empty != 1:
+            # §6: the game ends the moment the first column cannot be refilled.
+            fail(f"phase 'terminal' has {empty} empty columns; the game ends at the first one")
     else:
         for i, col in enumerate(s._columns):
             if not col:
@@ -1167,20 +1200,34 @@ def _check_phase(s: RapaNuiState, fail: Callable[[str], NoReturn]) -> None:
             fail(f"decider must be the active seat {a} in phase {name!r}, got {s._cur}")
         if ph == _OFFER and not s.holding_count(s._cur):
             fail(f"decider {s._cur} holds no offering card, so it cannot offer one")
+        if ph in (_OFFER, _SUPPLY) and not s._displays[a * NUM_CARD_TYPES + MOAI]:
+            fail(
+                f"phase {name!r} is part of an offering round, which the active seat {a} starts "
+                "by building a Moai, but its display holds none"
+            )
     if ph == _SPLIT:
         expected = s._moai_units_due()
-        for p in range(n):
-            if s._units[p] not in (0, expected[p]):
+        # §4: the seats split clockwise from the active one, so the seats before the decider
+        # are done (0 units) and the decider and every seat after it still hold their due units.
+        done = True
+        for i in range(n):
+            q = (a + i) % n
+            done = done and q != s._cur
+            want = 0 if done else expected[q]
+            if s._units[q] != want:
+                when = "has split already" if done else "has not split yet"
                 fail(
-                    f"moai_units[{p}]={s._units[p]}; seat {p} scores {expected[p]} Moai units "
-                    "(one per Moai in the display, +1 for the sole majority of ≥ 2) or 0 if done"
+                    f"moai_units[{q}]={s._units[q]}; seat {q} scores {expected[q]} Moai units "
+                    "(one per Moai in the display, +1 for the sole majority of ≥ 2) and "
+                    f"{when} (splits go clockwise from seat {a}; decider {s._cur}), so {want}"
                 )
-        order = [(a + i) % n for i in range(n) if s._units[(a + i) % n]]
-        if not order or order[0] != s._cur:
+        if not s._units[s._cur]:
             fail(
                 "in phase 'moai_split' the decider must be the first seat clockwise from the "
-                f"active one with units left ({order[:1]}), got {s._cur}"
+                f"active one with units left, got {s._cur} with none"
             )
+        if not any(col and col[0] == MOAI for col in s._columns):
+            fail("phase 'moai_split' needs a Moai as the front card of a column (the scored card)")
     elif any(s._units):
         fail(f"moai_units must be all 0 outside phase 'moai_split', got {s._units}")
     if ph != _TERMINAL and not s._compute_legal():
