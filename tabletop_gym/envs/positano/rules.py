@@ -1527,7 +1527,8 @@ def _parse_state(g: PositanoGame, data: dict[str, Any]) -> PositanoState:
     s.game = g
     s.round = _int(data["round"], "round", 1, g.num_rounds)
     phase = data["phase"]
-    if phase not in _PHASE_INDEX:
+    # Checked as a string first: a list or object is unhashable and must not reach the lookup.
+    if not isinstance(phase, str) or phase not in _PHASE_INDEX:
         raise StateFormatError(f"phase {phase!r} is unknown; phases are {list(PHASES)}")
     s.phase_index = _PHASE_INDEX[phase]
     s.turn = _int(data["turn"], "turn", 0, nc - 1)
