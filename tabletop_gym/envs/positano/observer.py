@@ -488,6 +488,65 @@ class PositanoObserver(Observer):
         # Columns of the cliff, front row first, for the sea-view sweep.
         self._columns = [[r * 5 + c for r in range(g.size)] for c in range(g.size)]
 
+    def _cliff_entries(
+        self, s: PositanoState, rel: list[int]
+    ) -> tuple[list[int], list[int], list[float], list[int]]:
+        """Owner/roof one-hots, heights, viewing blocks and points per colour of the cliff."""
+        o = self._o
+        o_own, o_h, o_roof, o_vis = (
+            o["cliff_owner"],
+            o["cliff_height"],
+            o["cliff_roof"],
+            o["cliff_visible"],
+        )
+        height, owner, roof = s.height, s.owner, s.roof
+        ones: list[int] = []
+        idx: list[int] = []
+        val: list[float] = []
+        points = [0] * self._nc
+        for column in self._columns:
+            # cover = how many bottom blocks of the next building back the buildings in front
+            # hide: each step back is one block higher (spec §1.2), so cover drops by one a row.
+            cover = 0
+            for p in column:
+                h = height[p]
+                if h:
+                    ones.append(o_own + p * MAX_COLOURS + rel[owner[p]])
+                    ones.append(o_roof + p * 3 + roof[p] - 1)
+                    idx.append(o_h + p)
+                    val.append(h)
+                    if h > cover:
+                        idx.append(o_vis + p)
+                        val.append(h - cover)
+                        points[owner[p]] += (h - cover) * roof[p]
+                        cover = h
+                if cover:
+                    cover -= 1
+        return ones, idx, val, points
+
+    def _round_entries(self, s: PositanoState) -> tuple[list[int], list[int], list[float]]:
+        """Entries that change only with a Beach Board refill: removed lots, stack contents."""
+        o = self._o
+        ones = [o["lot_removed"] + p for p in s.removed_lots]
+        ones += [o["lot_open"] + p for p in s.lot_stack]
+        ones += [o["unseen_lots"] + p for p in s.lot_stack]
+        ones += [o["unseen_blocks"] + t for t in s.block_stack]
+        ones += [o["unseen_builds"] + t for t in s.build_stack]
+        idx: list[int] = []
+        val: list[float] = []
+        for stack, kind_of, n_kinds, base in (
+            (s.block_stack, self._block_kind, len(BLOCK_KINDS), o["unseen_block_kinds"]),
+            (s.build_stack, self._build_kind, len(BUILD_KINDS), o["unseen_build_kinds"]),
+        ):
+            kinds = [0] * n_kinds
+            for t in stack:
+                kinds[kind_of[t]] += 1
+            for k, n in enumerate(kinds):
+                if n:
+                    idx.append(base + k)
+                    val.append(float(n))
+        return ones, idx, val
+
     # --- encoding -----------------------------------------------------------------------------
 
     def _fill(self, state: State, player: int, out: np.ndarray) -> None:
@@ -498,7 +557,6 @@ class PositanoObserver(Observer):
         ego = self._ego[player]
         ph = s.phase_index
         height = s.height
-        owner = s.owner
         roof = s.roof
         ones: list[int] = list(self._const_ones)
         idx: list[int] = []
@@ -525,38 +583,36 @@ class PositanoObserver(Observer):
         for goal in s.goals:
             ones_append(gi[goal])
 
-        # --- cliff: owner, height, roof, sea view (spec §5.1), points per colour
-        o_own, o_h, o_roof, o_vis = (
-            o["cliff_owner"],
-            o["cliff_height"],
-            o["cliff_roof"],
-            o["cliff_visible"],
-        )
-        points = [0] * nc
-        for column in self._columns:
-            # cover = how many bottom blocks of the next building back the buildings in front
-            # hide: each step back is one block higher (spec §1.2), so cover drops by one a row.
-            cover = 0
-            for p in column:
-                h = height[p]
-                if h:
-                    ones_append(o_own + p * MAX_COLOURS + rel[owner[p]])
-                    ones_append(o_roof + p * 3 + roof[p] - 1)
-                    idx_append(o_h + p)
-                    val_append(h)
-                    if h > cover:
-                        idx_append(o_vis + p)
-                        val_append(h - cover)
-                        points[owner[p]] += (h - cover) * roof[p]
-                        cover = h
-                if cover:
-                    cover -= 1
-        ones.extend([o["lot_removed"] + p for p in s.removed_lots])
+        # --- cliff: owner, height, roof, sea view (spec §5.1), points per colour. Heights and
+        # roofs only ever grow, so their sums identify the cliff along one state's history;
+        # the entries are cached on the state per observing seat.
+        key = (player, sum(height), sum(roof))
+        cliffs = s.__dict__.get("_obs_cliff_cache")
+        if cliffs is None or cliffs[0] != key[1:]:
+            cliffs = (key[1:], {})
+            s.__dict__["_obs_cliff_cache"] = cliffs
+        entry = cliffs[1].get(player)
+        if entry is None:
+            entry = cliffs[1][player] = self._cliff_entries(s, rel)
+        ones.extend(entry[0])
+        idx.extend(entry[1])
+        val.extend(entry[2])
+        points = entry[3]
+        # Stacks and removed lots change only when the Beach Board is refilled, i.e. with the
+        # round; cache their entries on the state (the stacks' contents are public, their order
+        # never enters the cache key or the values).
+        rnd = s.round
+        key = (rnd, len(s.lot_stack), len(s.block_stack), len(s.build_stack))
+        cache = s.__dict__.get("_obs_round_cache")
+        if cache is None or cache[0] != key:
+            cache = (key, *self._round_entries(s))
+            s.__dict__["_obs_round_cache"] = cache
+        ones.extend(cache[1])
+        idx.extend(cache[2])
+        val.extend(cache[3])
         o_open = o["lot_open"]
-        ones.extend([o_open + p for p in s.lot_stack])
         ones.extend([o_open + p for p in s.lot_row])
         o_empty = o["lot_empty"]
-        rnd = s.round
         lots_taken = s.lots_taken
         builds_taken = s.builds_taken
         o_this = o["lot_this_round"]
@@ -588,30 +644,6 @@ class PositanoObserver(Observer):
                 ones_append(o_left + MAX_TILES + s.block_row[0])
             if s.build_row:
                 ones_append(o_left + 2 * MAX_TILES + s.build_row[0])
-        o_ul = o["unseen_lots"]
-        ones.extend([o_ul + p for p in s.lot_stack])
-        o_ub = o["unseen_blocks"]
-        ones.extend([o_ub + t for t in s.block_stack])
-        o_uu = o["unseen_builds"]
-        ones.extend([o_uu + t for t in s.build_stack])
-        kinds = [0] * len(BLOCK_KINDS)
-        bk = self._block_kind
-        for t in s.block_stack:
-            kinds[bk[t]] += 1
-        o_k = o["unseen_block_kinds"]
-        for k, n in enumerate(kinds):
-            if n:
-                idx_append(o_k + k)
-                val_append(n)
-        kinds = [0] * len(BUILD_KINDS)
-        uk = self._build_kind
-        for t in s.build_stack:
-            kinds[uk[t]] += 1
-        o_k = o["unseen_build_kinds"]
-        for k, n in enumerate(kinds):
-            if n:
-                idx_append(o_k + k)
-                val_append(n)
 
         # --- own hand (Otto's hand is never encoded: its order is his hidden deck order)
         o_c = o["own_cards"]
@@ -650,11 +682,20 @@ class PositanoObserver(Observer):
             idx.extend((b_pers, b_gen, b_gel, b_pts))
             val.extend((personal[c], general[c], gel, points[c]))
         if ph not in (BID, OVER):
-            o_dr = o["draft_rank"]
-            for k in range(3):
-                for place, c in enumerate(s.draft_order(k)):
-                    idx_append(o_dr + rel[c] * 3 + k)
-                    val_append(place + 1)
+            # The draft orders are fixed from the reveal to the end of the round.
+            ranks = s.__dict__.get("_obs_rank_cache")
+            if ranks is None or ranks[0] != rnd:
+                ranks = (rnd, {})
+                s.__dict__["_obs_rank_cache"] = ranks
+            entry = ranks[1].get(player)
+            if entry is None:
+                o_dr = o["draft_rank"]
+                entry = ranks[1][player] = (
+                    [o_dr + rel[c] * 3 + k for k in range(3) for c in s.draft_order(k)],
+                    [float(place + 1) for k in range(3) for place in range(nc)],
+                )
+            idx.extend(entry[0])
+            val.extend(entry[1])
 
         # --- supplies and solo deck counts
         o_r = o["roofs_left"]

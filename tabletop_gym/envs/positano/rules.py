@@ -80,6 +80,7 @@ min(own score, Otto's score) (spec §7) and ``returns()`` is ``[result / 100]`` 
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import random
 from collections.abc import Sequence
@@ -942,6 +943,16 @@ class PositanoState(State):
     # --- results (spec §5, §7) -----------------------------------------------------------------
 
     def _colour_results(self) -> list[dict[str, Any]]:
+        # A finished position never changes: score it once (scores, breakdown, winners and
+        # returns all read it at the end of every game).
+        if self.phase_index == OVER:
+            final = getattr(self, "_final", None)
+            if final is None:
+                final = self._final = self._compute_results()
+            return final
+        return self._compute_results()
+
+    def _compute_results(self) -> list[dict[str, Any]]:
         g = self.game
         nc = g.num_colours
         pts = scoring.building_points(self.height, self.roof, g.size)
@@ -987,7 +998,7 @@ class PositanoState(State):
 
         Solo: one entry with ``"colours"`` (player, Otto) and the solo ``"total"`` = min.
         """
-        res = self._colour_results()
+        res = copy.deepcopy(self._colour_results())
         if self.game.solo:
             return [
                 {
