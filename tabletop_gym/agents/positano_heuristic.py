@@ -15,6 +15,7 @@ import numpy as np
 
 from tabletop_gym.core.game import Game
 from tabletop_gym.core.observer import Observer
+from tabletop_gym.envs.positano.scoring import goal_points
 
 # --- action ids (docs: "Action ids") ----------------------------------------------------------
 _A_BID = 0
@@ -46,21 +47,23 @@ _KIND_GAIN = (1.0, 2.0, 3.0, 4.0, 5.0, 2.5, 3.5)
 _NUM_GOALS = 13
 _GOAL_NAMES = ("grande", "piccolo", "solitario", "gruppo", "eccesso", "equilibrato", "dietro",
                "colonna", "bordo", "mezzo", "centro", "perfetto", "altezza")
-_GI = {name: i for i, name in enumerate(_GOAL_NAMES)}
-_PH_BID, _PH_LOT, _PH_BLOCK, _PH_CHOICE, _PH_BUILD_TILE, _PH_BUILD, _PH_ADD, _PH_REMODEL = range(8)
 
 # --- tuning constants (points) -----------------------------------------------------------------
 # A block kept for later is worth up to _MU_HI while the colour's future buildings are short of
 # blocks and _MU_LO once it has plenty; _MU_WIDTH blocks of slack blend the two.
-_MU_HI = 1.4
+_MU_HI = 2.0
 _MU_LO = 0.15
 _MU_WIDTH = 3.0
-# The first block of a build still to come this round decides whether the lot is built at all.
+# The first block for a building still to come decides whether its lot is built at all.
 _FIRST_BLOCK = 4.0
 # Blocks left over at the end count only for Eccesso.
 _ECCESSO_BLOCK = 0.35
 # Share of the expected view loss to lots in front that are still open (they may stay short).
-_FUTURE_HIDE = 0.6
+_FUTURE_HIDE = 0.9
+# Solo values of _MU_HI and _FUTURE_HIDE, tuned on solo deals (the player also decides how tall
+# Otto's buildings in front of its own get, so open lots in front threaten less).
+_MU_HI_SOLO = 1.4
+_FUTURE_HIDE_SOLO = 0.6
 # Expected height above regulation of a building still to come on an open lot.
 _FUTURE_EXTRA = 0.3
 # Expected height above regulation a build tile allows (mean bonus of the tiles).
@@ -77,10 +80,13 @@ _EQUI_FIRST = 0.4
 _GENERIC_VIEW = 2.0
 # Future worth of the bid hand: average stake per tile type (points between first and last
 # pick) and the extra worth of a card with one 70 or 60 value (it can win one type outright).
-_STAKE = (3.0, 2.0, 2.0)
+_STAKE = (6.0, 4.0, 4.0)
 _SPECIALIST = 1.0
 # Weight of an opponent's lost view (2 players: zero-sum; more players: one of several rivals).
 _OPP_HIDE_2P = 0.8
+# Solo: how strongly the bid favours the colour that is behind (the result is the minimum).
+_SOLO_AMP = 0.4
+_SOLO_SCALE = 8.0
 _EPS = 1e-9
 
 
@@ -157,8 +163,8 @@ class _View:
         "built",
         "cards_in",
         "choice_gain",
-        "comp_other",
         "empty",
+        "fut_hide",
         "gelato",
         "general",
         "goals",
@@ -166,12 +172,12 @@ class _View:
         "leftmost",
         "level_open",
         "me",
+        "mu_hi",
         "n",
         "nc",
         "open",
         "owner",
         "personal",
-        "phase",
         "played_boosters",
         "played_cards",
         "points",
@@ -297,6 +303,9 @@ class PositanoHeuristic:
         w.solo = w.n == 1
         w.nc = 2 if w.solo else w.n
         nc = w.nc
+        # Solo: the player also keeps Otto's buildings in front short, so open lots hide less.
+        w.fut_hide = _FUTURE_HIDE_SOLO if w.solo else _FUTURE_HIDE
+        w.mu_hi = _MU_HI_SOLO if w.solo else _MU_HI
         w.size = 4 if v[o["board_size"]] == 1.0 else 5
         w.rleft = int(v[o["rounds_left"]])
         ac = v[o["acting_colour"] : o["acting_colour"] + 6]
@@ -342,8 +351,6 @@ class PositanoHeuristic:
         w.unseen_gain = (
             sum(k * g for k, g in zip(uk, _KIND_GAIN, strict=True)) / tot if tot else 2.8
         )
-        ph = o["phase"]
-        w.phase = v[ph : ph + 9].index(1.0)
         if first < _A_BUILD_TILE + 25 and not (_A_MULTIPLY <= first < _A_BUILD_TILE):
             self._decode_market(v, w)
         if first < _A_LOT:
@@ -437,12 +444,12 @@ class PositanoHeuristic:
         """Hidden bottom blocks at ``pos`` now plus a share of what open lots in front may hide."""
         hid = self._hidden_now(w, pos)
         fut = 0.0
-        open_set = w.open
+        open_lots = w.open
         h = w.height
         p = pos - 5
         k = 1
         while p >= 0:
-            pending = (p in open_set) or (
+            pending = (p in open_lots) or (
                 h[p] == 0 and p in w.this_lot and w.this_lot.index(p) != colour
                 and p not in w.empty
             )
@@ -453,7 +460,7 @@ class PositanoHeuristic:
             p -= 5
             k += 1
         if fut > hid:
-            return hid + _FUTURE_HIDE * (fut - hid)
+            return hid + w.fut_hide * (fut - hid)
         return float(hid)
 
     def _other_weight(self, w: _View) -> float:
@@ -610,12 +617,13 @@ class PositanoHeuristic:
     # --- blocks ---------------------------------------------------------------------------------
 
     def _need(self, w: _View, colour: int, builds_after: int, draws_after: int,
-              pending_level: float) -> tuple[float, float]:
+              pending_level: float) -> tuple[float, float, float]:
         """Blocks the colour's coming buildings want beyond what its coming block tiles bring.
 
         Returns:
-            The expected shortfall, and the stock below which a coming building may get no
-            block at all (every block tile brings at least one while the general supply lasts).
+            The expected shortfall, the stock below which a coming building may get no block at
+            all (every block tile brings at least one while the general supply lasts), and the
+            most a kept block is worth.
         """
         builds = builds_after + (1 if pending_level > 0 else 0)
         want = builds_after * (w.level_open + _MEAN_BONUS)
@@ -623,18 +631,19 @@ class PositanoHeuristic:
             want += pending_level + _MEAN_BONUS
         general = w.general[colour]
         gain = min(float(general), draws_after * w.unseen_gain)
-        return want - gain, float(builds - min(general, draws_after))
+        return want - gain, float(builds - min(general, draws_after)), w.mu_hi
 
-    def _mu(self, need: tuple[float, float], stock: int, builds: bool, end: float) -> float:
+    def _mu(self, need: tuple[float, float, float], stock: int, builds: bool,
+            end: float) -> float:
         """Worth of the block that brings the stock from ``stock`` to ``stock + 1``."""
         if not builds:
             return end
-        shortfall, critical = need
+        shortfall, critical, hi = need
         if stock < critical:
             # Without it a coming lot stays empty: a whole building and its goals are lost.
             return _FIRST_BLOCK
         x = _clip((shortfall - stock) / _MU_WIDTH + 0.5, 0.0, 1.0)
-        return _MU_LO + (_MU_HI - _MU_LO) * x
+        return _MU_LO + (hi - _MU_LO) * x
 
     def _spend_cost(self, w: _View, colour: int, stock: int, h: int) -> list[float]:
         """Cost of spending 0..h blocks from ``stock`` now on this round's building."""
@@ -830,10 +839,18 @@ class PositanoHeuristic:
         return dict(zip(mine.tolist(), value.tolist(), strict=True))
 
     def _solo_weights(self, w: _View) -> tuple[float, float]:
-        """Weights of the player's and Otto's points: the colour behind matters more (min)."""
-        s0 = w.points[0] + w.gelato[0]
-        s1 = w.points[1] + w.gelato[1]
-        w0 = 0.5 + 0.4 * math.tanh((s1 - s0) / 8.0)
+        """Weights of the player's and Otto's points: the colour behind matters more (min).
+
+        Each colour's standing is its sea-view points, gelato and the goals as they would
+        score now (the public scoring rule applied to the observed cliff).
+        """
+        s = [w.points[c] + w.gelato[c] for c in (0, 1)]
+        roof = [w.roof[p] if w.height[p] else 0 for p in range(25)]
+        for goal in w.goals:
+            pts = goal_points(goal, w.owner, w.height, roof, w.personal, 2, w.size)
+            s[0] += pts[0]
+            s[1] += pts[1]
+        w0 = 0.5 + _SOLO_AMP * math.tanh((s[1] - s[0]) / _SOLO_SCALE)
         return w0, 1.0 - w0
 
     def _solo_bid_values(self, w: _View, cards: list[int], boosters: list[int]) -> dict[
