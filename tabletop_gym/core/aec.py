@@ -42,6 +42,35 @@ ILLEGAL_ACTION_POLICIES = ("terminate", "raise")
 ILLEGAL_REWARD = -1.0
 
 
+def check_env_args(metadata: dict[str, Any], render_mode: str | None, illegal_action: str) -> None:
+    """Reject a render mode or an illegal-action policy the env does not offer.
+
+    Raises:
+        ValueError: Naming the value and what is allowed.
+    """
+    if render_mode is not None and render_mode not in metadata["render_modes"]:
+        raise ValueError(
+            f"render_mode={render_mode!r} is not supported; choose one of "
+            f"{metadata['render_modes']} or None"
+        )
+    if illegal_action not in ILLEGAL_ACTION_POLICIES:
+        raise ValueError(
+            f"illegal_action={illegal_action!r} is not allowed; choose one of "
+            f"{ILLEGAL_ACTION_POLICIES}"
+        )
+
+
+def observation_space(observer: Observer, num_actions: int) -> spaces.Dict:
+    """``{"observation": float32 Box from the observer's layout, "action_mask": int8 Box}``."""
+    layout = observer.layout
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(layout.low, layout.high, dtype=np.float32),
+            "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
+        }
+    )
+
+
 class TabletopAECEnv(AECEnv):
     """A PettingZoo AEC env over any engine (:class:`Game`) and :class:`Observer`.
 
@@ -72,16 +101,7 @@ class TabletopAECEnv(AECEnv):
         **config: Any,
     ):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode={render_mode!r} is not supported; choose one of "
-                f"{self.metadata['render_modes']} or None"
-            )
-        if illegal_action not in ILLEGAL_ACTION_POLICIES:
-            raise ValueError(
-                f"illegal_action={illegal_action!r} is not allowed; choose one of "
-                f"{ILLEGAL_ACTION_POLICIES}"
-            )
+        check_env_args(self.metadata, render_mode, illegal_action)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.game = self.make_game(config)
@@ -90,13 +110,7 @@ class TabletopAECEnv(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = []
         self._num_actions = self.game.num_distinct_actions
-        layout = self.observer.layout
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(layout.low, layout.high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (self._num_actions,), dtype=np.int8),
-            }
-        )
+        obs_space = observation_space(self.observer, self._num_actions)
         # One object per agent, returned every call: PettingZoo's seed test seeds these.
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self._num_actions) for a in self.possible_agents}

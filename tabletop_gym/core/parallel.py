@@ -20,7 +20,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-from tabletop_gym.core.aec import ILLEGAL_ACTION_POLICIES, ILLEGAL_REWARD
+from tabletop_gym.core.aec import ILLEGAL_REWARD, check_env_args, observation_space
 from tabletop_gym.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalActionError, State
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.core.records import GameRecord
@@ -47,16 +47,7 @@ class TabletopParallelEnv(ParallelEnv):
     def __init__(
         self, render_mode: str | None = None, illegal_action: str = "terminate", **config: Any
     ):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
-                f"render_mode={render_mode!r} is not supported; choose one of "
-                f"{self.metadata['render_modes']} or None"
-            )
-        if illegal_action not in ILLEGAL_ACTION_POLICIES:
-            raise ValueError(
-                f"illegal_action={illegal_action!r} is not allowed; choose one of "
-                f"{ILLEGAL_ACTION_POLICIES}"
-            )
+        check_env_args(self.metadata, render_mode, illegal_action)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.game = self.game_class(config)
@@ -69,13 +60,7 @@ class TabletopParallelEnv(ParallelEnv):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents: list[str] = []
         self._n_actions = self.game.num_distinct_actions
-        layout = self.observer.layout
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(layout.low, layout.high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (self._n_actions,), dtype=np.int8),
-            }
-        )
+        obs_space = observation_space(self.observer, self._n_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self._n_actions) for a in self.possible_agents}
         self.state_obj: State | None = None

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tabletop_gym.envs.positano.components import GOAL_NAMES
+
 __all__ = [
     "COMPETITION_GOALS",
     "GOAL_NAMES",
@@ -43,23 +45,6 @@ BOARD_POSITIONS = 25
 """Length of every per-lot array (the 5×5 layout is used for both board sizes)."""
 
 _ROW_STRIDE = 5
-
-GOAL_NAMES: tuple[str, ...] = (
-    "grande",
-    "piccolo",
-    "solitario",
-    "gruppo",
-    "eccesso",
-    "equilibrato",
-    "dietro",
-    "colonna",
-    "bordo",
-    "mezzo",
-    "centro",
-    "perfetto",
-    "altezza",
-)
-"""All goal names (spec §1.8); Mezzo exists only on the 4×4 cliff, Centro only on the 5×5."""
 
 COMPETITION_GOALS: frozenset[str] = frozenset(
     ("grande", "gruppo", "eccesso", "dietro", "colonna", "bordo", "mezzo", "centro")
