@@ -21,7 +21,7 @@ observer adds only the seat's own).
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -122,6 +122,18 @@ def _bounds() -> dict[str, int]:
             t.gelato for s in C.BOARD_SIZES for t in (*C.BLOCK_TILES[s], *C.BUILD_TILES[s])
         ),
     }
+
+
+def _as_arrays(entries: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``(ones, idx, val, *rest)`` lists as one index array and one value array, plus rest.
+
+    Entries that live for a whole round are written with a single numpy assignment each time
+    they are reused.
+    """
+    ones, idx, val, *rest = entries
+    index = np.array(ones + idx, dtype=np.intp)
+    value = np.array([1.0] * len(ones) + val, dtype=np.float32)
+    return (index, value, *rest)
 
 
 class PositanoObserver(Observer):
@@ -524,6 +536,50 @@ class PositanoObserver(Observer):
                     cover -= 1
         return ones, idx, val, points
 
+    def _bid_entries(
+        self, s: PositanoState, player: int, ego: list[int]
+    ) -> tuple[list[int], list[int], list[float]]:
+        """Own hand, every colour's played cards, this round's bids and star sets (ego order).
+
+        Otto's hand is never encoded: its order is his hidden deck order.
+        """
+        o = self._o
+        rnd = s.round
+        ones = [o["own_cards"] + x for x in s.hand_cards[player]]
+        ones += [o["own_boosters"] + x for x in s.hand_boosters[player]]
+        idx: list[int] = []
+        val: list[float] = []
+        bidv = self._bid_values
+        for j, c in enumerate(ego):
+            pc = s.played_cards[c]
+            pb = s.played_boosters[c]
+            b_pc, b_pb, b_bc, b_bb, b_bv, b_star = self._bases[j][:6]
+            ones += [b_pc + x for x in pc]
+            ones += [b_pb + x for x in pb]
+            if len(pc) == rnd:
+                card, boost = pc[-1], pb[-1]
+                ones += [b_bc + card, b_bb + boost]
+                idx += [b_bv, b_bv + 1, b_bv + 2]
+                val += bidv[card * NUM_BOOSTERS + boost]
+            ones.append(b_star + s.star_sets[c])
+        return ones, idx, val
+
+    def _gelato(self, s: PositanoState) -> list[int]:
+        """Gelato so far of every colour (spec §5.2), by colour."""
+        cg, bg, lg, kg, ug = self._gelato_tables
+        out = []
+        for c in range(self._nc):
+            gel = (
+                sum(map(cg.__getitem__, s.played_cards[c]))
+                + sum(map(bg.__getitem__, s.played_boosters[c]))
+                + sum(map(kg.__getitem__, s.blocks_taken[c]))
+                + sum(map(ug.__getitem__, s.builds_taken[c]))
+            )
+            if self._lots_have_gelato:
+                gel += sum(map(lg.__getitem__, s.lots_taken[c]))
+            out.append(gel)
+        return out
+
     def _round_entries(self, s: PositanoState) -> tuple[list[int], list[int], list[float]]:
         """Entries that change only with a Beach Board refill: removed lots, stack contents."""
         o = self._o
@@ -605,11 +661,9 @@ class PositanoObserver(Observer):
         key = (rnd, len(s.lot_stack), len(s.block_stack), len(s.build_stack))
         cache = s.__dict__.get("_obs_round_cache")
         if cache is None or cache[0] != key:
-            cache = (key, *self._round_entries(s))
+            cache = (key, *_as_arrays(self._round_entries(s)))
             s.__dict__["_obs_round_cache"] = cache
-        ones.extend(cache[1])
-        idx.extend(cache[2])
-        val.extend(cache[3])
+        out[cache[1]] = cache[2]
         o_open = o["lot_open"]
         ones.extend([o_open + p for p in s.lot_row])
         o_empty = o["lot_empty"]
@@ -645,42 +699,38 @@ class PositanoObserver(Observer):
             if s.build_row:
                 ones_append(o_left + 2 * MAX_TILES + s.build_row[0])
 
-        # --- own hand (Otto's hand is never encoded: its order is his hidden deck order)
-        o_c = o["own_cards"]
-        ones.extend([o_c + x for x in s.hand_cards[player]])
-        o_c = o["own_boosters"]
-        ones.extend([o_c + x for x in s.hand_boosters[player]])
+        # --- own hand and every colour's bids: they change only when a bid is played (the
+        # number of cards each colour has played grows with every bid) or a round starts.
+        bid_key = (rnd, *map(len, s.played_cards))
+        bids = s.__dict__.get("_obs_bid_cache")
+        if bids is None or bids[0] != bid_key:
+            bids = (bid_key, {})
+            s.__dict__["_obs_bid_cache"] = bids
+        entry = bids[1].get(player)
+        if entry is None:
+            entry = bids[1][player] = self._bid_entries(s, player, ego)
+        ones.extend(entry[0])
+        idx.extend(entry[1])
+        val.extend(entry[2])
 
-        # --- per colour, ego order
-        played_cards, played_boosters = s.played_cards, s.played_boosters
-        star_sets, personal, general = s.star_sets, s.personal, s.general
-        blocks_taken = s.blocks_taken
-        cg, bg, lg, kg, ug = self._gelato_tables
-        lots_gel = self._lots_have_gelato
-        bidv = self._bid_values
+        # --- gelato: it changes only when a card is played or a tile drafted.
+        gel_key = (
+            bid_key,
+            sum(map(len, s.lots_taken)),
+            sum(map(len, s.blocks_taken)),
+            sum(map(len, s.builds_taken)),
+        )
+        gel = s.__dict__.get("_obs_gelato_cache")
+        if gel is None or gel[0] != gel_key:
+            gel = (gel_key, self._gelato(s))
+            s.__dict__["_obs_gelato_cache"] = gel
+        gelato = gel[1]
+        personal, general = s.personal, s.general
+        bases = self._bases
         for j, c in enumerate(ego):
-            pc = played_cards[c]
-            pb = played_boosters[c]
-            b_pc, b_pb, b_bc, b_bb, b_bv, b_star, b_pers, b_gen, b_gel, b_pts = self._bases[j]
-            ones.extend(map(b_pc.__add__, pc))
-            ones.extend(map(b_pb.__add__, pb))
-            if len(pc) == rnd:
-                card, boost = pc[-1], pb[-1]
-                ones_append(b_bc + card)
-                ones_append(b_bb + boost)
-                idx.extend((b_bv, b_bv + 1, b_bv + 2))
-                val.extend(bidv[card * NUM_BOOSTERS + boost])
-            ones_append(b_star + star_sets[c])
-            gel = (
-                sum(map(cg.__getitem__, pc))
-                + sum(map(bg.__getitem__, pb))
-                + sum(map(kg.__getitem__, blocks_taken[c]))
-                + sum(map(ug.__getitem__, builds_taken[c]))
-            )
-            if lots_gel:
-                gel += sum(map(lg.__getitem__, lots_taken[c]))
+            b_pers, b_gen, b_gel, b_pts = bases[j][6:]
             idx.extend((b_pers, b_gen, b_gel, b_pts))
-            val.extend((personal[c], general[c], gel, points[c]))
+            val.extend((personal[c], general[c], gelato[c], points[c]))
         if ph not in (BID, OVER):
             # The draft orders are fixed from the reveal to the end of the round.
             ranks = s.__dict__.get("_obs_rank_cache")

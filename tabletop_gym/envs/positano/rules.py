@@ -80,7 +80,6 @@ min(own score, Otto's score) (spec §7) and ``returns()`` is ``[result / 100]`` 
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import random
 from collections.abc import Sequence
@@ -955,10 +954,11 @@ class PositanoState(State):
     def _compute_results(self) -> list[dict[str, Any]]:
         g = self.game
         nc = g.num_colours
-        pts = scoring.building_points(self.height, self.roof, g.size)
+        # The engine's own positions satisfy every input check of the scoring functions.
+        pts = scoring.building_points(self.height, self.roof, g.size, check=False)
         goal_pts = {
             goal: scoring.goal_points(
-                goal, self.owner, self.height, self.roof, self.personal, nc, g.size
+                goal, self.owner, self.height, self.roof, self.personal, nc, g.size, check=False
             )
             for goal in self.goals
         }
@@ -998,7 +998,10 @@ class PositanoState(State):
 
         Solo: one entry with ``"colours"`` (player, Otto) and the solo ``"total"`` = min.
         """
-        res = copy.deepcopy(self._colour_results())
+        res = [
+            {k: dict(v) if isinstance(v, dict) else v for k, v in r.items()}
+            for r in self._colour_results()
+        ]
         if self.game.solo:
             return [
                 {

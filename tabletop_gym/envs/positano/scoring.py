@@ -228,7 +228,9 @@ def visible_blocks(height: Sequence[int], size: int) -> list[int]:
     return _visible(height, size)
 
 
-def building_points(height: Sequence[int], roof: Sequence[int], size: int) -> list[int]:
+def building_points(
+    height: Sequence[int], roof: Sequence[int], size: int, *, check: bool = True
+) -> list[int]:
     """Score every building's sea view: viewing blocks times the roof value (spec §5.1).
 
     Args:
@@ -236,6 +238,8 @@ def building_points(height: Sequence[int], roof: Sequence[int], size: int) -> li
         roof: 25 roof codes: 0 none, 1 Bronze (1 point per viewing block), 2 Silver (2),
             3 Gold (3).
         size: The board size, 4 or 5.
+        check: Validate the inputs (the engine, whose positions are valid by
+            construction, skips it).
 
     Returns:
         25 entries: the points of the building at each position (0 where none stands).
@@ -244,8 +248,9 @@ def building_points(height: Sequence[int], roof: Sequence[int], size: int) -> li
         ValueError: On a bad size, wrong array lengths, an out-of-range height, a building without
             a roof or a roof on an empty lot.
     """
-    _check_heights(height, size)
-    _check_roofs(height, roof)
+    if check:
+        _check_heights(height, size)
+        _check_roofs(height, roof)
     visible = _visible(height, size)
     return [visible[pos] * roof[pos] for pos in range(BOARD_POSITIONS)]
 
@@ -563,6 +568,8 @@ def goal_points(
     personal_supply: Sequence[int],
     num_colours: int,
     size: int,
+    *,
+    check: bool = True,
 ) -> list[int]:
     """Score one goal card face for every colour (spec §1.8, §5.3).
 
@@ -581,6 +588,8 @@ def goal_points(
         personal_supply: Blocks left in each colour's personal supply (used by Eccesso).
         num_colours: Number of colours in the game (solo: 2, Otto Amalfi is colour 1).
         size: The board size, 4 or 5.
+        check: Validate the inputs (the engine, whose positions are valid by
+            construction, skips it).
 
     Returns:
         Points per colour.
@@ -589,8 +598,9 @@ def goal_points(
         ValueError: On an unknown goal, a goal not played on this board size (Mezzo is 4×4 only,
             Centro 5×5 only), or arrays of the wrong length or with out-of-range values.
     """
-    _check_goal_name(goal)
-    _check_goal_inputs(goal, owner, height, roof, personal_supply, num_colours, size)
+    if check:
+        _check_goal_name(goal)
+        _check_goal_inputs(goal, owner, height, roof, personal_supply, num_colours, size)
     if goal in COMPETITION_GOALS:
         return competition_points(
             _competition_keys(goal, owner, height, personal_supply, num_colours, size)
