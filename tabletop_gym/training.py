@@ -20,7 +20,7 @@ import numpy as np
 
 from tabletop_gym.evaluation import EvalResult, evaluate, format_table, save_results
 
-DEFAULT_TIMESTEPS = {"Positano-v0": 1_500_000, "RapaNui-v0": 1_000_000}
+DEFAULT_TIMESTEPS = {"Positano-v0": 1_500_000, "RapaNui-v0": 3_000_000}
 """Budgets that finish in about 10 minutes on 2 CPU cores, evaluation included."""
 
 GAME_OF = {"Positano-v0": "positano", "RapaNui-v0": "rapa_nui"}
