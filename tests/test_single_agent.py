@@ -140,3 +140,24 @@ def test_dict_observation_type():
     obs, _ = env.reset(seed=0)
     assert set(obs) == {"observation", "action_mask"}
     assert env.observation_space.contains(obs)
+
+
+@pytest.mark.parametrize("env_id", ["Positano-v0", "RapaNui-v0"])
+def test_seeded_reset_fixes_every_later_episode(env_id):
+    def run(seed):
+        env = gymnasium.make(env_id)
+        rng = np.random.default_rng(0)
+        out = []
+        for episode in range(3):
+            obs, info = env.reset(seed=seed if episode == 0 else None)
+            done = False
+            while not done:
+                out.append(obs.tobytes())
+                action = int(rng.choice(np.flatnonzero(env.get_wrapper_attr("action_masks")())))
+                obs, reward, terminated, truncated, info = env.step(action)
+                out.append(repr(reward))
+                done = terminated or truncated
+        return out
+
+    assert run(7) == run(7)
+    assert run(7) != run(8)

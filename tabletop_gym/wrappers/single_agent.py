@@ -156,7 +156,12 @@ class SingleAgentEnv(gymnasium.Env):
             self.learner_seat = int(self.np_random.integers(n))
         self._learner = self.aec.possible_agents[self.learner_seat]
         self._build_opponents()
-        self.aec.reset(seed=int(self.np_random.integers(0, 2**63 - 1)), options=options)
+        # A seeded reset seeds the game from this env's generator; an unseeded one continues the
+        # game generator's own stream (as deterministic, and without building a new generator).
+        game_seed = None if seed is None and self._episode > 0 else int(
+            self.np_random.integers(0, 2**63 - 1)
+        )
+        self.aec.reset(seed=game_seed, options=options)
         self._done = False
         reward = self._play_opponents()
         if self._done:

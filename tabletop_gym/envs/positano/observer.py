@@ -500,10 +500,42 @@ class PositanoObserver(Observer):
         # Columns of the cliff, front row first, for the sea-view sweep.
         self._columns = [[r * 5 + c for r in range(g.size)] for c in range(g.size)]
 
-    def _cliff_entries(
-        self, s: PositanoState, rel: list[int]
-    ) -> tuple[list[int], list[int], list[float], list[int]]:
-        """Owner/roof one-hots, heights, viewing blocks and points per colour of the cliff."""
+    def _cliff(self, s: PositanoState, player: int, rel: list[int]) -> tuple[Any, ...]:
+        """The cliff's entries for ``player``, rebuilt only for the columns that changed.
+
+        Heights and roofs only ever grow, so along one state's history the sums of a column's
+        heights and roofs identify its contents; one build changes one column.
+        """
+        height, roof = s.height, s.roof
+        key = (sum(height), sum(roof))
+        per_seat = s.__dict__.setdefault("_obs_cliff_cache", {})
+        entry = per_seat.get(player)
+        if entry is not None and entry[0] == key:
+            return entry
+        old = entry[1] if entry is not None else None
+        cols = []
+        ones: list[int] = []
+        idx: list[int] = []
+        val: list[float] = []
+        points = [0] * self._nc
+        for c, column in enumerate(self._columns):
+            col_key = (sum(height[c::5]), sum(roof[c::5]))
+            col = old[c] if old is not None and old[c][0] == col_key else None
+            if col is None:
+                col = (col_key, *self._column_entries(s, rel, column))
+            cols.append(col)
+            ones += col[1]
+            idx += col[2]
+            val += col[3]
+            for colour, pts in col[4]:
+                points[colour] += pts
+        entry = per_seat[player] = (key, cols, ones, idx, val, points)
+        return entry
+
+    def _column_entries(
+        self, s: PositanoState, rel: list[int], column: list[int]
+    ) -> tuple[list[int], list[int], list[float], list[tuple[int, int]]]:
+        """Owner/roof one-hots, heights, viewing blocks and (colour, points) of one column."""
         o = self._o
         o_own, o_h, o_roof, o_vis = (
             o["cliff_owner"],
@@ -515,25 +547,24 @@ class PositanoObserver(Observer):
         ones: list[int] = []
         idx: list[int] = []
         val: list[float] = []
-        points = [0] * self._nc
-        for column in self._columns:
-            # cover = how many bottom blocks of the next building back the buildings in front
-            # hide: each step back is one block higher (spec §1.2), so cover drops by one a row.
-            cover = 0
-            for p in column:
-                h = height[p]
-                if h:
-                    ones.append(o_own + p * MAX_COLOURS + rel[owner[p]])
-                    ones.append(o_roof + p * 3 + roof[p] - 1)
-                    idx.append(o_h + p)
-                    val.append(h)
-                    if h > cover:
-                        idx.append(o_vis + p)
-                        val.append(h - cover)
-                        points[owner[p]] += (h - cover) * roof[p]
-                        cover = h
-                if cover:
-                    cover -= 1
+        points: list[tuple[int, int]] = []
+        # cover = how many bottom blocks of the next building back the buildings in front hide:
+        # each step back is one block higher (spec §1.2), so cover drops by one a row.
+        cover = 0
+        for p in column:
+            h = height[p]
+            if h:
+                ones.append(o_own + p * MAX_COLOURS + rel[owner[p]])
+                ones.append(o_roof + p * 3 + roof[p] - 1)
+                idx.append(o_h + p)
+                val.append(h)
+                if h > cover:
+                    idx.append(o_vis + p)
+                    val.append(h - cover)
+                    points.append((owner[p], (h - cover) * roof[p]))
+                    cover = h
+            if cover:
+                cover -= 1
         return ones, idx, val, points
 
     def _bid_entries(
@@ -613,7 +644,6 @@ class PositanoObserver(Observer):
         ego = self._ego[player]
         ph = s.phase_index
         height = s.height
-        roof = s.roof
         ones: list[int] = list(self._const_ones)
         idx: list[int] = []
         val: list[float] = []
@@ -642,18 +672,11 @@ class PositanoObserver(Observer):
         # --- cliff: owner, height, roof, sea view (spec §5.1), points per colour. Heights and
         # roofs only ever grow, so their sums identify the cliff along one state's history;
         # the entries are cached on the state per observing seat.
-        key = (player, sum(height), sum(roof))
-        cliffs = s.__dict__.get("_obs_cliff_cache")
-        if cliffs is None or cliffs[0] != key[1:]:
-            cliffs = (key[1:], {})
-            s.__dict__["_obs_cliff_cache"] = cliffs
-        entry = cliffs[1].get(player)
-        if entry is None:
-            entry = cliffs[1][player] = self._cliff_entries(s, rel)
-        ones.extend(entry[0])
-        idx.extend(entry[1])
-        val.extend(entry[2])
-        points = entry[3]
+        entry = self._cliff(s, player, rel)
+        ones.extend(entry[2])
+        idx.extend(entry[3])
+        val.extend(entry[4])
+        points = entry[5]
         # Stacks and removed lots change only when the Beach Board is refilled, i.e. with the
         # round; cache their entries on the state (the stacks' contents are public, their order
         # never enters the cache key or the values).
