@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_gym.evaluation import EvalResult, evaluate, format_table, save_results
+from tabletop_gym.wrappers.single_agent import WRAPPER_KWARGS
 
 DEFAULT_TIMESTEPS = {"Positano-v0": 1_500_000, "RapaNui-v0": 3_000_000}
 """Budgets that finish in about 10 minutes on 2 CPU cores, evaluation included."""
@@ -158,9 +159,7 @@ def train(
     _save_curve(curve, run_dir, f"MaskablePPO on {env_id}")
 
     game = GAME_OF[env_id]
-    cfg = {k: v for k, v in env_kwargs.items()
-           if k not in {"opponents", "learner_seat", "seat_mode", "observation_type",
-                        "illegal_action", "render_mode"}}
+    cfg = {k: v for k, v in env_kwargs.items() if k not in WRAPPER_KWARGS}
     if game == "rapa_nui":
         cfg.setdefault("num_players", 2)
     else:

@@ -37,6 +37,7 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 from tabletop_gym.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalActionError, State
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.core.records import GameRecord
+from tabletop_gym.core.render import frame
 
 ILLEGAL_ACTION_POLICIES = ("terminate", "raise")
 ILLEGAL_REWARD = -1.0
@@ -308,18 +309,12 @@ class TabletopAECEnv(AECEnv):
         assert state is not None, "call reset() before render()"
         cur = state.current_player()
         text = type(self).renderer(state, cur if cur >= 0 else None)
-        if self.render_mode == "ansi":
-            return text
-        from tabletop_gym.core.render import text_to_rgb
-
-        return text_to_rgb(text)
+        return frame(text, self.render_mode)
 
     def state(self) -> np.ndarray:
         """Global view for centralised critics: every seat's observation, seat order."""
         assert self.state_obj is not None, "call reset() before state()"
-        return np.concatenate(
-            [self.observer.encode(self.state_obj, s) for s in range(self.game.num_players)]
-        )
+        return self.observer.encode_all(self.state_obj)
 
     def close(self) -> None:
         """Nothing to release."""

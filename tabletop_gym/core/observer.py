@@ -107,6 +107,10 @@ class Observer(abc.ABC):
         self._fill(state, player, out)
         return out
 
+    def encode_all(self, state: State) -> np.ndarray:
+        """Every seat's observation, concatenated in seat order (a global view for critics)."""
+        return np.concatenate([self.encode(state, p) for p in range(self.game.num_players)])
+
     @abc.abstractmethod
     def _fill(self, state: State, player: int, out: np.ndarray) -> None:
         """Write ``player``'s view of ``state`` into the zeroed ``out``."""

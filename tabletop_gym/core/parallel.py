@@ -24,6 +24,7 @@ from tabletop_gym.core.aec import ILLEGAL_REWARD, check_env_args, observation_sp
 from tabletop_gym.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalActionError, State
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.core.records import GameRecord
+from tabletop_gym.core.render import frame
 
 
 class TabletopParallelEnv(ParallelEnv):
@@ -219,18 +220,12 @@ class TabletopParallelEnv(ParallelEnv):
         assert self.state_obj is not None, "call reset() before render()"
         cur = self.state_obj.current_player()
         text = type(self).renderer(self.state_obj, cur if cur >= 0 else None)
-        if self.render_mode == "ansi":
-            return text
-        from tabletop_gym.core.render import text_to_rgb
-
-        return text_to_rgb(text)
+        return frame(text, self.render_mode)
 
     def state(self) -> np.ndarray:
         """Global view for centralised critics: every seat's observation, seat order."""
         assert self.state_obj is not None, "call reset() before state()"
-        return np.concatenate(
-            [self.observer.encode(self.state_obj, s) for s in range(self.game.num_players)]
-        )
+        return self.observer.encode_all(self.state_obj)
 
     @property
     def game_state(self) -> State:

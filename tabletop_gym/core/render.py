@@ -34,3 +34,8 @@ def text_to_rgb(text: str, scale: int = 1) -> np.ndarray:
     if scale > 1:
         img = img.resize((width * scale, height * scale), Image.NEAREST)
     return np.asarray(img, dtype=np.uint8).copy()
+
+
+def frame(text: str, render_mode: str) -> str | np.ndarray:
+    """The render result of ``text`` for ``render_mode`` (``"ansi"``: the text itself)."""
+    return text if render_mode == "ansi" else text_to_rgb(text)

@@ -31,6 +31,7 @@ from gymnasium import spaces
 from tabletop_gym.agents.base import Agent, make_agent
 from tabletop_gym.core.aec import ILLEGAL_REWARD, TabletopAECEnv
 from tabletop_gym.core.game import IllegalActionError
+from tabletop_gym.core.render import frame
 
 SEAT_MODES = ("fixed", "rotate", "random")
 
@@ -237,38 +238,30 @@ class SingleAgentEnv(gymnasium.Env):
             return None
         state = self.aec.game_state
         text = type(self.aec).renderer(state, self.learner_seat)
-        if self.render_mode == "ansi":
-            return text
-        from tabletop_gym.core.render import text_to_rgb
-
-        return text_to_rgb(text)
+        return frame(text, self.render_mode)
 
     def record(self) -> Any:
         """The game record of the current episode (replays exactly)."""
         return self.aec.record()
 
 
+WRAPPER_KWARGS = (
+    "opponents", "learner_seat", "seat_mode", "observation_type", "illegal_action", "render_mode"
+)
+"""Keyword arguments that belong to :class:`SingleAgentEnv`; all others configure the game."""
+
+
 def make_single_agent(
-    raw_env_factory: Callable[..., TabletopAECEnv],
-    opponents: Any = "random",
-    learner_seat: int = 0,
-    seat_mode: str = "fixed",
-    observation_type: str = "flat",
-    illegal_action: str = "terminate",
-    render_mode: str | None = None,
-    **config: Any,
+    raw_env_factory: Callable[..., TabletopAECEnv], **kwargs: Any
 ) -> SingleAgentEnv:
-    """Build a :class:`SingleAgentEnv` from a raw AEC env factory and the game's config."""
-    aec = raw_env_factory(**config)
-    return SingleAgentEnv(
-        aec,
-        opponents=opponents,
-        learner_seat=learner_seat,
-        seat_mode=seat_mode,
-        observation_type=observation_type,
-        illegal_action=illegal_action,
-        render_mode=render_mode,
-    )
+    """Build a :class:`SingleAgentEnv` from a raw AEC env factory.
+
+    Args:
+        raw_env_factory: E.g. ``rapa_nui_v0.raw_env``.
+        **kwargs: The wrapper's arguments (:data:`WRAPPER_KWARGS`) and the game's config.
+    """
+    wrapper = {k: kwargs.pop(k) for k in WRAPPER_KWARGS if k in kwargs}
+    return SingleAgentEnv(raw_env_factory(**kwargs), **wrapper)
 
 
 def make_positano(**kwargs: Any) -> SingleAgentEnv:
