@@ -48,3 +48,26 @@ def test_cli_train_short_budget(tmp_path, env_id):
     names = {p.name for p in runs[0].iterdir()}
     assert {"model.zip", "evaluation.csv", "evaluation.json", "learning_curve.csv",
             "learning_curve.png", "summary.json"} <= names
+
+
+def test_cli_play_a_whole_game_from_the_terminal(tmp_path):
+    record = tmp_path / "game.json"
+    out = subprocess.run(
+        [sys.executable, "-m", "tabletop_gym.cli", "play", "--game", "rapa_nui", "--players", "2",
+         "--opponent", "random", "--seed", "3", "--save-record", str(record)],
+        cwd=ROOT, input="0\n" * 400, capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "your choice" in out.stdout and "scores:" in out.stdout
+    from tabletop_gym.core.records import GameRecord
+
+    rec = GameRecord.from_json(record.read_text())
+    assert rec.replay().is_terminal()
+
+
+def test_cli_eval_prints_and_saves(tmp_path):
+    out = run("-m", "tabletop_gym.cli", "eval", "--game", "positano", "--players", "3",
+              "--candidate", "heuristic", "--opponent", "random", "--games", "6",
+              "--out", str(tmp_path / "res"))
+    assert "heuristic" in out and "win rate" in out
+    assert (tmp_path / "res.csv").exists() and (tmp_path / "res.json").exists()
