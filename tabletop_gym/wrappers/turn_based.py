@@ -128,7 +128,6 @@ class TurnBasedGame(Game):
 class TurnBasedState(State):
     """An inner state plus the hidden commitments of the current simultaneous node."""
 
-    __slots__ = ("_bidder", "game", "inner", "pending", "prefix")
 
     def __init__(self, game: TurnBasedGame, inner: State):
         self.game = game
