@@ -4,6 +4,7 @@ from __future__ import annotations
 
 RAPA_NUI = [{"num_players": n} for n in (2, 3, 4)]
 POSITANO = [{"num_players": n} for n in (1, 2, 3, 4, 5, 6)] + [{"num_players": 4, "board_size": 5}]
+POSITANO_IDS = ["1p", "2p", "3p", "4p", "5p", "6p", "4p5x5"]
 
 ENGINE_CONFIGS = [("rapa_nui", c) for c in RAPA_NUI] + [("positano", c) for c in POSITANO]
 

@@ -11,17 +11,10 @@ from tabletop_gym.envs.positano import PositanoGame
 from tabletop_gym.envs.positano.env import raw_env, raw_parallel_env
 from tabletop_gym.envs.positano.observer import PositanoObserver
 from tabletop_gym.evaluation import evaluate
+from tests.configs import POSITANO
 from tests.positano.helpers import load, pos
 
-CONFIGS = [
-    {"num_players": 1},
-    {"num_players": 2},
-    {"num_players": 3},
-    {"num_players": 4},
-    {"num_players": 4, "board_size": 5},
-    {"num_players": 5},
-    {"num_players": 6},
-]
+CONFIGS = POSITANO
 
 
 def _cfg_id(cfg: dict) -> str:

@@ -17,6 +17,7 @@ from tabletop_gym.core.game import StateFormatError
 from tabletop_gym.envs.positano import PositanoGame, scoring
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano.render import render_text
+from tests.configs import POSITANO, POSITANO_IDS
 
 from .helpers import load, play_random, pos, position, random_step
 
@@ -25,16 +26,8 @@ G2 = PositanoGame(num_players=2)
 G3 = PositanoGame(num_players=3)
 G6 = PositanoGame(num_players=6)
 
-ALL_CONFIGS = [
-    {"num_players": 1},
-    {"num_players": 2},
-    {"num_players": 3},
-    {"num_players": 4},
-    {"num_players": 4, "board_size": 5},
-    {"num_players": 5},
-    {"num_players": 6},
-]
-CONFIG_IDS = ["1p", "2p", "3p", "4p", "4p5x5", "5p", "6p"]
+ALL_CONFIGS = POSITANO
+CONFIG_IDS = POSITANO_IDS
 
 BOOSTER_VALUES = [5, 6, 13, 14, 21, 22]
 

@@ -20,19 +20,12 @@ from tabletop_gym.core.game import (
 )
 from tabletop_gym.envs.positano import PositanoConfig, PositanoGame, PositanoState
 from tabletop_gym.envs.positano.rules import PHASES
+from tests.configs import POSITANO, POSITANO_IDS
 
 from .helpers import load, play_random, pos, position, random_step
 
-ALL_CONFIGS = [
-    {"num_players": 1},
-    {"num_players": 2},
-    {"num_players": 3},
-    {"num_players": 4},
-    {"num_players": 4, "board_size": 5},
-    {"num_players": 5},
-    {"num_players": 6},
-]
-CONFIG_IDS = ["1p", "2p", "3p", "4p", "4p5x5", "5p", "6p"]
+ALL_CONFIGS = POSITANO
+CONFIG_IDS = POSITANO_IDS
 
 # spec §1.3 printed star table, ``STARS[card][set - 1]`` = (lot, block, build).
 STARS = [
@@ -160,7 +153,17 @@ def test_configured_goals_and_solo_goal_sets():
 
 
 @pytest.mark.parametrize(
-    ("cfg", "rounds"), list(zip(ALL_CONFIGS, [6, 6, 5, 4, 6, 5, 4], strict=True)), ids=CONFIG_IDS
+    ("cfg", "rounds"),
+    [
+        ({"num_players": 1}, 6),
+        ({"num_players": 2}, 6),
+        ({"num_players": 3}, 5),
+        ({"num_players": 4}, 4),
+        ({"num_players": 4, "board_size": 5}, 6),
+        ({"num_players": 5}, 5),
+        ({"num_players": 6}, 4),
+    ],
+    ids=["1p", "2p", "3p", "4p", "4p5x5", "5p", "6p"],
 )
 def test_number_of_rounds(cfg, rounds):
     # spec §2 "Rounds per player count", §6: the game ends after the round that took the last
