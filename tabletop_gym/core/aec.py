@@ -18,14 +18,24 @@ here, written once:
   outside the action space is always a ``ValueError``;
 * ``render_mode="ansi"`` (the table as the agent to act sees it) and ``"rgb_array"``;
 * ``copy.deepcopy`` and ``pickle`` keep the game (plain ``__dict__`` state, no constructor replay);
-* :meth:`record` returns the game record (config + engine seed + actions) that replays exactly.
+* :meth:`record` returns the game record (config + engine seed + actions) that replays exactly;
+* bad input (an unknown keyword or reset option, an action outside the space, a malformed state)
+  raises a clear error before anything changes, and the acting agent's ``info["action_mask"]`` is
+  read-only (``observe()`` hands out a copy), see ``docs/reliability.md``.
+
+Privileged channels (for centralised critics and debugging; reading them while playing is
+cheating): :attr:`TabletopAECEnv.game_state`, :meth:`TabletopAECEnv.state` (every seat's
+observation, so every hand and, in Positano, every committed bid), :meth:`TabletopAECEnv.record`
+mid-game (the engine seed fixes every deck order) and, after an illegal action, every agent's
+``info["illegal_action"]["legal_actions"]`` (the offender's legal set).
 """
 
 from __future__ import annotations
 
+import inspect
 import random
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -34,7 +44,16 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from tabletop_gym.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalActionError, State
+from tabletop_gym.core.game import (
+    SIMULTANEOUS,
+    TERMINAL,
+    Game,
+    IllegalActionError,
+    State,
+    StateFormatError,
+    as_int,
+    check_names,
+)
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.core.records import GameRecord
 from tabletop_gym.core.render import frame
@@ -59,6 +78,110 @@ def check_env_args(metadata: dict[str, Any], render_mode: str | None, illegal_ac
             f"illegal_action={illegal_action!r} is not allowed; choose one of "
             f"{ILLEGAL_ACTION_POLICIES}"
         )
+
+
+def as_action(action: Any, num_actions: int, who: str) -> int:
+    """``action`` as an int id of ``Discrete(num_actions)``, the one check every env uses.
+
+    Accepted: Python ints, numpy integers and integer arrays with one element (``np.array(4)``,
+    ``np.array([4])``: what ``model.predict`` returns). Refused: bools, floats (even integral
+    ones), strings, ``None`` and ids outside ``0..num_actions - 1``.
+
+    Raises:
+        ValueError: Naming the action, whose it was and what is allowed.
+    """
+    value = action
+    if isinstance(action, np.ndarray) and action.ndim > 0 and action.size == 1:
+        value = action.reshape(())
+    a = as_int(value)
+    if a is None or not 0 <= a < num_actions:
+        raise ValueError(
+            f"action {action!r} of {who} is outside the action space Discrete({num_actions}); "
+            f"give an integer in 0..{num_actions - 1} (a Python or numpy int, or an integer "
+            "array with one element)"
+        )
+    return a
+
+
+def as_seed(seed: Any) -> int | None:
+    """``seed`` as a Python int (numpy integers accepted) or ``None``.
+
+    Raises:
+        ValueError: On a bool, a float, a negative number or anything else.
+    """
+    if seed is None:
+        return None
+    value = as_int(seed)
+    if value is None or value < 0:
+        raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
+    return value
+
+
+def env_argument_names(env_class: type) -> list[str]:
+    """Every keyword an env class accepts: its own ``__init__`` arguments and the game's config."""
+    names: list[str] = []
+    for klass in env_class.__mro__:
+        init = klass.__dict__.get("__init__")
+        if init is None or not klass.__module__.startswith("tabletop_gym"):
+            continue
+        for param in inspect.signature(init).parameters.values():
+            keyword = param.kind in (param.POSITIONAL_OR_KEYWORD, param.KEYWORD_ONLY)
+            if keyword and param.name != "self" and param.name not in names:
+                names.append(param.name)
+    game_class = getattr(env_class, "game_class", None)
+    if game_class is not None:
+        names += [f for f in game_class.config_class.__dataclass_fields__ if f not in names]
+    return names
+
+
+def reset_options(
+    game: Game, options: Any, allowed: tuple[str, ...] = ("seat_permutation", "state")
+) -> dict[str, Any]:
+    """Check ``reset()`` options before anything changes; return them with the state loaded.
+
+    ``"state"`` may be a :class:`State` of ``game`` (or of the game a turn-based ``game``
+    wraps), a JSON text or a dict in the schema of ``State.to_json``; it comes back as a fresh
+    state of ``game``. ``"seat_permutation"`` is ``"random"`` or one engine seat per agent
+    (ints, numpy ints or an integer array).
+
+    Raises:
+        TypeError: When ``options`` is not a dict, or names an unknown option.
+        ValueError: On a seat permutation that is not one.
+        StateFormatError: On a state that is malformed or belongs to another game or config.
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise TypeError(f"reset options must be a dict, got {options!r}")
+    check_names(options, allowed, "reset() options")
+    out = dict(options)
+    perm = options.get("seat_permutation")
+    if perm is not None and not (isinstance(perm, str) and perm == "random"):
+        n = game.num_players
+        seats = [as_int(s) for s in perm] if isinstance(perm, list | tuple | np.ndarray) else None
+        if seats is None or None in seats or sorted(seats) != list(range(n)):  # type: ignore[type-var]
+            raise ValueError(
+                f"seat_permutation must be 'random' or a permutation of the seats 0..{n - 1} "
+                f"(one int per agent), got {perm!r}"
+            )
+        out["seat_permutation"] = seats
+    if options.get("state") is not None:
+        out["state"] = _given_state(game, options["state"])
+    return out
+
+
+def _given_state(game: Game, given: Any) -> State:
+    """A fresh state of ``game`` from a State, JSON text or dict (see :func:`reset_options`)."""
+    if isinstance(given, State):
+        if given.game == game:
+            return given.clone()
+        if given.game == getattr(game, "inner", None) and hasattr(game, "wrap"):
+            return game.wrap(given.clone())
+        raise StateFormatError(
+            f"options['state'] belongs to {given.game!r}, not to this env's game {game!r} "
+            "(another game or config)"
+        )
+    return game.state_from_json(given)
 
 
 def observation_space(observer: Observer, num_actions: int) -> spaces.Dict:
@@ -102,6 +225,7 @@ class TabletopAECEnv(AECEnv):
         **config: Any,
     ):
         super().__init__()
+        check_names(config, env_argument_names(type(self)), type(self).__name__)
         check_env_args(self.metadata, render_mode, illegal_action)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
@@ -153,39 +277,47 @@ class TabletopAECEnv(AECEnv):
                 entropy on the first reset).
             options: ``{"seat_permutation": "random"}`` assigns agents to seats at random
                 (drawn from the env's generator), or a list giving the seat of each agent;
-                ``{"state": State}`` starts from a given state of this env's game (for puzzles and
-                bug reports).
+                ``{"state": State | JSON text | dict}`` starts from a given state of this env's
+                game (for puzzles and bug reports).
+
+        Raises:
+            TypeError: When ``options`` is not a dict or names an unknown option.
+            ValueError: On a bad seat permutation.
+            StateFormatError: On a malformed state or one of another game or config.
+
+        Nothing changes when it raises (seats, seed, random stream and game stay as they were).
         """
+        # All or nothing: every option is checked (and a given state loaded) before the seats,
+        # the engine seed or the random stream change.
+        seed = as_seed(seed)
+        opts = reset_options(self.game, options)
         if seed is not None or not hasattr(self, "_np_random_gen"):
-            self._np_random_gen, _ = seeding.np_random(seed)
-        rng = self._np_random_gen
-        self._engine_seed = int(rng.integers(0, 2**63 - 1))
-        options = options or {}
+            rng, _ = seeding.np_random(seed)
+        else:
+            rng = self._np_random_gen
+        engine_seed: int | None = int(rng.integers(0, 2**63 - 1))
         n = self.game.num_players
-        perm = options.get("seat_permutation")
+        perm = opts.get("seat_permutation")
         if perm is None:
             seats = list(range(n))
         elif perm == "random":
             seats = [int(s) for s in rng.permutation(n)]
         else:
-            seats = [int(s) for s in perm]
-            if sorted(seats) != list(range(n)):
-                raise ValueError(
-                    f"seat_permutation must be a permutation of 0..{n - 1}, got {perm}"
-                )
+            seats = list(perm)
+        given = opts.get("state")
+        if given is not None:
+            state = given
+            engine_seed = None
+        else:
+            state = self.game.new_initial_state(random.Random(engine_seed))
+        self._np_random_gen = rng
+        self._engine_seed = engine_seed
         self._agent_seat = seats
         self._seat_of = {a: seats[i] for i, a in enumerate(self.possible_agents)}
         self._seat_agent = [""] * n
         for i, s in enumerate(seats):
             self._seat_agent[s] = self.possible_agents[i]
-        given = options.get("state")
-        if given is not None:
-            if given.game != self.game:
-                raise ValueError("options['state'] belongs to a different game or config")
-            self.state_obj = given.clone()
-            self._engine_seed = None
-        else:
-            self.state_obj = self.game.new_initial_state(random.Random(self._engine_seed))
+        self.state_obj = state
         self._actions = []
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -194,11 +326,23 @@ class TabletopAECEnv(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._after_change()
+        # A finished start state ends the game at once; last() must still deliver its rewards.
+        self._accumulate_rewards()
+
+    def check_reset_options(self, options: Any) -> dict[str, Any]:
+        """The checks :meth:`reset` makes of ``options``, without resetting anything."""
+        return reset_options(self.game, options)
+
+    def _require_state(self) -> State:
+        """The engine state, or a clear error before the first reset (survives ``python -O``)."""
+        state = self.state_obj
+        if state is None:
+            raise RuntimeError(f"{type(self).__name__} has no game yet: call reset() first")
+        return state
 
     def _after_change(self) -> None:
         """Point agent_selection at the seat to act and refresh infos; handle the end."""
-        state = self.state_obj
-        assert state is not None
+        state = self._require_state()
         cur = state.current_player()
         if cur == SIMULTANEOUS:
             raise RuntimeError(
@@ -229,6 +373,8 @@ class TabletopAECEnv(AECEnv):
         # (as a copy) by observe().
         mask = np.zeros(self._num_actions, dtype=np.int8)
         mask[state.legal_actions(cur)] = 1
+        # Handed out in the info: read-only, so no caller can make an illegal action look legal.
+        mask.flags.writeable = False
         self._acting_mask = mask
         zero = self._zero_mask
         infos = self.infos
@@ -239,9 +385,8 @@ class TabletopAECEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """What ``agent`` may know now: ``{"observation", "action_mask"}``."""
+        state = self._require_state()
         seat = self._seat_of[agent]
-        state = self.state_obj
-        assert state is not None, "call reset() before observe()"
         obs = self.observer.encode(state, seat)
         if state.current_player() == seat and not self.terminations.get(agent, True):
             mask = self._acting_mask.copy()
@@ -251,31 +396,21 @@ class TabletopAECEnv(AECEnv):
 
     def step(self, action: int | None) -> None:
         """Apply the action of ``agent_selection`` (``None`` for a terminated agent)."""
+        state = self._require_state()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if (
-            action is None
-            or isinstance(action, bool | np.bool_)
-            or not isinstance(action, int | np.integer)
-            or not 0 <= int(action) < self._num_actions
-        ):
-            raise ValueError(
-                f"action {action!r} of {agent} is outside the action space "
-                f"Discrete({self._num_actions}); give an int in 0..{self._num_actions - 1}"
-            )
-        action = int(action)
-        state = self.state_obj
-        assert state is not None
-        self._cumulative_rewards[agent] = 0.0
+        action = as_action(action, self._num_actions, agent)
         try:
             state.apply_action(action)
         except IllegalActionError as err:
             if self.illegal_action == "raise":
                 raise
+            self._cumulative_rewards[agent] = 0.0
             self._terminate_illegal(agent, err)
             return
+        self._cumulative_rewards[agent] = 0.0
         self._actions.append(action)
         self._clear_rewards()
         self._after_change()
@@ -305,16 +440,18 @@ class TabletopAECEnv(AECEnv):
         if self.render_mode is None:
             warnings.warn("render() called with render_mode=None; nothing to render", stacklevel=2)
             return None
-        state = self.state_obj
-        assert state is not None, "call reset() before render()"
+        state = self._require_state()
         cur = state.current_player()
         text = type(self).renderer(state, cur if cur >= 0 else None)
         return frame(text, self.render_mode)
 
     def state(self) -> np.ndarray:
-        """Global view for centralised critics: every seat's observation, seat order."""
-        assert self.state_obj is not None, "call reset() before state()"
-        return self.observer.encode_all(self.state_obj)
+        """Global view for centralised critics: every seat's observation, seat order.
+
+        Privileged: it holds every seat's private information (hands, Positano's committed
+        bids); a policy that reads it while playing cheats.
+        """
+        return self.observer.encode_all(self._require_state())
 
     def close(self) -> None:
         """Nothing to release."""
@@ -324,8 +461,7 @@ class TabletopAECEnv(AECEnv):
     @property
     def game_state(self) -> State:
         """The engine state (the full state, hidden parts included: reading it is cheating)."""
-        assert self.state_obj is not None, "call reset() first"
-        return self.state_obj
+        return self._require_state()
 
     def seat_of(self, agent: str) -> int:
         """The engine seat ``agent`` plays this episode."""
@@ -337,18 +473,31 @@ class TabletopAECEnv(AECEnv):
 
     def legal_actions(self, agent: str | None = None) -> list[int]:
         """Legal action ids of ``agent`` (default: the agent to act)."""
+        state = self._require_state()
         agent = agent or self.agent_selection
-        if self.state_obj is None or self.state_obj.is_terminal():
+        if state.is_terminal():
             return []
-        return self.state_obj.legal_actions(self.seat_of(agent))
+        return state.legal_actions(self.seat_of(agent))
 
     def action_to_string(self, action: int) -> str:
-        """Readable name of ``action`` for the agent to act."""
-        assert self.state_obj is not None
-        return self.state_obj.action_to_string(action)
+        """Readable name of ``action`` for the agent to act.
+
+        Raises:
+            ValueError: When ``action`` is not an id of the action space.
+        """
+        state = self._require_state()
+        return state.action_to_string(as_action(action, self._num_actions, "action_to_string"))
 
     def record(self) -> GameRecord:
-        """Config, engine seed, seat assignment and actions of this episode (replays exactly)."""
+        """Config, engine seed, seat assignment and actions of this episode (replays exactly).
+
+        Privileged while the game runs: the engine seed fixes every deck and stack order.
+
+        Raises:
+            RuntimeError: Before the first reset.
+            ValueError: When the episode started from a given state (it has no seed).
+        """
+        self._require_state()
         if self._engine_seed is None:
             raise ValueError("this episode started from a given state; it has no seed to record")
         return GameRecord(

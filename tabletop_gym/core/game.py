@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import difflib
 import json
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
 SIMULTANEOUS = -2
@@ -62,8 +63,81 @@ class ConfigError(ValueError):
     """A game configuration with an unknown key or a value that is not allowed."""
 
 
+class UnknownArgumentError(ConfigError, TypeError):
+    """An unknown keyword argument or option name.
+
+    A :class:`TypeError`, as Python raises for an unexpected keyword argument, and a
+    :class:`ConfigError` for code that catches configuration errors; the message names the
+    closest allowed name.
+    """
+
+
 class StateFormatError(ValueError):
     """A JSON state that does not follow the documented schema."""
+
+
+def check_names(given: Iterable[str], allowed: Sequence[str], where: str) -> None:
+    """Reject names that are not in ``allowed``, suggesting the closest allowed one.
+
+    Args:
+        given: The names passed (keyword arguments, config keys, option keys).
+        allowed: Every name that is accepted.
+        where: What the names were passed to, for the message (e.g. ``"RapaNuiConfig"``).
+
+    Raises:
+        UnknownArgumentError: Naming each unknown name, the closest allowed name and the
+            allowed names.
+    """
+    unknown = [name for name in given if name not in allowed]
+    if not unknown:
+        return
+    hints = []
+    for name in unknown:
+        close = difflib.get_close_matches(str(name), [str(a) for a in allowed], n=1, cutoff=0.6)
+        hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    raise UnknownArgumentError(
+        f"unknown argument(s) for {where}: {', '.join(hints)}; allowed: {sorted(allowed)}"
+    )
+
+
+def as_int(value: Any) -> int | None:
+    """``value`` as a Python int if it is an integer, else ``None``.
+
+    Integers are Python ints, numpy integer scalars and 0-d numpy integer arrays (recognised by
+    their ``dtype`` without importing numpy); bools, floats (even integral ones) and strings are
+    not integers.
+    """
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return int(value)
+    dtype = getattr(value, "dtype", None)
+    if getattr(dtype, "kind", "") in ("i", "u") and getattr(value, "ndim", None) == 0:
+        return int(value)
+    return None
+
+
+def parse_document(text: Any, what: str = "state") -> dict[str, Any]:
+    """Parse a JSON text (or take a mapping) into a dict; anything malformed is a StateFormatError.
+
+    Deeply nested arrays, integers too long to convert and undecodable bytes are malformed
+    documents like any other, never a ``RecursionError`` or ``ValueError`` of the parser.
+    """
+    if isinstance(text, Mapping):
+        return dict(text)
+    if not isinstance(text, str | bytes | bytearray):
+        raise StateFormatError(
+            f"a {what} must be a JSON text or a dict, got {type(text).__name__}"
+        )
+    try:
+        doc = json.loads(text)
+    except RecursionError:
+        raise StateFormatError(f"{what} is nested too deeply to be a {what} document") from None
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, too many digits
+        raise StateFormatError(f"{what} is not valid JSON: {exc}") from None
+    if not isinstance(doc, dict):
+        raise StateFormatError(f"a {what} document must be a JSON object, got {type(doc).__name__}")
+    return doc
 
 
 _C = TypeVar("_C", bound="GameConfig")
@@ -97,14 +171,12 @@ class GameConfig:
             ConfigError: On an unknown key or a value that is not allowed; the message names the
                 key, the value and what is allowed.
         """
+        if config is not None and not isinstance(config, Mapping):
+            raise ConfigError(f"a config must be a mapping of switches, got {config!r}")
         merged: dict[str, Any] = dict(config or {})
         merged.update(kwargs)
         names = [f.name for f in dataclasses.fields(cls)]
-        unknown = sorted(set(merged) - set(names))
-        if unknown:
-            raise ConfigError(
-                f"unknown config key(s) {unknown} for {cls.__name__}; allowed keys: {names}"
-            )
+        check_names(merged, names, cls.__name__)
         for f in dataclasses.fields(cls):
             if f.name not in merged:
                 continue
@@ -114,8 +186,9 @@ class GameConfig:
                 if not isinstance(value, bool):
                     raise ConfigError(f"{f.name} must be True or False, got {value!r}")
             elif isinstance(default, int):
-                if isinstance(value, bool) or not isinstance(value, int):
+                if as_int(value) is None:
                     raise ConfigError(f"{f.name} must be an integer, got {value!r}")
+                merged[f.name] = value = as_int(value)
             elif isinstance(default, str) and not isinstance(value, str):
                 raise ConfigError(f"{f.name} must be a string, got {value!r}")
             if isinstance(value, list):
@@ -248,16 +321,12 @@ class Game(abc.ABC):
             StateFormatError: When the document is not valid JSON or breaks the schema; the
                 message says which field and what is expected.
         """
-        try:
-            doc = json.loads(text) if isinstance(text, str) else dict(text)
-        except json.JSONDecodeError as exc:
-            raise StateFormatError(f"state is not valid JSON: {exc}") from None
-        if not isinstance(doc, dict):
-            raise StateFormatError("a state document must be a JSON object")
+        doc = parse_document(text)
         missing = [k for k in ("schema", "game", "state") if k not in doc]
         if missing:
             raise StateFormatError(f"state document lacks key(s) {missing}")
-        if doc["schema"] != SCHEMA_VERSION:
+        check_document_keys(doc)
+        if as_int(doc["schema"]) != SCHEMA_VERSION:
             raise StateFormatError(
                 f"state schema {doc['schema']!r} is not supported; this version reads "
                 f"{SCHEMA_VERSION}"
@@ -280,7 +349,7 @@ class Game(abc.ABC):
             return self._state_from_dict(doc["state"])
         except StateFormatError:
             raise
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError, RecursionError) as exc:
             raise StateFormatError(f"malformed state: {type(exc).__name__}: {exc}") from None
 
     @abc.abstractmethod
@@ -295,6 +364,19 @@ class Game(abc.ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config.to_dict()})"
+
+
+def check_document_keys(doc: Mapping[str, Any]) -> None:
+    """Reject top-level keys of a state document other than schema, game, config and state."""
+    unknown = sorted(str(k) for k in doc if k not in DOCUMENT_KEYS)
+    if unknown:
+        raise StateFormatError(
+            f"state document has unknown key(s) {unknown}; allowed: {list(DOCUMENT_KEYS)}"
+        )
+
+
+DOCUMENT_KEYS = ("schema", "game", "config", "state")
+"""Top-level keys of a state document."""
 
 
 class State(abc.ABC):
@@ -365,9 +447,10 @@ class State(abc.ABC):
         if cur == TERMINAL:
             raise IllegalActionError(action, self.phase(), [], "the game is over")
         legal = self._legal_actions()
-        if not _is_int(action) or action not in legal:
+        value = as_int(action)
+        if value is None or value not in legal:
             raise IllegalActionError(action, self.phase(), legal)
-        self._apply_action(int(action))
+        self._apply_action(value)
 
     @abc.abstractmethod
     def _apply_action(self, action: int) -> None:
@@ -393,9 +476,9 @@ class State(abc.ABC):
             if not legal:
                 if a is not None:
                     raise IllegalActionError(a, self.phase(), [], f"seat {p} has no choice here")
-            elif a is None or not _is_int(a) or a not in legal:
+            elif as_int(a) not in legal:
                 raise IllegalActionError(a, self.phase(), legal, f"seat {p}")
-        self._apply_joint_action([None if a is None else int(a) for a in actions])
+        self._apply_joint_action([None if a is None else as_int(a) for a in actions])
 
     def _apply_joint_action(self, actions: list[int | None]) -> None:
         raise NotImplementedError("this game has no simultaneous nodes")
@@ -454,12 +537,3 @@ class State(abc.ABC):
     def __deepcopy__(self, memo: dict[int, Any]) -> State:
         return self.clone()
 
-
-def _is_int(x: Any) -> bool:
-    """Whether ``x`` is an integer action id (Python or numpy int, not bool)."""
-    if isinstance(x, bool):
-        return False
-    if isinstance(x, int):
-        return True
-    kind = getattr(getattr(x, "dtype", None), "kind", "")
-    return kind in ("i", "u") and getattr(x, "ndim", 0) == 0

@@ -20,8 +20,23 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-from tabletop_gym.core.aec import ILLEGAL_REWARD, check_env_args, observation_space
-from tabletop_gym.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalActionError, State
+from tabletop_gym.core.aec import (
+    ILLEGAL_REWARD,
+    as_action,
+    as_seed,
+    check_env_args,
+    env_argument_names,
+    observation_space,
+    reset_options,
+)
+from tabletop_gym.core.game import (
+    SIMULTANEOUS,
+    TERMINAL,
+    Game,
+    IllegalActionError,
+    State,
+    check_names,
+)
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.core.records import GameRecord
 from tabletop_gym.core.render import frame
@@ -48,6 +63,7 @@ class TabletopParallelEnv(ParallelEnv):
     def __init__(
         self, render_mode: str | None = None, illegal_action: str = "terminate", **config: Any
     ):
+        check_names(config, env_argument_names(type(self)), type(self).__name__)
         check_env_args(self.metadata, render_mode, illegal_action)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
@@ -79,10 +95,16 @@ class TabletopParallelEnv(ParallelEnv):
     def _seat(self, agent: str) -> int:
         return self.possible_agents.index(agent)
 
+    def _require_state(self) -> State:
+        """The engine state, or a clear error before the first reset (survives ``python -O``)."""
+        state = self.state_obj
+        if state is None:
+            raise RuntimeError(f"{type(self).__name__} has no game yet: call reset() first")
+        return state
+
     def _acting(self) -> list[int]:
         """Seats with a real choice now."""
-        state = self.state_obj
-        assert state is not None
+        state = self._require_state()
         cur = state.current_player()
         if cur == TERMINAL:
             return []
@@ -99,8 +121,7 @@ class TabletopParallelEnv(ParallelEnv):
         return mask
 
     def _observe_all(self) -> tuple[dict[str, Any], dict[str, Any]]:
-        state = self.state_obj
-        assert state is not None
+        state = self._require_state()
         acting = self._acting()
         obs, infos = {}, {}
         phase = state.phase()
@@ -114,34 +135,58 @@ class TabletopParallelEnv(ParallelEnv):
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Deal a new game; ``seed=None`` continues the env's generator stream."""
+        """Deal a new game; ``seed=None`` continues the env's generator stream.
+
+        Args:
+            seed: Seeds the env's generator.
+            options: ``{"state": State | JSON text | dict}`` starts from a given unfinished state
+                of this env's game.
+
+        Raises:
+            TypeError: When ``options`` is not a dict or names an unknown option.
+            StateFormatError: On a malformed state, or one of another game or config.
+            ValueError: On a finished state (the parallel API has no way to hand out its
+                rewards at reset).
+
+        Nothing changes when it raises.
+        """
+        seed = as_seed(seed)
+        given = reset_options(self.game, options, allowed=("state",)).get("state")
+        if given is not None and given.is_terminal():
+            raise ValueError("options['state'] is a finished game; a parallel reset needs a "
+                             "state with a decision to make")
         if seed is not None or not hasattr(self, "_np_random_gen"):
             self._np_random_gen, _ = seeding.np_random(seed)
-        self._engine_seed = int(self._np_random_gen.integers(0, 2**63 - 1))
-        self.state_obj = self.game.new_initial_state(random.Random(self._engine_seed))
+        engine_seed = int(self._np_random_gen.integers(0, 2**63 - 1))
+        if given is None:
+            self._engine_seed = engine_seed
+            self.state_obj = self.game.new_initial_state(random.Random(engine_seed))
+        else:
+            self._engine_seed = None
+            self.state_obj = given
         self.agents = list(self.possible_agents)
         self._joint_log = []
         return self._observe_all()
 
     def step(self, actions: dict[str, int]) -> tuple[dict, dict, dict, dict, dict]:
-        """Apply one action per live agent (the no-op for agents not to act)."""
-        state = self.state_obj
-        assert state is not None, "call reset() before step()"
+        """Apply one action per live agent (the no-op for agents not to act).
+
+        Raises:
+            RuntimeError: Before the first reset and after the game ended.
+            ValueError: On a missing, unknown or out-of-space action; nothing changes.
+        """
+        state = self._require_state()
+        if not self.agents:
+            raise RuntimeError("the game is over (no live agents); call reset() to play again")
+        if not isinstance(actions, dict):
+            raise TypeError(f"step() needs a dict of actions by agent, got {actions!r}")
         missing = [a for a in self.agents if a not in actions]
         if missing:
             raise ValueError(f"step() needs an action for every live agent; missing {missing}")
-        for a, act in actions.items():
-            if a not in self.agents:
-                raise ValueError(f"{a!r} is not a live agent; live agents: {self.agents}")
-            if (
-                isinstance(act, bool | np.bool_)
-                or not isinstance(act, int | np.integer)
-                or not 0 <= int(act) < self._n_actions
-            ):
-                raise ValueError(
-                    f"action {act!r} of {a} is outside Discrete({self._n_actions}); "
-                    f"give an int in 0..{self._n_actions - 1}"
-                )
+        unknown = [a for a in actions if a not in self.agents]
+        if unknown:
+            raise ValueError(f"{unknown} are not live agents; live agents: {self.agents}")
+        actions = {a: as_action(act, self._n_actions, a) for a, act in actions.items()}
         acting = self._acting()
         cur = state.current_player()
         try:
@@ -191,8 +236,7 @@ class TabletopParallelEnv(ParallelEnv):
     def _end_illegal(
         self, err: IllegalActionError, actions: dict[str, int], acting: list[int]
     ) -> tuple[dict, dict, dict, dict, dict]:
-        state = self.state_obj
-        assert state is not None
+        state = self._require_state()
         def broke_rule(a: str) -> bool:
             s = self._seat(a)
             if s in acting:
@@ -217,29 +261,38 @@ class TabletopParallelEnv(ParallelEnv):
         if self.render_mode is None:
             warnings.warn("render() called with render_mode=None; nothing to render", stacklevel=2)
             return None
-        assert self.state_obj is not None, "call reset() before render()"
-        cur = self.state_obj.current_player()
-        text = type(self).renderer(self.state_obj, cur if cur >= 0 else None)
+        state = self._require_state()
+        cur = state.current_player()
+        text = type(self).renderer(state, cur if cur >= 0 else None)
         return frame(text, self.render_mode)
 
     def state(self) -> np.ndarray:
-        """Global view for centralised critics: every seat's observation, seat order."""
-        assert self.state_obj is not None, "call reset() before state()"
-        return self.observer.encode_all(self.state_obj)
+        """Global view for centralised critics: every seat's observation, seat order.
+
+        Privileged: it holds every seat's private information.
+        """
+        return self.observer.encode_all(self._require_state())
 
     @property
     def game_state(self) -> State:
         """The engine state (hidden parts included: reading it is cheating)."""
-        assert self.state_obj is not None, "call reset() first"
-        return self.state_obj
+        return self._require_state()
 
     def close(self) -> None:
         """Nothing to release."""
 
     def record(self) -> dict[str, Any]:
-        """Config, engine seed and the joint actions of this episode."""
+        """Config, engine seed and the joint actions of this episode.
+
+        Privileged while the game runs: the engine seed fixes every deck and stack order.
+
+        Raises:
+            RuntimeError: Before the first reset.
+            ValueError: When the episode started from a given state (it has no seed).
+        """
+        self._require_state()
         if self._engine_seed is None:
-            raise ValueError("call reset() first")
+            raise ValueError("this episode started from a given state; it has no seed to record")
         rec = GameRecord(self.game.name, self.game.config.to_dict(), self._engine_seed, [])
         doc = rec.__dict__ | {"joint_actions": [list(j) for j in self._joint_log]}
         return doc

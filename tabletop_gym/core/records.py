@@ -20,7 +20,7 @@ import json
 import random
 from typing import Any
 
-from tabletop_gym.core.game import Game, State
+from tabletop_gym.core.game import ConfigError, Game, IllegalActionError, State, as_int
 
 RECORD_VERSION = 1
 
@@ -82,9 +82,42 @@ class GameRecord:
     def replay(self, upto: int | None = None) -> State:
         """Deal the game from ``seed`` and apply the first ``upto`` actions (default all)."""
         state = self.make_game().new_initial_state(random.Random(self.seed))
-        for a in self.actions[:upto]:
-            state.apply_action(a)
+        for i, a in enumerate(self.actions[:upto]):
+            try:
+                state.apply_action(a)
+            except IllegalActionError as err:
+                raise ValueError(f"record action {i} ({a!r}) cannot be replayed: {err}") from None
         return state
+
+    def validate(self) -> None:
+        """Check every field: game, config, transform, seed, actions and seats.
+
+        Raises:
+            ValueError: Naming the field and what is allowed.
+        """
+        if not isinstance(self.game, str) or self.game not in GAMES:
+            raise ValueError(f"record 'game' {self.game!r} is unknown; known: {sorted(GAMES)}")
+        if not isinstance(self.config, dict):
+            raise ValueError(f"record 'config' must be an object, got {self.config!r}")
+        if self.transform not in TRANSFORMS:
+            raise ValueError(f"record 'transform' {self.transform!r} is not one of {TRANSFORMS}")
+        try:
+            game = self.make_game()
+        except ConfigError as exc:
+            raise ValueError(f"record 'config' is invalid: {exc}") from None
+        seed = as_int(self.seed)
+        if seed is None or not 0 <= seed < 2**64:
+            raise ValueError(f"record 'seed' must be an integer in 0..2**64-1, got {self.seed!r}")
+        if not isinstance(self.actions, list) or any(as_int(a) is None for a in self.actions):
+            raise ValueError(f"record 'actions' must be a list of integers, got {self.actions!r}")
+        if self.seats is not None:
+            n = game.num_players
+            seats = [as_int(x) for x in self.seats] if isinstance(self.seats, list) else None
+            if seats is None or None in seats or sorted(seats) != list(range(n)):  # type: ignore[type-var]
+                raise ValueError(
+                    f"record 'seats' must be a permutation of 0..{n - 1} (the seat of player_0, "
+                    f"player_1, ...), got {self.seats!r}"
+                )
 
     def to_json(self, indent: int | None = None) -> str:
         """The record as JSON (with a format version)."""
@@ -95,11 +128,12 @@ class GameRecord:
         """Load a record written by :meth:`to_json` (the ``record`` version may be omitted).
 
         Raises:
-            ValueError: On malformed JSON or missing/extra fields.
+            ValueError: On malformed JSON, missing/extra fields or a field that is not allowed
+                (see :meth:`validate`).
         """
         try:
             doc = json.loads(text)
-        except json.JSONDecodeError as exc:
+        except (ValueError, RecursionError) as exc:
             raise ValueError(f"record is not valid JSON: {exc}") from None
         if not isinstance(doc, dict):
             raise ValueError("a game record must be a JSON object")
@@ -114,6 +148,5 @@ class GameRecord:
             rec = cls(**doc)
         except TypeError as exc:
             raise ValueError(f"malformed record: {exc}") from None
-        if not isinstance(rec.seed, int) or not all(isinstance(a, int) for a in rec.actions):
-            raise ValueError("record 'seed' and 'actions' must be integers")
+        rec.validate()
         return rec

@@ -11,6 +11,13 @@ wrappers with ``get_wrapper_attr`` and through vector envs with ``env_method``);
 ``info["action_mask"]``. The observation is the flat ``Box`` vector by default, or the PettingZoo
 dict with ``observation_type="dict"``.
 
+A faulty opponent (an action that is not an integer, outside the action space or illegal) loses:
+the game ends as in the AEC env's ``illegal_action="terminate"`` (the opponent -1, everyone else,
+the learner included, 0), a warning names the opponent, and ``info["illegal_action"]`` says what
+it did. With ``illegal_action="raise"`` the error is raised instead; either way the episode is
+over and the next ``step()`` asks for a reset. If it happens before the learner's first decision,
+``reset()`` raises a ``RuntimeError`` naming the opponent.
+
 Example:
     >>> import gymnasium, tabletop_gym
     >>> env = gymnasium.make("RapaNui-v0", opponents="random")
@@ -21,6 +28,7 @@ Example:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -29,8 +37,14 @@ import numpy as np
 from gymnasium import spaces
 
 from tabletop_gym.agents.base import Agent, make_agent
-from tabletop_gym.core.aec import ILLEGAL_REWARD, TabletopAECEnv
-from tabletop_gym.core.game import IllegalActionError
+from tabletop_gym.core.aec import (
+    ILLEGAL_REWARD,
+    TabletopAECEnv,
+    as_action,
+    as_seed,
+    env_argument_names,
+)
+from tabletop_gym.core.game import IllegalActionError, as_int, check_names
 from tabletop_gym.core.render import frame
 
 SEAT_MODES = ("fixed", "rotate", "random")
@@ -78,8 +92,10 @@ class SingleAgentEnv(gymnasium.Env):
             raise ValueError(f"render_mode={render_mode!r}; choose one of "
                              f"{self.metadata['render_modes']} or None")
         n = aec_env.game.num_players
-        if not isinstance(learner_seat, int) or not 0 <= learner_seat < n:
+        seat = as_int(learner_seat)
+        if seat is None or not 0 <= seat < n:
             raise ValueError(f"learner_seat must be an int in 0..{n - 1}, got {learner_seat!r}")
+        learner_seat = seat
         self.aec = aec_env
         # The inner env always raises: the wrapper applies its own policy to the learner only.
         self.aec.illegal_action = "raise"
@@ -145,7 +161,16 @@ class SingleAgentEnv(gymnasium.Env):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
-        """Deal a new game, let the opponents act until the learner's first turn."""
+        """Deal a new game, let the opponents act until the learner's first turn.
+
+        Raises:
+            TypeError, ValueError, StateFormatError: On bad ``options`` (as the AEC env's
+                ``reset``); nothing changes then.
+            RuntimeError: When the game ends before the learner's first decision (a finished
+                start state, or a faulty opponent).
+        """
+        seed = as_seed(seed)
+        options = self.aec.check_reset_options(options)
         super().reset(seed=seed)
         self._episode += 1
         n = self.num_players
@@ -166,6 +191,12 @@ class SingleAgentEnv(gymnasium.Env):
         self._done = False
         reward = self._play_opponents()
         if self._done:
+            fault = self.aec.infos.get(self._learner, {}).get("illegal_action")
+            if fault:
+                raise RuntimeError(
+                    f"opponent {fault['agent']} played an illegal action before the learner's "
+                    f"first decision, which ended the game: {fault['message']}"
+                )
             raise RuntimeError("the game ended before the learner's first decision")
         del reward  # terminal rewards only; nothing can accrue before the first decision
         return self._observation(), self._info()
@@ -200,14 +231,37 @@ class SingleAgentEnv(gymnasium.Env):
         """Step opponents until the learner acts or the game ends; the learner's reward sum."""
         aec = self.aec
         reward = 0.0
+        n = self.action_space.n
         while not self._is_over() and aec.agent_selection != self._learner:
             name = aec.agent_selection
             obs = aec.observe(name)
-            aec.step(self._opponents[name].act(obs))
+            self._done = True  # until the opponent's move is in: an exception ends the episode
+            raw = self._opponents[name].act(obs)
+            try:
+                aec.step(as_action(raw, n, f"opponent {name}"))
+            except ValueError as exc:  # outside the action space, or illegal
+                self._opponent_faulted(name, raw, exc)
+            self._done = False
             reward += float(aec.rewards.get(self._learner, 0.0))
         if self._is_over():
             self._done = True
         return reward
+
+    def _opponent_faulted(self, name: str, action: Any, exc: ValueError) -> None:
+        """End the game as lost by opponent ``name`` (raise under ``illegal_action="raise"``)."""
+        state = self.aec.game_state
+        seat = self.aec.seat_of(name)
+        who = f"opponent {name} (seat {seat}, {type(self._opponents[name]).__name__})"
+        err = IllegalActionError(action, state.phase(), state.legal_actions(seat), f"{who}: {exc}"
+                                 if not isinstance(exc, IllegalActionError) else who)
+        if self.illegal_action == "raise":
+            raise err from None
+        warnings.warn(f"{who} played {action!r}, which is not a legal action; it loses and the "
+                      "game ends", stacklevel=4)
+        with warnings.catch_warnings():
+            # The AEC env's own warning would repeat the one above without naming the opponent.
+            warnings.simplefilter("ignore")
+            self.aec._terminate_illegal(name, err)
 
     def _observation(self) -> Any:
         if self.observation_type == "flat":
@@ -217,7 +271,7 @@ class SingleAgentEnv(gymnasium.Env):
     def _info(self) -> dict[str, Any]:
         inner = self.aec.infos.get(self._learner, {})
         info = {"action_mask": self._mask_int8(), "seat": self.learner_seat}
-        for key in ("scores", "score_breakdown", "winners", "phase"):
+        for key in ("scores", "score_breakdown", "winners", "phase", "illegal_action"):
             if key in inner:
                 info[key] = inner[key]
         return info
@@ -259,7 +313,12 @@ def make_single_agent(
     Args:
         raw_env_factory: E.g. ``rapa_nui_v0.raw_env``.
         **kwargs: The wrapper's arguments (:data:`WRAPPER_KWARGS`) and the game's config.
+
+    Raises:
+        UnknownArgumentError: A ``TypeError`` naming an unknown keyword and the closest valid one.
     """
+    check_names(kwargs, [*WRAPPER_KWARGS, *env_argument_names(raw_env_factory)],
+                getattr(raw_env_factory, "__name__", "the env"))
     wrapper = {k: kwargs.pop(k) for k in WRAPPER_KWARGS if k in kwargs}
     return SingleAgentEnv(raw_env_factory(**kwargs), **wrapper)
 

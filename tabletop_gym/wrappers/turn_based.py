@@ -34,6 +34,8 @@ from tabletop_gym.core.game import (
     Game,
     State,
     StateFormatError,
+    as_int,
+    parse_document,
 )
 from tabletop_gym.core.observer import ObservationLayout, Observer
 
@@ -94,17 +96,27 @@ class TurnBasedGame(Game):
         """Load a document of the inner game (a turn-based state has no pending bids then).
 
         A document whose ``state`` holds ``{"inner": ..., "pending": [...], "prefix": [...]}``
-        restores pending commitments too.
-        """
-        import json
+        (as :meth:`TurnBasedState.to_dict` writes it) restores pending commitments too. They are
+        checked as the transform makes them: only at a simultaneous node, entered in seat order
+        by the seats with a choice (so never by all of them: the last one reveals the joint
+        action), each an integer legal for its seat; ``prefix`` (split mode only) holds the
+        current bidder's sub-decisions of an incomplete bid.
 
-        doc = json.loads(text) if isinstance(text, str) else dict(text)
-        body = doc.get("state") if isinstance(doc, dict) else None
+        Raises:
+            StateFormatError: Naming what is wrong; nothing is replayed from a bad document.
+        """
+        doc = parse_document(text)
+        body = doc.get("state")
         if isinstance(body, dict) and "inner" in body:
-            inner_doc = dict(doc)
-            inner_doc["state"] = body["inner"]
+            unknown = sorted(str(k) for k in body if k not in ("inner", "pending", "prefix"))
+            if unknown:
+                raise StateFormatError(
+                    f"turn-based state has unknown key(s) {unknown}; allowed: "
+                    "['inner', 'pending', 'prefix']"
+                )
+            inner_doc = {**doc, "state": body["inner"]}
             st = TurnBasedState(self, self.inner.state_from_json(inner_doc))
-            st._load_pending(body.get("pending"), body.get("prefix", []))
+            st._load_pending(body.get("pending"), body.get("prefix"))
             return st
         return TurnBasedState(self, self.inner.state_from_json(doc))
 
@@ -147,21 +159,69 @@ class TurnBasedState(State):
         return -1
 
     def _load_pending(self, pending: Any, prefix: Any) -> None:
+        """Restore the commitments of a document onto this fresh state (see ``state_from_json``).
+
+        Raises:
+            StateFormatError: On anything the transform could not have produced.
+        """
         n = self.game.inner.num_players
-        if pending is None:
+        if pending is not None:
+            if not isinstance(pending, list) or len(pending) != n:
+                raise StateFormatError(f"'pending' must be a list of {n} entries (int or null)")
+            values = [None if a is None else as_int(a) for a in pending]
+            for p, (a, v) in enumerate(zip(pending, values, strict=True)):
+                if a is not None and v is None:
+                    raise StateFormatError(f"pending[{p}]={a!r} must be an action id or null")
+            self._set_pending(values)
+        if prefix is None or prefix == []:
             return
-        if not isinstance(pending, list) or len(pending) != n:
-            raise StateFormatError(f"'pending' must be a list of {n} entries (int or null)")
-        if self.inner.current_player() != SIMULTANEOUS and any(p is not None for p in pending):
+        if not isinstance(prefix, list):
+            raise StateFormatError(f"'prefix' must be a list of sub-decision ids, got {prefix!r}")
+        if not self.game.split or self._bidder < 0:
+            raise StateFormatError(
+                "'prefix' holds the sub-decisions of a split bid in progress; this state has "
+                "none (split bids off, or no bid open)"
+            )
+        split = self.game.inner.split_simultaneous_action  # type: ignore[attr-defined]
+        full = self.inner.legal_actions(self._bidder)
+        for i, sub in enumerate(prefix):
+            value = as_int(sub)
+            if value is None or value not in self._legal_actions():
+                raise StateFormatError(
+                    f"prefix[{i}]={sub!r} is not a legal sub-decision of seat {self._bidder}; "
+                    f"legal: {self._legal_actions()}"
+                )
+            self.prefix.append(value)
+            if any(list(split(a)) == self.prefix for a in full):
+                raise StateFormatError(
+                    f"prefix {prefix} completes a bid of seat {self._bidder}; a complete bid "
+                    "belongs in 'pending'"
+                )
+
+    def _set_pending(self, pending: list[int | None]) -> None:
+        committed = [p for p, a in enumerate(pending) if a is not None]
+        if not committed:
+            return
+        if self.inner.current_player() != SIMULTANEOUS:
             raise StateFormatError("'pending' commitments exist only at a simultaneous node")
-        for p, a in enumerate(pending):
-            if a is not None and a not in self.inner.legal_actions(p):
-                raise StateFormatError(f"pending[{p}]={a!r} is not a legal action of seat {p}")
+        choosers = [p for p in range(len(pending)) if self.inner.legal_actions(p)]
+        if committed != choosers[: len(committed)]:
+            raise StateFormatError(
+                f"pending commitments of seats {committed} do not follow the seat order of the "
+                f"seats with a choice {choosers} (each commits after the seats before it)"
+            )
+        if len(committed) == len(choosers):
+            raise StateFormatError(
+                f"pending commitments for every seat with a choice {choosers}: the last one "
+                "reveals the joint action, so a state never holds them all"
+            )
+        for p in committed:
+            if pending[p] not in self.inner.legal_actions(p):
+                raise StateFormatError(
+                    f"pending[{p}]={pending[p]!r} is not a legal action of seat {p}"
+                )
         self.pending = list(pending)
-        self.prefix = []
         self._bidder = self._next_bidder()
-        for sub in prefix or []:
-            self.apply_action(sub)
 
     # --- contract -----------------------------------------------------------------------------
 

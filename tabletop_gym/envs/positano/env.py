@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop_gym.core.aec import OrderEnforcing, TabletopAECEnv
-from tabletop_gym.core.game import Game
+from tabletop_gym.core.game import ConfigError, Game
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.core.parallel import TabletopParallelEnv
 from tabletop_gym.envs.positano.observer import PositanoObserver
@@ -46,7 +46,7 @@ class raw_env(TabletopAECEnv):
 
     Args:
         split_bids: Enter each bid as two decisions (bid card, then booster) instead of one of
-            the 42 (card, booster) pairs.
+            the 42 (card, booster) pairs (2-6 players; refused in solo).
         **kwargs: ``render_mode``, ``illegal_action`` and the game's config switches.
     """
 
@@ -57,13 +57,25 @@ class raw_env(TabletopAECEnv):
 
     def __init__(self, split_bids: bool = False, **kwargs: Any):
         if not isinstance(split_bids, bool):
-            raise ValueError(f"split_bids must be True or False, got {split_bids!r}")
+            raise ConfigError(f"split_bids must be True or False, got {split_bids!r}")
         self.split_bids = split_bids
         super().__init__(**kwargs)
 
     def make_game(self, config: dict[str, Any]) -> Game:
-        """The engine behind the turn-based transform."""
-        return TurnBasedGame(PositanoGame(config), split=self.split_bids)
+        """The engine behind the turn-based transform.
+
+        Raises:
+            ConfigError: For ``split_bids=True`` in solo, where there is no simultaneous bid to
+                split (the player bids alone, after Otto's bid is revealed).
+        """
+        game = PositanoGame(config)
+        if self.split_bids and game.solo:
+            raise ConfigError(
+                "split_bids=True splits the simultaneous bid of 2-6 players; in solo the bid "
+                "is one sequential decision among the 42 (card, booster) pairs, so use "
+                "split_bids=False"
+            )
+        return TurnBasedGame(game, split=self.split_bids)
 
     def make_observer(self, game: Game) -> Observer:
         """The Positano observer extended with the seat's own pending bid."""

@@ -59,6 +59,7 @@ from tabletop_gym.core.game import (
     Game,
     GameConfig,
     State,
+    as_int,
 )
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano import scoring
@@ -1123,11 +1124,10 @@ class PositanoState(State):
         Raises:
             ValueError: If ``action`` is not an id in 0..191.
         """
-        if isinstance(action, bool) or not isinstance(action, int):
-            try:
-                action = int(action)  # numpy integers
-            except (TypeError, ValueError):
-                raise ValueError(f"action {action!r} is not an action id (0..191)") from None
+        value = as_int(action)  # Python or numpy integers; never a bool or a float
+        if value is None:
+            raise ValueError(f"action {action!r} is not an action id (0..191)")
+        action = value
         if not 0 <= action < NUM_ACTIONS:
             raise ValueError(f"action {action} is out of range; action ids are 0..191")
         g = self.game

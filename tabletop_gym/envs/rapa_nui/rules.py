@@ -60,7 +60,7 @@ import dataclasses
 import random
 from typing import Any, ClassVar
 
-from tabletop_gym.core.game import TERMINAL, Game, GameConfig, State
+from tabletop_gym.core.game import TERMINAL, Game, GameConfig, State, as_int
 
 # --- components ---------------------------------------------------------------------------------
 
@@ -675,8 +675,10 @@ class RapaNuiState(State):
         Raises:
             ValueError: When ``action`` is not an action id.
         """
-        if isinstance(action, bool) or not isinstance(action, int):
+        value = as_int(action)
+        if value is None:
             raise ValueError(f"action must be an int in 0..{NUM_ACTIONS - 1}, got {action!r}")
+        action = value
         if not 0 <= action < NUM_ACTIONS:
             raise ValueError(
                 f"action {action} is out of range; action ids are 0..{NUM_ACTIONS - 1}"
