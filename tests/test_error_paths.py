@@ -22,30 +22,12 @@ from tabletop_gym.envs import positano_v0, rapa_nui_v0
 from tabletop_gym.envs.positano.rules import PositanoGame
 from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
 from tabletop_gym.wrappers.turn_based import TurnBasedGame
+from tests.snapshots import aec_snapshot
 
 
 def _first_legal(env, agent=None) -> int:
     agent = agent or env.agent_selection
     return int(np.flatnonzero(env.observe(agent)["action_mask"])[0])
-
-
-def _snapshot(env) -> tuple:
-    """Everything a caller can see of an AEC env: state, record, seats and every last()."""
-    raw = env.unwrapped
-    lasts = {}
-    for agent in raw.agents:
-        obs = raw.observe(agent)
-        lasts[agent] = (
-            obs["observation"].tobytes(), obs["action_mask"].tobytes(),
-            raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent],
-            repr(raw.infos[agent]),
-        )
-    try:
-        record = raw.record().to_json()
-    except ValueError as exc:
-        record = str(exc)
-    return (raw.game_state.to_json(), record, raw.agent_selection,
-            [raw.seat_of(a) for a in raw.possible_agents], lasts)
 
 
 def _finished_state(env, seed: int):
@@ -83,10 +65,10 @@ def test_a_failed_reset_leaves_the_env_exactly_as_it_was(options, error, seed):
     env = rapa_nui_v0.env(num_players=2)
     env.reset(seed=7, options={"seat_permutation": [1, 0]})
     env.step(_first_legal(env))
-    before = _snapshot(env)
+    before = aec_snapshot(env)
     with pytest.raises(error):
         env.reset(seed=seed, options=options)
-    assert _snapshot(env) == before
+    assert aec_snapshot(env) == before
     # The random stream is untouched too: the next reset deals what it would have dealt.
     twin = rapa_nui_v0.env(num_players=2)
     twin.reset(seed=7, options={"seat_permutation": [1, 0]})
@@ -132,12 +114,12 @@ def test_a_failed_step_changes_nothing():
     # every agent's last() as it was.
     env = rapa_nui_v0.env(num_players=2, illegal_action="raise")
     env.reset(seed=2)
-    before = _snapshot(env)
+    before = aec_snapshot(env)
     illegal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
     for bad in (illegal, -1, 10**6, 2.0, True, None, "3", np.array([1, 2])):
         with pytest.raises(ValueError):
             env.step(bad)
-        assert _snapshot(env) == before
+        assert aec_snapshot(env) == before
 
 
 # --- 2. read-only masks ---------------------------------------------------------------------------
@@ -402,7 +384,7 @@ def test_integer_valued_arrays_and_numpy_ints_are_actions_everywhere(form):
     twin = rapa_nui_v0.env(num_players=2)
     twin.reset(seed=0)
     twin.step(first)
-    assert _snapshot(aec) == _snapshot(twin)
+    assert aec_snapshot(aec) == aec_snapshot(twin)
 
     par = positano_v0.parallel_env(num_players=2)
     _, infos = par.reset(seed=0)

@@ -53,6 +53,7 @@ from tabletop_gym.core.game import (
     StateFormatError,
     as_int,
     check_names,
+    shown,
 )
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.core.records import GameRecord
@@ -153,20 +154,26 @@ def reset_options(
         return {}
     if not isinstance(options, Mapping):
         raise TypeError(f"reset options must be a dict, got {options!r}")
-    check_names(options, allowed, "reset() options")
     out = dict(options)
-    perm = options.get("seat_permutation")
+    if "options" in out and "options" not in allowed:
+        # PettingZoo's api_test and parallel_api_test pass {"options": 1} only to check that
+        # reset() takes the argument; anything else unknown is an error.
+        warnings.warn("reset option 'options' is not an option of this env; ignored",
+                      stacklevel=3)
+        del out["options"]
+    check_names(out, allowed, "reset()", kind="reset option")
+    perm = out.get("seat_permutation")
     if perm is not None and not (isinstance(perm, str) and perm == "random"):
         n = game.num_players
         seats = [as_int(s) for s in perm] if isinstance(perm, list | tuple | np.ndarray) else None
         if seats is None or None in seats or sorted(seats) != list(range(n)):  # type: ignore[type-var]
             raise ValueError(
-                f"seat_permutation must be 'random' or a permutation of the seats 0..{n - 1} "
-                f"(one int per agent), got {perm!r}"
+                f"seat_permutation must be a permutation of the seats 0..{n - 1} (one int per "
+                f"agent) or 'random', got {shown(perm)}"
             )
         out["seat_permutation"] = seats
-    if options.get("state") is not None:
-        out["state"] = _given_state(game, options["state"])
+    if out.get("state") is not None:
+        out["state"] = _given_state(game, out["state"])
     return out
 
 
@@ -374,7 +381,7 @@ class TabletopAECEnv(AECEnv):
         mask = np.zeros(self._num_actions, dtype=np.int8)
         mask[state.legal_actions(cur)] = 1
         # Handed out in the info: read-only, so no caller can make an illegal action look legal.
-        mask.flags.writeable = False
+        mask.setflags(write=False)
         self._acting_mask = mask
         zero = self._zero_mask
         infos = self.infos

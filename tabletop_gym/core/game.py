@@ -21,6 +21,7 @@ import dataclasses
 import difflib
 import json
 import random
+import reprlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
@@ -52,10 +53,10 @@ class IllegalActionError(ValueError):
         self.phase = phase
         self.legal = list(legal)
         self.reason = reason
-        shown = self.legal if len(self.legal) <= 40 else [*self.legal[:40], "..."]
+        listed = self.legal if len(self.legal) <= 40 else [*self.legal[:40], "..."]
         why = f" ({reason})" if reason else ""
         super().__init__(
-            f"illegal action {action!r} in phase {phase!r}{why}; legal actions: {shown}"
+            f"illegal action {shown(action)} in phase {phase!r}{why}; legal actions: {listed}"
         )
 
 
@@ -76,13 +77,16 @@ class StateFormatError(ValueError):
     """A JSON state that does not follow the documented schema."""
 
 
-def check_names(given: Iterable[str], allowed: Sequence[str], where: str) -> None:
+def check_names(
+    given: Iterable[str], allowed: Sequence[str], where: str, kind: str = "keyword argument"
+) -> None:
     """Reject names that are not in ``allowed``, suggesting the closest allowed one.
 
     Args:
         given: The names passed (keyword arguments, config keys, option keys).
         allowed: Every name that is accepted.
         where: What the names were passed to, for the message (e.g. ``"RapaNuiConfig"``).
+        kind: What a name is, for the message (``"config key"``, ``"reset option"``).
 
     Raises:
         UnknownArgumentError: Naming each unknown name, the closest allowed name and the
@@ -94,10 +98,29 @@ def check_names(given: Iterable[str], allowed: Sequence[str], where: str) -> Non
     hints = []
     for name in unknown:
         close = difflib.get_close_matches(str(name), [str(a) for a in allowed], n=1, cutoff=0.6)
-        hints.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+        if close:
+            hints.append(f"{close[0]!r}" + (f" for {name!r}" if len(unknown) > 1 else ""))
+    hint = f" (did you mean {', '.join(hints)}?)" if hints else ""
     raise UnknownArgumentError(
-        f"unknown argument(s) for {where}: {', '.join(hints)}; allowed: {sorted(allowed)}"
+        f"unknown {kind}(s) [{', '.join(shown(u) for u in unknown)}] for {where}{hint}; "
+        f"allowed: {sorted(allowed)}"
     )
+
+
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxstring, _SHORT.maxother = 3, 8, 6, 40, 40
+
+
+def shown(value: Any) -> str:
+    """A short repr of a value from outside, for error messages.
+
+    Bounded in depth and length, so that a deeply nested list or a 5000-digit integer in a
+    document gives a readable message instead of a ``RecursionError`` or ``ValueError``.
+    """
+    try:
+        return _SHORT.repr(value)
+    except (ValueError, RecursionError):
+        return f"<{type(value).__name__} too large to show>"
 
 
 def as_int(value: Any) -> int | None:
@@ -172,11 +195,11 @@ class GameConfig:
                 key, the value and what is allowed.
         """
         if config is not None and not isinstance(config, Mapping):
-            raise ConfigError(f"a config must be a mapping of switches, got {config!r}")
+            raise ConfigError(f"a config must be a mapping of switches, got {shown(config)}")
         merged: dict[str, Any] = dict(config or {})
         merged.update(kwargs)
         names = [f.name for f in dataclasses.fields(cls)]
-        check_names(merged, names, cls.__name__)
+        check_names(merged, names, cls.__name__, kind="config key")
         for f in dataclasses.fields(cls):
             if f.name not in merged:
                 continue
@@ -184,13 +207,13 @@ class GameConfig:
             default = f.default
             if isinstance(default, bool):
                 if not isinstance(value, bool):
-                    raise ConfigError(f"{f.name} must be True or False, got {value!r}")
+                    raise ConfigError(f"{f.name} must be True or False, got {shown(value)}")
             elif isinstance(default, int):
                 if as_int(value) is None:
-                    raise ConfigError(f"{f.name} must be an integer, got {value!r}")
+                    raise ConfigError(f"{f.name} must be an integer, got {shown(value)}")
                 merged[f.name] = value = as_int(value)
             elif isinstance(default, str) and not isinstance(value, str):
-                raise ConfigError(f"{f.name} must be a string, got {value!r}")
+                raise ConfigError(f"{f.name} must be a string, got {shown(value)}")
             if isinstance(value, list):
                 merged[f.name] = tuple(value)
         obj = cls(**merged)
@@ -203,11 +226,13 @@ class GameConfig:
             value = getattr(self, f.name)
             choices = f.metadata.get("choices")
             if choices is not None and value not in choices:
-                raise ConfigError(f"{f.name}={value!r} is not allowed; choose one of {choices}")
+                raise ConfigError(
+                    f"{f.name}={shown(value)} is not allowed; choose one of {choices}"
+                )
             bounds = f.metadata.get("range")
             if bounds is not None and not bounds[0] <= value <= bounds[1]:
                 raise ConfigError(
-                    f"{f.name}={value!r} is out of range; allowed: {bounds[0]}..{bounds[1]}"
+                    f"{f.name}={shown(value)} is out of range; allowed: {bounds[0]}..{bounds[1]}"
                 )
         self.check()
 
@@ -321,6 +346,19 @@ class Game(abc.ABC):
             StateFormatError: When the document is not valid JSON or breaks the schema; the
                 message says which field and what is expected.
         """
+        try:
+            return self._load_document(text)
+        except StateFormatError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, RecursionError) as exc:
+            # Whatever slipped past the field checks (a value too deep or too long to even
+            # describe) is still a malformed document.
+            raise StateFormatError(
+                f"malformed state: {type(exc).__name__}: {shown(str(exc))}"
+            ) from None
+
+    def _load_document(self, text: Any) -> State:
+        """Parse and check a whole document (see :meth:`state_from_json`)."""
         doc = parse_document(text)
         missing = [k for k in ("schema", "game", "state") if k not in doc]
         if missing:
@@ -328,11 +366,11 @@ class Game(abc.ABC):
         check_document_keys(doc)
         if as_int(doc["schema"]) != SCHEMA_VERSION:
             raise StateFormatError(
-                f"state schema {doc['schema']!r} is not supported; this version reads "
+                f"state schema {shown(doc['schema'])} is not supported; this version reads "
                 f"{SCHEMA_VERSION}"
             )
         if doc["game"] != self.name:
-            raise StateFormatError(f"state is for game {doc['game']!r}, not {self.name!r}")
+            raise StateFormatError(f"state is for game {shown(doc['game'])}, not {self.name!r}")
         if "config" in doc:
             try:
                 other = self.config_class.from_kwargs(doc["config"])
@@ -345,12 +383,7 @@ class Game(abc.ABC):
                 )
         if not isinstance(doc["state"], dict):
             raise StateFormatError("'state' must be a JSON object")
-        try:
-            return self._state_from_dict(doc["state"])
-        except StateFormatError:
-            raise
-        except (KeyError, TypeError, ValueError, IndexError, RecursionError) as exc:
-            raise StateFormatError(f"malformed state: {type(exc).__name__}: {exc}") from None
+        return self._state_from_dict(doc["state"])
 
     @abc.abstractmethod
     def _state_from_dict(self, data: dict[str, Any]) -> State:

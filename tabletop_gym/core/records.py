@@ -20,7 +20,7 @@ import json
 import random
 from typing import Any
 
-from tabletop_gym.core.game import ConfigError, Game, IllegalActionError, State, as_int
+from tabletop_gym.core.game import ConfigError, Game, IllegalActionError, State, as_int, shown
 
 RECORD_VERSION = 1
 
@@ -109,7 +109,8 @@ class GameRecord:
         if seed is None or not 0 <= seed < 2**64:
             raise ValueError(f"record 'seed' must be an integer in 0..2**64-1, got {self.seed!r}")
         if not isinstance(self.actions, list) or any(as_int(a) is None for a in self.actions):
-            raise ValueError(f"record 'actions' must be a list of integers, got {self.actions!r}")
+            raise ValueError(f"record 'actions' must be integers (a list of action ids), got "
+                             f"{shown(self.actions)}")
         if self.seats is not None:
             n = game.num_players
             seats = [as_int(x) for x in self.seats] if isinstance(self.seats, list) else None

@@ -36,6 +36,7 @@ from tabletop_gym.core.game import (
     StateFormatError,
     as_int,
     parse_document,
+    shown,
 )
 from tabletop_gym.core.observer import ObservationLayout, Observer
 
@@ -92,7 +93,7 @@ class TurnBasedGame(Game):
         """A turn-based state over an existing inner state (no pending commitments)."""
         return TurnBasedState(self, inner_state)
 
-    def state_from_json(self, text: Any) -> State:
+    def _load_document(self, text: Any) -> State:
         """Load a document of the inner game (a turn-based state has no pending bids then).
 
         A document whose ``state`` holds ``{"inner": ..., "pending": [...], "prefix": [...]}``
@@ -171,12 +172,14 @@ class TurnBasedState(State):
             values = [None if a is None else as_int(a) for a in pending]
             for p, (a, v) in enumerate(zip(pending, values, strict=True)):
                 if a is not None and v is None:
-                    raise StateFormatError(f"pending[{p}]={a!r} must be an action id or null")
+                    raise StateFormatError(f"pending[{p}]={shown(a)} must be an action id or null")
             self._set_pending(values)
         if prefix is None or prefix == []:
             return
         if not isinstance(prefix, list):
-            raise StateFormatError(f"'prefix' must be a list of sub-decision ids, got {prefix!r}")
+            raise StateFormatError(
+                f"'prefix' must be a list of sub-decision ids, got {shown(prefix)}"
+            )
         if not self.game.split or self._bidder < 0:
             raise StateFormatError(
                 "'prefix' holds the sub-decisions of a split bid in progress; this state has "
@@ -188,7 +191,7 @@ class TurnBasedState(State):
             value = as_int(sub)
             if value is None or value not in self._legal_actions():
                 raise StateFormatError(
-                    f"prefix[{i}]={sub!r} is not a legal sub-decision of seat {self._bidder}; "
+                    f"prefix[{i}]={shown(sub)} is not a legal sub-decision of seat {self._bidder}; "
                     f"legal: {self._legal_actions()}"
                 )
             self.prefix.append(value)
@@ -218,7 +221,7 @@ class TurnBasedState(State):
         for p in committed:
             if pending[p] not in self.inner.legal_actions(p):
                 raise StateFormatError(
-                    f"pending[{p}]={pending[p]!r} is not a legal action of seat {p}"
+                    f"pending[{p}]={shown(pending[p])} is not a legal action of seat {p}"
                 )
         self.pending = list(pending)
         self._bidder = self._next_bidder()

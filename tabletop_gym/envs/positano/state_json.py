@@ -48,7 +48,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tabletop_gym.core.game import StateFormatError
+from tabletop_gym.core.game import StateFormatError, shown
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano.rules import (
     _ALL_BOOSTERS,
@@ -324,7 +324,7 @@ def _keys(obj: Any, keys: Sequence[str], where: str) -> dict[str, Any]:
 
 def _int(v: Any, where: str, lo: int, hi: int) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
-        raise StateFormatError(f"{where} must be an integer, got {v!r}")
+        raise StateFormatError(f"{where} must be an integer, got {shown(v)}")
     if not lo <= v <= hi:
         raise StateFormatError(f"{where} = {v} is out of range {lo}..{hi}")
     return v
@@ -332,7 +332,7 @@ def _int(v: Any, where: str, lo: int, hi: int) -> int:
 
 def _ints(v: Any, where: str, lo: int, hi: int, length: int | None = None) -> list[int]:
     if not isinstance(v, list):
-        raise StateFormatError(f"{where} must be a list of integers, got {v!r}")
+        raise StateFormatError(f"{where} must be a list of integers, got {shown(v)}")
     if length is not None and len(v) != length:
         raise StateFormatError(f"{where} must have {length} entries, got {len(v)}")
     return [_int(x, f"{where}[{i}]", lo, hi) for i, x in enumerate(v)]
@@ -352,12 +352,12 @@ def parse_state(g: PositanoGame, data: dict[str, Any]) -> PositanoState:
     phase = data["phase"]
     # Checked as a string first: a list or object is unhashable and must not reach the lookup.
     if not isinstance(phase, str) or phase not in _PHASE_INDEX:
-        raise StateFormatError(f"phase {phase!r} is unknown; phases are {list(PHASES)}")
+        raise StateFormatError(f"phase {shown(phase)} is unknown; phases are {list(PHASES)}")
     s.phase_index = _PHASE_INDEX[phase]
     s.turn = _int(data["turn"], "turn", 0, nc - 1)
     goals = data["goals"]
     if not isinstance(goals, list) or not all(isinstance(x, str) for x in goals):
-        raise StateFormatError(f"goals must be a list of goal names, got {goals!r}")
+        raise StateFormatError(f"goals must be a list of goal names, got {shown(goals)}")
     problem = goal_problem(goals, g.size)
     if problem:
         raise StateFormatError(f"goals: {problem}")
@@ -413,7 +413,7 @@ def parse_state(g: PositanoGame, data: dict[str, Any]) -> PositanoState:
         if len(s.played_cards[c]) != want or len(s.played_boosters[c]) != want:
             raise StateFormatError(
                 f"colours[{c}]: {want} cards and boosters must have been played by round "
-                f"{s.round}, phase {phase!r}; got {len(s.played_cards[c])} and "
+                f"{s.round}, phase {shown(phase)}; got {len(s.played_cards[c])} and "
                 f"{len(s.played_boosters[c])}"
             )
     if s.phase_index not in (BID, OVER):

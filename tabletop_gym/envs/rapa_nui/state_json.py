@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NoReturn
 
-from tabletop_gym.core.game import TERMINAL, StateFormatError
+from tabletop_gym.core.game import TERMINAL, StateFormatError, shown
 from tabletop_gym.envs.rapa_nui.rules import (
     _BUY,
     _DRAW,
@@ -95,7 +95,7 @@ def _fail(msg: str) -> StateFormatError:
 
 def _int(value: Any, name: str, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _fail(f"{name} must be an integer in {lo}..{hi}, got {value!r}")
+        raise _fail(f"{name} must be an integer in {lo}..{hi}, got {shown(value)}")
     if not lo <= value <= hi:
         raise _fail(f"{name}={value} is out of range; allowed: {lo}..{hi}")
     return value
@@ -111,7 +111,7 @@ def _ints(value: Any, name: str, length: int | None, lo: int, hi: int) -> list[i
 
 def _per_seat(value: Any, name: str, n: int) -> list[Any]:
     if not isinstance(value, list) or len(value) != n:
-        raise _fail(f"{name} must be a list of {n} entries (one per seat), got {value!r}")
+        raise _fail(f"{name} must be a list of {n} entries (one per seat), got {shown(value)}")
     return value
 
 
@@ -129,13 +129,13 @@ def load_state(game: RapaNuiGame, data: dict[str, Any]) -> RapaNuiState:
 
     phase = data["phase"]
     if phase not in PHASES:
-        raise _fail(f"phase={phase!r} is not allowed; choose one of {PHASES}")
+        raise _fail(f"phase={shown(phase)} is not allowed; choose one of {PHASES}")
     s._phase = PHASES.index(phase)
     s._active = _int(data["active"], "active", 0, n - 1)
     decider = data["decider"]
     if s._phase == _TERMINAL:
         if decider is not None:
-            raise _fail(f"decider must be null when the game is over, got {decider!r}")
+            raise _fail(f"decider must be null when the game is over, got {shown(decider)}")
         s._cur = TERMINAL
     else:
         s._cur = _int(decider, "decider", 0, n - 1)
@@ -163,7 +163,7 @@ def load_state(game: RapaNuiGame, data: dict[str, Any]) -> RapaNuiState:
     s._supply = _ints(data["supply"], "supply", NUM_KINDS, 0, OFFERING_STACK_SIZE)
     cols = data["columns"]
     if not isinstance(cols, list) or len(cols) != NUM_COLUMNS:
-        raise _fail(f"columns must be a list of {NUM_COLUMNS} lists, got {cols!r}")
+        raise _fail(f"columns must be a list of {NUM_COLUMNS} lists, got {shown(cols)}")
     s._columns = [_ints(c, f"columns[{i}]", None, 0, last) for i, c in enumerate(cols)]
     s._pile = _ints(data["draw_pile"], "draw_pile", None, 0, last)
     s._removed = _int(data["removed_moai"], "removed_moai", 0, DECK_COUNTS[MOAI])
