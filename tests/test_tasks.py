@@ -81,6 +81,11 @@ def test_a_pinned_setting_cannot_be_changed():
         pettingzoo.make("aec", "tabletop_gym/RapaNui-4p-SelfPlay-v0", num_players=3)
     with pytest.raises(PinnedSettingError, match="opponents"):
         tasks.make("RapaNui-2p-SelfPlay-v0", opponents="heuristic")
+    with pytest.raises(PinnedSettingError, match="seat_mode='fixed'"):
+        gymnasium.make("Positano-Solo-v0", seat_mode="rotate")
+    # a config switch the task does not name is pinned at its default, not left open
+    with pytest.raises(PinnedSettingError, match="reward_type"):
+        gymnasium.make("Positano-Solo-v0", reward_type="score")
 
 
 def test_restating_a_pinned_value_and_presentation_keywords_are_accepted():

@@ -150,11 +150,16 @@ class Task:
         return dict(GAMES[self.game]["env_settings"])
 
     def pinned(self) -> dict[str, Any]:
-        """Every keyword this task fixes, with its value (what a make call may not change)."""
-        out: dict[str, Any] = {k: _plain(v) for k, v in self.config.items()}
+        """Every keyword this task fixes, with its value (what a make call may not change).
+
+        Config fields the task does not name (a switch added later) are pinned at their
+        defaults, which is how the task's env is built.
+        """
+        out: dict[str, Any] = _config_defaults(self.game, **self.config)
         out.update(self.env_settings)
-        if self.mode == "vs":
-            out.update(opponents=self.opponents, seat_mode=self.seat_mode, learner_seat=0)
+        out["opponents"] = self.opponents
+        if self.mode != "selfplay":
+            out.update(seat_mode=self.seat_mode, learner_seat=0)
         return out
 
 
@@ -190,8 +195,6 @@ def _build_tasks() -> dict[str, Task]:
         _task("Positano-2p-vsRandom", "positano", "vs", 2,
               "Positano, 2 players on the 4×4 cliff, one learner against a random bot.",
               board=4, opponents="random"),
-        _task("RapaNui-2p-vsRandom", "rapa_nui", "vs", 2,
-              "Rapa Nui, 2 players, one learner against a random bot.", opponents="random"),
     ]
     # Positano: every player count with its usual cliff, plus the 4-player 5×5 set-up.
     positano_tables = [(2, 4, "2p"), (3, 4, "3p"), (4, 4, "4p"), (4, 5, "4p-5x5"),
@@ -205,6 +208,9 @@ def _build_tasks() -> dict[str, Task]:
             f"Positano-{tag}-SelfPlay", "positano", "selfplay", n,
             f"Positano, {n} players on the {board}×{board} cliff, every seat a learner.",
             board=board))
+    out.append(_task("RapaNui-2p-vsRandom", "rapa_nui", "vs", 2,
+                     "Rapa Nui, 2 players, one learner against a random bot.",
+                     opponents="random"))
     for n in (2, 3, 4):
         out.append(_task(
             f"RapaNui-{n}p-vsHeuristic", "rapa_nui", "vs", n,
@@ -394,19 +400,17 @@ def _check_kwargs(task: Task, kind: str, kwargs: Mapping[str, Any]) -> dict[str,
     Validates everything before anything is built.
     """
     pinned = task.pinned()
-    if task.mode == "selfplay":
-        pinned.update(opponents=None)  # there are no bots: every seat is a learner
     free = FREE_KWARGS[kind]
     for key, value in kwargs.items():
         if key in free:
             continue
-        if key in pinned or key in ("seat_mode", "learner_seat", "opponents"):
-            if key in pinned and _plain(value) == pinned[key]:
+        if key in pinned:
+            if _plain(value) == pinned[key]:
                 continue  # restating the pinned value changes nothing
             base = GAMES[task.game]["base_id"] if kind == "gymnasium" else (
                 f"tabletop_gym/{GAMES[task.game]['base_id']}")
             raise PinnedSettingError(
-                f"{task.id} pins {key}={pinned.get(key)!r}; it cannot be changed to {value!r}. "
+                f"{task.id} pins {key}={pinned[key]!r}; it cannot be changed to {value!r}. "
                 f"For another {key}, use the configurable base id {base!r} (and report every "
                 "keyword), or a task that pins the value you want"
             )

@@ -18,6 +18,7 @@ from tabletop_gym.tasks import (
     RAPA_NUI_STANDARD,
     SUITES,
     TASKS,
+    _plain,
     describe,
 )
 
@@ -44,8 +45,9 @@ def compare_snapshot(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str
     """Differences that break the rule "same id and version, same settings".
 
     A setting in ``old`` that changed or vanished is a problem, and so is a task that joined the
-    registry without the snapshot, or left it without a newer version of the same name. A config key in ``new`` only is allowed: adding a
-    switch whose default keeps the old behaviour changes no trajectory (CHANGELOG.md).
+    registry without the snapshot, or left it without a newer version of the same name. A config
+    key in ``new`` only is allowed: adding a switch whose default keeps the old behaviour changes
+    no trajectory (CHANGELOG.md).
     """
     problems = []
     fix = ("bump the task's version (CHANGELOG.md: any change that can change a trajectory or a "
@@ -88,7 +90,7 @@ def _fmt(value: Any) -> str:
 def _variant_text(task_id: str) -> str:
     t = TASKS[task_id]
     standard = POSITANO_STANDARD if t.game == "positano" else RAPA_NUI_STANDARD
-    diff = {k: v for k, v in t.config.items() if k in standard and standard[k] != v}
+    diff = {k: v for k, v in t.config.items() if k in standard and standard[k] != _plain(v)}
     return "standard" if not diff else ", ".join(f"`{k}={v!r}`" for k, v in diff.items())
 
 
@@ -115,11 +117,15 @@ def tasks_table() -> str:
 
 def _standard_switches() -> str:
     lines = ["| game | switch | pinned value |", "|---|---|---|"]
-    for title, std in (("Positano", POSITANO_STANDARD), ("Rapa Nui", RAPA_NUI_STANDARD)):
-        for key, value in std.items():
+    for game in GAMES:
+        first = next(t for t in TASKS.values() if t.game == game)
+        d = describe(first.id)
+        switches = {k: v for k, v in d["config"].items()
+                    if k not in ("num_players", "reward_type", "board_size")}
+        switches.update({f"{k} (env)": v for k, v in d["env_settings"].items()})
+        for key, value in switches.items():
             shown = "random goal cards" if key == "goals" and not value else f"`{value!r}`"
-            lines.append(f"| {title} | `{key}` | {shown} |")
-    lines.append("| Positano | `split_bids` (env) | `False` |")
+            lines.append(f"| {GAMES[game]['title']} | `{key}` | {shown} |")
     return "\n".join(lines)
 
 
@@ -269,9 +275,9 @@ paper that uses them must list every keyword. `tasks.describe` reports their def
 A task's version is the number after `-v`. Any change that can change a trajectory or a reward for
 the same seed and actions (rules, their defaults, action ids, observations, rewards, seeding, the
 bots' play, the opponents or the seat policy) bumps the version of every task it touches; the
-bumped version replaces the old one, and CHANGELOG.md lists every bump. A committed snapshot of the registry
-(`tests/data/tasks_snapshot.json`) makes the tests fail when a pinned setting changes under the
-same id and version.
+bumped version replaces the old one, and CHANGELOG.md lists every bump. A committed snapshot of
+the registry (`tests/data/tasks_snapshot.json`) makes the tests fail when a pinned setting changes
+under the same id and version.
 
 To cite a task, give its full id and the package version, e.g. "`RapaNui-2p-vsHeuristic-v0`
 (tabletop-gym {version})", report scores by the suite protocol with the number of seeds, and
