@@ -488,3 +488,16 @@ def test_game_record_of_an_illegal_action_is_a_clear_error():
     with pytest.raises(ValueError, match="action 0"):
         rec.replay()
 
+
+
+def test_the_single_agent_view_takes_a_start_state_but_not_a_seat_permutation():
+    # Its seats follow seat_mode; a permutation would have the learner observe another seat.
+    env = gymnasium.make("RapaNui-v0").unwrapped
+    env.reset(seed=0)
+    before = env.aec.game_state.to_json()
+    with pytest.raises(TypeError, match="seat_permutation"):
+        env.reset(options={"seat_permutation": [1, 0]})
+    assert env.aec.game_state.to_json() == before
+    start = RapaNuiGame(num_players=2).new_initial_state(random.Random(9))
+    env.reset(options={"state": start.to_json()})
+    assert env.aec.game_state.to_json() == start.to_json()

@@ -17,7 +17,6 @@ Two properties, run by hypothesis over every game:
 
 from __future__ import annotations
 
-import copy
 import functools
 import json
 import os
@@ -39,7 +38,7 @@ from tests.snapshots import aec_snapshot, parallel_snapshot, single_snapshot
 
 _COMMON = {"deadline": None, "suppress_health_check": list(HealthCheck), "print_blob": True}
 settings.register_profile("ci", max_examples=40, derandomize=True, **_COMMON)
-settings.register_profile("long", max_examples=4000, **_COMMON)
+settings.register_profile("long", max_examples=1000, **_COMMON)
 PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 """The CI profile is derandomised (the same examples on every run); ``long`` explores."""
 
@@ -146,7 +145,8 @@ def _tamper(doc: dict, data: st.DataObject) -> dict:
     elif op == "add_key" and isinstance(value, dict):
         value[data.draw(st.text(max_size=6), label="new key")] = data.draw(JUNK, label="junk")
     elif op == "duplicate" and isinstance(value, list) and value:
-        value.append(copy.deepcopy(value[data.draw(st.integers(0, len(value) - 1))]))
+        # The same object twice: a copy of a deeply nested entry would itself recurse too deep.
+        value.append(value[data.draw(st.integers(0, len(value) - 1))])
     elif op == "swap" and isinstance(value, list) and len(value) > 1:
         i = data.draw(st.integers(0, len(value) - 1))
         j = data.draw(st.integers(0, len(value) - 1))

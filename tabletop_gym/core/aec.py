@@ -336,10 +336,6 @@ class TabletopAECEnv(AECEnv):
         # A finished start state ends the game at once; last() must still deliver its rewards.
         self._accumulate_rewards()
 
-    def check_reset_options(self, options: Any) -> dict[str, Any]:
-        """The checks :meth:`reset` makes of ``options``, without resetting anything."""
-        return reset_options(self.game, options)
-
     def _require_state(self) -> State:
         """The engine state, or a clear error before the first reset (survives ``python -O``)."""
         state = self.state_obj

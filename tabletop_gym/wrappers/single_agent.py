@@ -43,8 +43,9 @@ from tabletop_gym.core.aec import (
     as_action,
     as_seed,
     env_argument_names,
+    reset_options,
 )
-from tabletop_gym.core.game import IllegalActionError, as_int, check_names
+from tabletop_gym.core.game import IllegalActionError, as_int, check_names, shown
 from tabletop_gym.core.render import frame
 
 SEAT_MODES = ("fixed", "rotate", "random")
@@ -164,13 +165,14 @@ class SingleAgentEnv(gymnasium.Env):
         """Deal a new game, let the opponents act until the learner's first turn.
 
         Raises:
-            TypeError, ValueError, StateFormatError: On bad ``options`` (as the AEC env's
-                ``reset``); nothing changes then.
+            TypeError, ValueError, StateFormatError: On bad ``options`` (only ``{"state": ...}``
+                is an option here: seats follow ``seat_mode``); nothing changes then.
             RuntimeError: When the game ends before the learner's first decision (a finished
                 start state, or a faulty opponent).
         """
         seed = as_seed(seed)
-        options = self.aec.check_reset_options(options)
+        # Seats are the wrapper's business (seat_mode), so the only option is a start state.
+        options = reset_options(self.aec.game, options, allowed=("state",))
         super().reset(seed=seed)
         self._episode += 1
         n = self.num_players
@@ -252,12 +254,12 @@ class SingleAgentEnv(gymnasium.Env):
         state = self.aec.game_state
         seat = self.aec.seat_of(name)
         who = f"opponent {name} (seat {seat}, {type(self._opponents[name]).__name__})"
-        err = IllegalActionError(action, state.phase(), state.legal_actions(seat), f"{who}: {exc}"
-                                 if not isinstance(exc, IllegalActionError) else who)
+        reason = who if isinstance(exc, IllegalActionError) else f"{who}: {exc}"
+        err = IllegalActionError(action, state.phase(), state.legal_actions(seat), reason)
         if self.illegal_action == "raise":
             raise err from None
-        warnings.warn(f"{who} played {action!r}, which is not a legal action; it loses and the "
-                      "game ends", stacklevel=4)
+        warnings.warn(f"{who} played {shown(action)}, which is not a legal action; it loses and "
+                      "the game ends", stacklevel=4)
         with warnings.catch_warnings():
             # The AEC env's own warning would repeat the one above without naming the opponent.
             warnings.simplefilter("ignore")
