@@ -24,7 +24,6 @@ from typing import Any
 
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils.wrappers import BaseParallelWrapper, BaseWrapper
 
 GAMES = {"positano": "tabletop_gym.envs.positano_v0", "rapa_nui": "tabletop_gym.envs.rapa_nui_v0"}
 """Game name -> its versioned env module (``env()``, ``raw_env()``, ``parallel_env()``)."""
@@ -54,24 +53,65 @@ def _check_layout(env: Any, layout: str) -> None:
 
 
 class _Converted:
-    """The converted observation spaces, shared by both wrappers."""
+    """Forwards everything to the wrapped env except the observations and their spaces.
 
-    env: Any
+    Written against the plain ``AECEnv``/``ParallelEnv`` interfaces rather than PettingZoo's
+    wrapper base classes, whose forwarding differs between the PettingZoo releases we support.
+    """
 
     def __init__(self, env: Any, layout: str):
         _check_layout(env, layout)
-        super().__init__(env)  # type: ignore[call-arg]
+        self.env = env
         self.layout = layout
+        self.metadata = env.metadata
+        self.possible_agents = env.possible_agents
         self._spaces = {a: _convert_space(env.observation_space(a), layout)
                         for a in env.possible_agents}
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("env", "_spaces"):
+            raise AttributeError(name)
+        return getattr(self.env, name)
+
+    @property
+    def unwrapped(self) -> Any:
+        """The raw env underneath."""
+        return self.env.unwrapped
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The converted observation space of ``agent``."""
         return self._spaces[agent]
 
+    def action_space(self, agent: str) -> spaces.Space:
+        """The action space of ``agent``."""
+        return self.env.action_space(agent)
 
-class AECMaskLayout(_Converted, BaseWrapper):
+    def state(self) -> Any:
+        """The wrapped env's global state."""
+        return self.env.state()
+
+    def render(self) -> Any:
+        """The wrapped env's render."""
+        return self.env.render()
+
+    def close(self) -> None:
+        """Close the wrapped env."""
+        self.env.close()
+
+    def __str__(self) -> str:
+        return str(self.env)
+
+
+class AECMaskLayout(_Converted, AECEnv):
     """An AEC env whose observations carry the mask in ``layout`` (see the module docstring)."""
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Reset the wrapped env."""
+        self.env.reset(seed=seed, options=options)
+
+    def step(self, action: Any) -> None:
+        """Step the wrapped env."""
+        self.env.step(action)
 
     def observe(self, agent: str) -> Any:
         """The converted observation of ``agent``."""
@@ -83,7 +123,7 @@ class AECMaskLayout(_Converted, BaseWrapper):
         return (_convert(obs, self.layout) if observe else None), reward, term, trunc, info
 
 
-class ParallelMaskLayout(_Converted, BaseParallelWrapper):
+class ParallelMaskLayout(_Converted, ParallelEnv):
     """A parallel env whose observations carry the mask in ``layout``."""
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:

@@ -7,9 +7,11 @@ dependencies: ``make test`` also runs them on the oldest gymnasium/pettingzoo we
 
 from __future__ import annotations
 
+import inspect
 import warnings
 
 import numpy as np
+import pettingzoo
 import pytest
 from pettingzoo.test import (
     api_test,
@@ -23,6 +25,11 @@ from tabletop_gym.integrations import make_env
 
 CASES = [("positano", {"num_players": 3}), ("rapa_nui", {"num_players": 3})]
 IDS = [g for g, _ in CASES]
+# PettingZoo before 1.25 hard-codes the key "observation" of a Dict observation in api_test, and
+# its parallel_seed_test has no num_cycles.
+OLD_API_TEST = tuple(int(x) for x in pettingzoo.__version__.split(".")[:2]) < (1, 25)
+SEED_CYCLES = ({"num_cycles": 300}
+               if "num_cycles" in inspect.signature(parallel_seed_test).parameters else {})
 
 
 def _quiet(fn, *args, **kwargs):
@@ -47,7 +54,7 @@ def test_parallel_api_and_parallel_seed_tests(game, cfg, info_mode):
     _quiet(parallel_api_test, make_env(game, parallel=True, info_mode=info_mode, **cfg),
            num_cycles=300)
     _quiet(parallel_seed_test, lambda: make_env(game, parallel=True, info_mode=info_mode, **cfg),
-           num_cycles=300)
+           **SEED_CYCLES)
 
 
 @pytest.mark.parametrize(("game", "cfg"), CASES, ids=IDS)
@@ -68,7 +75,12 @@ def test_state_test(game, cfg):
 @pytest.mark.parametrize("layout", ["rllib", "info"])
 @pytest.mark.parametrize(("game", "cfg"), CASES, ids=IDS)
 def test_mask_layouts_pass_the_api_tests(game, cfg, layout):
-    _quiet(api_test, make_env(game, layout=layout, **cfg), num_cycles=200)
+    if layout == "rllib" and OLD_API_TEST:
+        # what that api_test cannot read; the parallel test and the test below still run
+        with pytest.raises(KeyError, match="observation"):
+            _quiet(api_test, make_env(game, layout=layout, **cfg), num_cycles=200)
+    else:
+        _quiet(api_test, make_env(game, layout=layout, **cfg), num_cycles=200)
     _quiet(parallel_api_test, make_env(game, parallel=True, layout=layout, **cfg), num_cycles=200)
 
 
