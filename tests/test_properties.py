@@ -270,8 +270,9 @@ def test_a_raising_call_leaves_the_aec_env_as_it_was(data):
 @PROFILE
 @given(data=st.data())
 def test_a_raising_call_leaves_the_parallel_env_as_it_was(data):
-    env = positano_v0.parallel_env(num_players=data.draw(st.sampled_from([1, 2, 4])),
-                                   illegal_action="raise")
+    make = data.draw(st.sampled_from([positano_v0.parallel_env, rapa_nui_v0.parallel_env]))
+    players = data.draw(st.sampled_from([1, 2, 4] if make is positano_v0.parallel_env else [2, 3]))
+    env = make(num_players=players, illegal_action="raise")
     _, infos = env.reset(seed=data.draw(st.integers(0, 2**32), label="seed"))
     for _ in range(data.draw(st.integers(1, 30), label="calls")):
         kind = data.draw(st.sampled_from(["legal", "legal", "junk", "partial", "reset_junk"]))
@@ -286,7 +287,7 @@ def test_a_raising_call_leaves_the_parallel_env_as_it_was(data):
                 env.step({a: data.draw(JUNK_ACTIONS) for a in env.agents})
             elif kind == "partial":
                 env.step(data.draw(st.dictionaries(st.sampled_from(
-                    [*env.possible_agents, "nobody"]), st.integers(0, 191), max_size=3)))
+                    [*env.possible_agents, "nobody"]), st.integers(0, 191), max_size=4)))
             else:
                 env.reset(options=data.draw(JUNK_OPTIONS, label="options"))
                 _, infos = env.reset()
