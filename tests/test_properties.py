@@ -38,7 +38,7 @@ from tests.snapshots import aec_snapshot, parallel_snapshot, single_snapshot
 
 _COMMON = {"deadline": None, "suppress_health_check": list(HealthCheck), "print_blob": True}
 settings.register_profile("ci", max_examples=40, derandomize=True, **_COMMON)
-settings.register_profile("long", max_examples=1000, **_COMMON)
+settings.register_profile("long", max_examples=500, **_COMMON)
 PROFILE = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 """The CI profile is derandomised (the same examples on every run); ``long`` explores."""
 
