@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint train bench playthroughs clean docs docs-build
+.PHONY: venv test lint train bench playthroughs clean docs docs-build docs-tables
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,10 @@ test: $(STAMP)
 # The documentation site: `make docs` serves it at http://127.0.0.1:8000 and rebuilds on change.
 docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve
+
+# Rewrite the tables of the docs that hold numbers from the code (tests fail when they are stale).
+docs-tables: $(STAMP)
+	$(PY) tools/docs_tables.py
 
 docs-build: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir build/site
