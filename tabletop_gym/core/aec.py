@@ -343,9 +343,20 @@ class TabletopAECEnv(AECEnv):
         return self.state_obj.legal_actions(self.seat_of(agent))
 
     def action_to_string(self, action: int) -> str:
-        """Readable name of ``action`` for the agent to act."""
+        """Readable name of ``action`` for the agent to act (its full content: not for others)."""
         assert self.state_obj is not None
         return self.state_obj.action_to_string(action)
+
+    def public_action_string(self, action: int, viewer: str | None = None) -> str:
+        """What ``viewer`` (an agent; ``None``: a spectator) may know of the acting agent's move.
+
+        A sealed bid or a face-down card is named without its content. Call it before
+        :meth:`step` applies ``action``. Use this form for anything shown to a person or written
+        to a shared log.
+        """
+        assert self.state_obj is not None, "call reset() first"
+        seat = None if viewer is None else self._seat_of[viewer]
+        return self.state_obj.public_action_string(action, seat)
 
     def record(self) -> GameRecord:
         """Config, engine seed, seat assignment and actions of this episode (replays exactly)."""
