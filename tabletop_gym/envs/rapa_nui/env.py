@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop_gym.core.aec import OrderEnforcing, TabletopAECEnv
+from tabletop_gym.core.render import RENDER_MODES
 from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
+from tabletop_gym.envs.rapa_nui.picture import draw_rapa_nui
 from tabletop_gym.envs.rapa_nui.render import render_text
 from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
 
@@ -14,7 +16,7 @@ class raw_env(TabletopAECEnv):
     """Rapa Nui for 2–4 players; see ``docs/envs/rapa_nui.md``."""
 
     metadata = {  # noqa: RUF012 - PettingZoo reads metadata as a class attribute
-        "render_modes": ["ansi", "rgb_array"],
+        "render_modes": RENDER_MODES,
         "name": "rapa_nui_v0",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -22,6 +24,7 @@ class raw_env(TabletopAECEnv):
     game_class = RapaNuiGame
     observer_class = RapaNuiObserver
     renderer = staticmethod(render_text)
+    painter = staticmethod(draw_rapa_nui)
 
 
 def env(**kwargs: Any) -> OrderEnforcing:
