@@ -46,6 +46,7 @@ from tabletop_gym.core.render import (
     render_frame,
     view_seat,
 )
+from tabletop_gym.provenance import metadata
 
 ILLEGAL_ACTION_POLICIES = ("terminate", "raise")
 ILLEGAL_REWARD = -1.0
@@ -106,6 +107,10 @@ class TabletopAECEnv(AECEnv):
     observer_class: ClassVar[Callable[[Game], Observer]]
     renderer: ClassVar[Callable[[State, int | None], str]]
     painter: ClassVar[Callable[[State, int | None], np.ndarray]]
+    narrator: ClassVar[Callable[[State, int, State], list[str]]] = staticmethod(
+        lambda before, action, after: []
+    )
+    """``narrator(before, action, after)``: public lines on what an action revealed."""
 
     def __init__(
         self,
@@ -388,6 +393,8 @@ class TabletopAECEnv(AECEnv):
             actions=list(self._actions),
             transform=getattr(self.game, "transform_name", None),
             seats=list(self._agent_seat),
+            env_id=self.metadata["name"],
+            provenance=metadata(),
         )
 
     def __str__(self) -> str:

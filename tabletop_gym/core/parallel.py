@@ -31,6 +31,7 @@ from tabletop_gym.core.render import (
     render_frame,
     view_seat,
 )
+from tabletop_gym.provenance import metadata
 
 
 class TabletopParallelEnv(ParallelEnv):
@@ -260,6 +261,7 @@ class TabletopParallelEnv(ParallelEnv):
         """Config, engine seed and the joint actions of this episode."""
         if self._engine_seed is None:
             raise ValueError("call reset() first")
-        rec = GameRecord(self.game.name, self.game.config.to_dict(), self._engine_seed, [])
+        rec = GameRecord(self.game.name, self.game.config.to_dict(), self._engine_seed, [],
+                         env_id=self.metadata["name"], provenance=metadata())
         doc = rec.__dict__ | {"joint_actions": [list(j) for j in self._joint_log]}
         return doc
