@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint train bench playthroughs clean
+.PHONY: venv test lint train bench playthroughs pictures clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ bench: $(STAMP)
 
 playthroughs: $(STAMP)
 	$(PY) -m tests.playthroughs.regenerate
+
+# The pictures of README.md and docs/envs/*.md, and the milliseconds per drawn frame.
+pictures: $(STAMP)
+	$(PY) bench/pictures.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

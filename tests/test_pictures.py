@@ -27,6 +27,15 @@ def _expected_size(game: str, cfg: dict) -> tuple[int, int, int]:
     return (h, w, 3)
 
 
+def test_frame_sizes_stated_in_the_env_pages():
+    # docs/envs/*.md "Pictures": the sizes a video writer will see
+    assert positano_picture.frame_size(4, 3) == (1240, 746)
+    assert positano_picture.frame_size(4, 4) == (1240, 776)
+    assert positano_picture.frame_size(5, 4) == (1240, 880)
+    assert rapa_nui_picture.frame_size(2) == rapa_nui_picture.frame_size(3) == (1240, 526)
+    assert rapa_nui_picture.frame_size(4) == (1240, 556)
+
+
 @pytest.mark.parametrize("item", ENGINE_CONFIGS, ids=config_id)
 def test_one_frame_size_per_configuration_and_every_step_changes_the_picture(item):
     game, cfg = item

@@ -99,8 +99,8 @@ def _cliff(cv: Canvas, s: PositanoState) -> None:
     for c in range(g.num_colours):
         for p in s.lots_taken[c]:
             drafted[p] = c
-    cv.text((GRID_X, HEADER + 10), "Cliff (row 1 nearest the sea; hatched blocks have no sea view)",
-            14)
+    cv.text((GRID_X - 50, HEADER + 10),
+            "Cliff (row 1 nearest the sea). Hatched blocks have no sea view; 3v = 3 that do", 14)
     for r in range(size):
         y0 = GRID_Y + (size - 1 - r) * CELL_H
         cv.text((GRID_X - 10, y0 + CELL_H / 2), f"row {r + 1}", 12, FAINT, anchor="rm")

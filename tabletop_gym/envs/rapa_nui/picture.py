@@ -172,18 +172,22 @@ def _players(cv: Canvas, s: RapaNuiState, viewer: int | None) -> None:
             hand = s.hand(q)
             line += ": " + ", ".join(CARD_NAMES[t] for t in range(NUM_CARD_TYPES)
                                      for _ in range(hand[t]))
-        line += f"    offering cards {s.holding_count(q)}"
-        if q == viewer or over:
-            held = s.holdings(q)
-            line += " (" + ", ".join(f"{KIND_SHORT[k]} {held[k]}" for k in range(NUM_KINDS)
-                                     if held[k]) + ")" if any(held) else ""
         if s.moai_units(q):
             line += f"    Moai units to split: {s.moai_units(q)}"
-        cv.text((x0 + 10, y + 70), cv.fit(line, box[2] - x0 - 20, 13), 13)
+        offer = f"offering cards {s.holding_count(q)}"
+        if q == viewer or over:
+            held = s.holdings(q)
+            if any(held):
+                offer += ": " + ", ".join(f"{KIND_SHORT[k]} {held[k]}" for k in range(NUM_KINDS)
+                                          if held[k])
         if over:
-            parts = (f"VP tiles {b['vp_tiles']} + Moai {b['moai']} + wood {b['wood']} + "
-                     f"offerings {b['offerings']}")
-            cv.text((x0 + 10, y + 90), parts, 12, (160, 30, 30))
+            # The hand scores nothing (§7): the line shows the offering cards that do.
+            line = offer
+            offer = (f"VP tiles {b['vp_tiles']} + Moai {b['moai']} + wood {b['wood']} + "
+                     f"offerings {b['offerings']} = {b['total']}")
+        cv.text((x0 + 10, y + 70), cv.fit(line, box[2] - x0 - 20, 13), 13)
+        cv.text((x0 + 10, y + 90), cv.fit(offer, box[2] - x0 - 20, 13), 13,
+                (160, 30, 30) if over else INK)
         y += PLAYER_H
 
 

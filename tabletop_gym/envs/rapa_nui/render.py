@@ -93,7 +93,6 @@ def render_text(state: State, player: int | None = None) -> str:
         costs = ", ".join(f"{KIND_NAMES[k]} {buy_cost(disp[HG + k])}" for k in range(NUM_KINDS))
         lines.append(f"Your offering card costs: {costs}")
     if s.is_terminal():
-        lines += reveal_lines(s)
         scores = s.scores()
         lines.append(
             "Final scores: "
