@@ -1,4 +1,4 @@
-"""Command line: ``tabletop-gym play | replay | train | eval | bench``.
+"""Command line: ``tabletop-gym play | replay | train | eval | bench | suite``.
 
 Examples::
 
@@ -8,6 +8,7 @@ Examples::
     tabletop-gym train --env RapaNui-v0 --timesteps 200000
     tabletop-gym eval --game positano --players 2 --candidate heuristic --opponent random
     tabletop-gym bench
+    tabletop-gym suite run --suite core --agent heuristic --seeds 5
 """
 
 from __future__ import annotations
@@ -322,6 +323,10 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="run bench/run.py (every further flag is passed on)",
                        add_help=False)
     b.set_defaults(func=cmd_bench, rest=[])
+
+    from tabletop_gym.tasks.cli import add_suite_parser
+
+    add_suite_parser(sub)
     return p
 
 

@@ -14,11 +14,15 @@ PZ_ENVS = {
     ("aec", "tabletop_gym/Positano-v0"): "tabletop_gym.envs.positano_v0:env",
     ("parallel", "tabletop_gym/Positano-v0"): "tabletop_gym.envs.positano_v0:parallel_env",
     ("aec", "tabletop_gym/RapaNui-v0"): "tabletop_gym.envs.rapa_nui_v0:env",
+    ("parallel", "tabletop_gym/RapaNui-v0"): "tabletop_gym.envs.rapa_nui_v0:parallel_env",
 }
 
 
 def register_envs() -> None:
-    """Register every env id (idempotent: ids already registered are left alone)."""
+    """Register every env id and task id (idempotent: ids already registered are left alone)."""
+    from tabletop_gym.tasks import register_tasks
+
+    register_tasks()
     for env_id, (entry, steps) in GYM_ENVS.items():
         if env_id not in gymnasium.registry:
             gymnasium.register(env_id, entry_point=entry, max_episode_steps=steps)
