@@ -321,8 +321,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_replay)
 
     b = sub.add_parser("bench", help="run bench/run.py (every further flag is passed on)",
-                       add_help=False)
-    b.set_defaults(func=cmd_bench, rest=[])
+                       description="Run bench/run.py of a source checkout; every flag after "
+                       "'bench' (e.g. --quick, --reps N) is passed on to it unchanged.")
+    b.add_argument("rest", nargs=argparse.REMAINDER, help="flags for bench/run.py")
+    b.set_defaults(func=cmd_bench)
 
     from tabletop_gym.tasks.cli import add_suite_parser
 
