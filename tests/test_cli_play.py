@@ -40,14 +40,14 @@ def test_positano_whole_game_two_step_bid_then_replay_to_a_gif(tmp_path, monkeyp
     assert "'x' is not a choice" in out and "'99' is not a choice" in out
     lines = out.splitlines()
     bot = [s for s in lines if s.startswith("player_0: ")]
-    # rules §3.1: seat 0 bids first in the turn-based bid; seat 1 sees only that it committed
+    # docs/rules/positano.md §3.1: seat 0 bids first in the turn-based bid; seat 1 sees only that it committed
     assert "player_0: commits a sealed bid card" in bot
     assert "player_0: commits a sealed booster" in bot
     assert not any(s.startswith(("player_0: bid", "player_0: booster")) for s in bot)
     # two-step bid by default: the human chooses a card, then a booster
     assert any("you: bid card #" in s for s in lines)
     assert any("you: booster +" in s for s in lines)
-    # 2 players play 6 rounds (rules §2): six reveals, each with its draft order
+    # 2 players play 6 rounds (docs/rules/positano.md §2): six reveals, each with its draft order
     assert sum("Bids revealed:" in s for s in lines) == 6
     assert sum(s.strip().startswith("Draft order:") for s in lines) >= 6
     played = _scores(out)
@@ -82,11 +82,11 @@ def test_rapa_nui_whole_game_hides_face_down_offerings_until_the_end(tmp_path, m
     assert rc == 0, err
     lines = out.splitlines()
     others = [s for s in lines if s.startswith(("player_0: ", "player_2: "))]
-    # rules §3.1: the active player's own offering goes face down; no kind reaches seat 1
+    # docs/rules/rapa_nui.md §3.1: the active player's own offering goes face down; no kind reaches seat 1
     assert any(s.endswith("places an offering card face down") for s in others)
     assert not any("face down" in s and "offer own" in s for s in others)
     assert any(s.strip().startswith("Revealed and scored:") for s in lines)
-    # rules §7: at the end the face-down cards and kind values are revealed
+    # docs/rules/rapa_nui.md §7: at the end the face-down cards and kind values are revealed
     assert any(s.strip().startswith("Face-down offerings revealed:") for s in lines)
     assert any("kind values:" in s for s in lines)
     played = _scores(out)

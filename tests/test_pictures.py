@@ -22,7 +22,7 @@ def _expected_size(game: str, cfg: dict) -> tuple[int, int, int]:
         w, h = rapa_nui_picture.frame_size(cfg["num_players"])
     else:
         colours = max(2, cfg["num_players"])  # solo: the player and Otto Amalfi
-        board = cfg.get("board_size", 5 if cfg["num_players"] >= 5 else 4)  # rules §8
+        board = cfg.get("board_size", 5 if cfg["num_players"] >= 5 else 4)  # docs/rules/positano.md §8
         w, h = positano_picture.frame_size(board, colours)
     return (h, w, 3)
 

@@ -1,6 +1,7 @@
 """Public action strings: what a seat is told about another seat's action never leaks.
 
-The rule (DESIGN §4, rules: Positano §3.1 sealed bids, Rapa Nui §3.1 face-down offering): the
+The rule (docs/design.md, information; docs/rules/positano.md §3.1 sealed bids,
+docs/rules/rapa_nui.md §3.1 face-down offering): the
 string shown to a seat is a function of what that seat may know. Two checks in random games of
 every configuration, the split turn-based bid included:
 
@@ -83,7 +84,7 @@ def test_public_string_is_the_same_under_resampling_and_for_indistinguishable_ac
 
 
 def test_positano_sealed_bid_reads_as_committed_to_others_and_in_full_to_the_bidder():
-    # rules §3.1: bids are secret until all are revealed together
+    # docs/rules/positano.md §3.1: bids are secret until all are revealed together
     env = positano_v0.raw_env(num_players=2)
     env.reset(seed=3)
     state = env.game_state
@@ -107,7 +108,7 @@ def test_positano_split_bid_names_only_the_step():
 
 
 def test_rapa_nui_face_down_offering_is_a_back_to_others():
-    # rules §3.1: the active player places one own card face down, the others place face up
+    # docs/rules/rapa_nui.md §3.1: the active player places one own card face down
     env = raw_env("rapa_nui", num_players=3)
     rng = np.random.default_rng(0)
     for seed in range(40):
