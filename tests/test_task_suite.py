@@ -238,3 +238,16 @@ def test_docs_page_is_generated_from_the_registry():
 def test_reference_file_is_package_data():
     assert REFERENCE_FILE.exists() and SCHEMA_FILE.exists()
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+
+def test_the_reference_agents_score_exactly_zero_and_one_by_the_suite_protocol():
+    # The runner plays the same deals as the reference computation, so the random agent's
+    # normalised score is exactly 0 and the heuristic bot's exactly 1 (seed by seed too).
+    refs = load_references()["tasks"]["RapaNui-2p-vsRandom-v0"]
+    for agent, expected in (("random", 0.0), ("heuristic", 1.0)):
+        doc = run_suite("rapa_nui", agent, task_ids=["RapaNui-2p-vsRandom-v0"],
+                        bootstrap_reps=100)
+        row = doc["tasks"][0]
+        assert doc["protocol"]["seeds"] == [0, 1, 2, 3, 4]
+        assert row["per_seed"] == refs[agent]["per_seed"]
+        assert row["normalized"] == pytest.approx(expected, abs=1e-12)
