@@ -251,3 +251,25 @@ def test_the_reference_agents_score_exactly_zero_and_one_by_the_suite_protocol()
         assert doc["protocol"]["seeds"] == [0, 1, 2, 3, 4]
         assert row["per_seed"] == refs[agent]["per_seed"]
         assert row["normalized"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_checkpoint_is_scored_on_its_game_and_refused_on_the_other(tmp_path, capsys):
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO("MlpPolicy", gymnasium.make("RapaNui-2p-vsRandom-v0"), n_steps=64,
+                        batch_size=64, seed=0, device="cpu")
+    path = tmp_path / "rapa.zip"
+    model.save(path)
+    out = tmp_path / "run.json"
+    assert main(["suite", "run", "--suite", "rapa_nui", "--agent", f"rapa_nui={path}",
+                 "--task", "RapaNui-2p-vsRandom-v0", "--seeds", "1", "--deals", "1",
+                 "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["agent"] == f"rapa_nui-{path}"
+    # a Rapa Nui checkpoint cannot play Positano: refused before any game
+    assert main(["suite", "run", "--suite", "core", "--agent", str(path), "--seeds", "1",
+                 "--deals", "1", "--out", str(tmp_path / "no.json")]) == 2
+    assert "cannot play Positano-Solo-v0" in capsys.readouterr().err
+    assert not (tmp_path / "no.json").exists()

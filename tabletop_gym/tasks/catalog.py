@@ -165,6 +165,13 @@ def _references_table() -> str:
             continue
         lines.append(f"| `{task_id}` | {r['random']['score']:.3f} | "
                      f"{r['heuristic']['score']:.3f} |")
+    lines += [
+        "",
+        "Each reference is an estimate from the same deals every run plays, so the random agent",
+        "and the heuristic bot score exactly 0 and 1 by the default protocol; with other seeds",
+        "or deals they land near 0 and 1. Every results file copies the two references it used",
+        "for each task, so a normalised score can always be traced to its scale.",
+    ]
     return "\n".join(lines)
 
 
