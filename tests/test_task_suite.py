@@ -273,3 +273,14 @@ def test_a_checkpoint_is_scored_on_its_game_and_refused_on_the_other(tmp_path, c
                  "--deals", "1", "--out", str(tmp_path / "no.json")]) == 2
     assert "cannot play Positano-Solo-v0" in capsys.readouterr().err
     assert not (tmp_path / "no.json").exists()
+
+
+def test_cli_lists_suites_and_describes_ids(capsys):
+    assert main(["suite", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "core: One task per game and mode" in out and "RapaNui-4p-SelfPlay-v0" in out
+    assert main(["suite", "describe", "Positano-4p-5x5-SelfPlay-v0"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["num_players"], d["board_size"], d["version"]) == (4, 5, 0)
+    assert main(["suite", "describe", "Positano-4p-5x5-Selfplay-v0"]) == 2
+    assert "did you mean ['Positano-4p-5x5-SelfPlay-v0'" in capsys.readouterr().err
