@@ -86,6 +86,7 @@ RAPA_NUI_STANDARD: dict[str, Any] = {
     "moai_choice": "per_unit",
     "offering_supply_limited": True,
     "zero_count_kind_value": "zero",
+    "hunter_gatherer_majority_bonus": True,
 }
 """Rapa Nui's variant switches as every task pins them (the rulebook reading of each)."""
 
