@@ -44,9 +44,10 @@ venv: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
-test: $(STAMP) $(MIN_STAMP)
+test: $(STAMP) $(RLLIB_STAMP) $(MIN_STAMP)
 	$(VENV)/bin/ruff check .
 	$(PY) -m pytest -n 2 -q --ignore=$(RLLIB_TESTS)
+	$(RLLIB_VENV)/bin/python -m pytest -q $(RLLIB_TESTS)
 	$(MIN_VENV)/bin/python -m pytest -n 2 -q $(CORE_TESTS)
 
 train: $(STAMP)
