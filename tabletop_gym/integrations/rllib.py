@@ -23,7 +23,7 @@ from tabletop_gym.integrations.layouts import make_env
 
 
 def rllib_env(game: str, parallel: bool = False, **kwargs: Any) -> Any:
-    """An RLlib ``MultiAgentEnv`` over ``game`` with observations ``{"observations", "action_mask"}``.
+    """An RLlib ``MultiAgentEnv`` over ``game``: observations ``{"observations", "action_mask"}``.
 
     Args:
         game: ``"positano"`` or ``"rapa_nui"``.
