@@ -89,7 +89,7 @@ def _decision(s: PositanoState) -> str:
     if s.is_terminal():
         return "game over"
     if cur == SIMULTANEOUS:
-        return "every seat bids at once (a base bid card and a booster, revealed together)"
+        return "every seat bids a base bid card and a booster; the bids are revealed together"
     colour = s.acting_colour()
     who = f"seat {cur}"
     if g.solo and colour == 1:
