@@ -39,11 +39,11 @@ def test_a_seed_fixes_the_seat_in_rotate_mode(env_id, cfg):
     env = gymnasium.make(env_id, seat_mode="rotate", opponents="random", **cfg)
     n = cfg["num_players"]
     seats = []
-    for seed in (0, None, None, 0, None):
+    for seed in (0, None, None, 0, None, 5, 5, None):
         _, info = env.reset(seed=seed)
         seats.append(info["seat"])
-    # every seeded reset starts the rotation at learner_seat 0, then one seat per episode
-    assert seats == [0, 1 % n, 2 % n, 0, 1 % n]
+    # a seeded reset plays seat seed mod n, and each unseeded reset one seat further
+    assert seats == [0, 1 % n, 2 % n, 0, 1 % n, 5 % n, 5 % n, 6 % n]
     obs_a, _ = env.reset(seed=3)
     obs_b, _ = env.reset(seed=3)
     np.testing.assert_array_equal(obs_a, obs_b)
