@@ -64,8 +64,9 @@ def test_learner_seat_rotates_over_episodes():
     seats = [env.reset(seed=7)[1]["seat"]]
     for _ in range(3):
         seats.append(env.reset()[1]["seat"])
-    assert seats == [0, 1, 2, 0]  # the k-th reset after a seeded one plays seat k mod 3
-    assert env.reset(seed=7)[1]["seat"] == 0  # the same seed, the same seat
+    # a seeded reset plays seat seed mod 3; each unseeded reset moves one seat on
+    assert seats == [1, 2, 0, 1]
+    assert [env.reset(seed=e)[1]["seat"] for e in range(4)] == [0, 1, 2, 0]
 
 
 def test_a_pinned_setting_cannot_be_changed():

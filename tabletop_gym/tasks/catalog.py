@@ -225,9 +225,9 @@ setting and the configurable id to use instead; it accepts only keywords that ch
 
 *Mode*: solo (Positano against the automa Otto Amalfi), against bots (one learner, the other seats
 played by pinned bots; the Gymnasium env steps them), self-play (every seat a learner).
-*Learner seat*: with "rotates", the `k`-th reset after a seeded one plays seat `k mod n`, so
-training sees every seat and a seed fixes the seat. *Scored against*: who fills the other seats
-when an agent is scored on the task (below).
+*Learner seat*: with "rotates", `reset(seed=e)` plays seat `e mod n` and each unseeded reset moves
+one seat on, so training sees every seat and a seed fixes the seat. *Scored against*: who fills
+the other seats when an agent is scored on the task (below).
 *Reward*: `win_loss` gives +1 to each winner and -1 to each other player at the end of the game
 (0 to all if all tie); solo Positano gives min(own score, Otto's) / 100.
 
