@@ -76,7 +76,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     """Play a game against bots at the terminal."""
     import numpy as np
 
-    from tabletop_gym.agents.base import make_agent
+    from tabletop_gym.agents.base import choose_action, make_agent
     from tabletop_gym.evaluation import _raw_env_factory
 
     cfg = _parse_kv(args.set)
@@ -89,12 +89,12 @@ def cmd_play(args: argparse.Namespace) -> int:
             for a in env.possible_agents if a != me}
     while not env.game_state.is_terminal():
         agent = env.agent_selection
-        obs = env.observe(agent)
         if agent != me:
-            action = bots[agent].act(obs)
+            action = choose_action(bots[agent], env, agent)
             print(f"{agent}: {env.action_to_string(action)}")
             env.step(action)
             continue
+        obs = env.observe(agent)
         print(type(env).renderer(env.game_state, env.seat_of(me)))
         legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
         for i, a in enumerate(legal):

@@ -24,6 +24,20 @@ from tabletop_gym.wrappers.single_agent import WRAPPER_KWARGS
 DEFAULT_TIMESTEPS = {"Positano-v0": 1_500_000, "RapaNui-v0": 3_000_000}
 """Budgets that finish in about 10 minutes on 2 CPU cores, evaluation included."""
 
+DEFAULT_HPARAMS: dict[str, Any] = {
+    "learning_rate": 3e-4,
+    "lr_schedule": "constant",
+    "n_steps": 256,
+    "batch_size": 256,
+    "n_epochs": 4,
+    "gamma": 0.995,
+    "gae_lambda": 0.95,
+    "ent_coef": 0.01,
+    "net_arch": [128, 128],
+    "obs_scaling": "none",
+}
+"""MaskablePPO settings of :func:`train` (any may be overridden with ``hparams``)."""
+
 GAME_OF = {"Positano-v0": "positano", "RapaNui-v0": "rapa_nui"}
 
 
@@ -99,6 +113,7 @@ def train(
     progress_bar: bool = True,
     env_kwargs: dict[str, Any] | None = None,
     verbose: bool = True,
+    hparams: dict[str, Any] | None = None,
 ) -> TrainResult:
     """Train ``MaskablePPO`` on ``env_id`` and evaluate it.
 
@@ -112,6 +127,9 @@ def train(
         progress_bar: Show SB3's progress bar.
         env_kwargs: Extra keyword arguments of the env (player count, opponents, variants).
         verbose: Print the evaluation table.
+        hparams: Overrides of :data:`DEFAULT_HPARAMS`: ``lr_schedule`` is ``"constant"`` or
+            ``"linear"`` (decays to 0 at the end of the budget); ``obs_scaling`` is ``"none"`` or
+            ``"log"`` (:class:`tabletop_gym.agents.ppo.LogScaledExtractor`).
     """
     import gymnasium
     import torch
@@ -133,18 +151,37 @@ def train(
     def factory() -> gymnasium.Env:
         return gymnasium.make(env_id, **env_kwargs)
 
+    hp = {**DEFAULT_HPARAMS, **(hparams or {})}
+    unknown = sorted(set(hp) - set(DEFAULT_HPARAMS))
+    if unknown:
+        raise ValueError(f"unknown hparams {unknown}; allowed: {sorted(DEFAULT_HPARAMS)}")
     vec = make_vec_env(factory, n_envs=n_envs, seed=seed, vec_env_cls=DummyVecEnv)
+    lr0 = float(hp["learning_rate"])
+    if hp["lr_schedule"] == "linear":
+        def learning_rate(progress_remaining: float) -> float:
+            return lr0 * progress_remaining
+    elif hp["lr_schedule"] == "constant":
+        learning_rate = lr0  # type: ignore[assignment]
+    else:
+        raise ValueError(f"lr_schedule={hp['lr_schedule']!r}; choose 'constant' or 'linear'")
+    policy_kwargs: dict[str, Any] = {"net_arch": list(hp["net_arch"])}
+    if hp["obs_scaling"] == "log":
+        from tabletop_gym.agents.ppo import LogScaledExtractor
+
+        policy_kwargs["features_extractor_class"] = LogScaledExtractor
+    elif hp["obs_scaling"] != "none":
+        raise ValueError(f"obs_scaling={hp['obs_scaling']!r}; choose 'none' or 'log'")
     model = MaskablePPO(
         "MlpPolicy",
         vec,
-        learning_rate=3e-4,
-        n_steps=256,
-        batch_size=256,
-        n_epochs=4,
-        gamma=0.995,
-        gae_lambda=0.95,
-        ent_coef=0.01,
-        policy_kwargs={"net_arch": [128, 128]},
+        learning_rate=learning_rate,
+        n_steps=int(hp["n_steps"]),
+        batch_size=int(hp["batch_size"]),
+        n_epochs=int(hp["n_epochs"]),
+        gamma=float(hp["gamma"]),
+        gae_lambda=float(hp["gae_lambda"]),
+        ent_coef=float(hp["ent_coef"]),
+        policy_kwargs=policy_kwargs,
         seed=seed,
         device="cpu",
         verbose=0,
@@ -176,6 +213,7 @@ def train(
         "env_kwargs": env_kwargs,
         "timesteps": timesteps,
         "seed": seed,
+        "hparams": hp,
         "train_seconds": round(seconds, 1),
         "timesteps_per_second": round(timesteps / seconds, 1),
         "evaluation": [r.row() for r in results],

@@ -8,6 +8,10 @@ An opponent may be given as:
 
 * ``"random"``: a uniformly random legal action;
 * ``"heuristic"``: the game's rule-based bot (``tabletop_gym.agents.heuristic``);
+* ``"ismcts"``, ``"ismcts:200"``, ``"ismcts:200:heuristic"``: information-set MCTS with that
+  many simulations per move and random (default) or heuristic rollouts
+  (``tabletop_gym.agents.ismcts``); it is handed the engine state and determinizes it before
+  looking, so it too decides on its own information only;
 * an :class:`Agent` object, or any callable ``f(observation_dict) -> int``;
 * a loaded Stable-Baselines3 model (anything with ``predict(obs, action_masks=..., ...)``),
   which plays greedily with its mask.
@@ -106,12 +110,18 @@ def make_agent(
     if isinstance(spec, str):
         if spec == "random":
             return RandomAgent(rng)
+        if spec == "ismcts" or spec.startswith("ismcts:"):
+            from tabletop_gym.agents.ismcts import ISMCTSAgent, parse_spec
+
+            sims, rollout = parse_spec(spec)
+            return ISMCTSAgent(game, observer, rng, simulations=sims, rollout=rollout)
         if spec == "heuristic":
             from tabletop_gym.agents.heuristic import heuristic_for
 
             return heuristic_for(game, observer, rng)
-        raise ValueError(f"unknown opponent {spec!r}; use 'random', 'heuristic', an Agent, "
-                         "a callable or a trained model")
+        raise ValueError(f"unknown opponent {spec!r}; use 'random', 'heuristic', "
+                         "'ismcts[:simulations[:rollout]]', an Agent, a callable or a trained "
+                         "model")
     if hasattr(spec, "predict"):
         return ModelAgent(spec)
     if isinstance(spec, Agent):
@@ -120,3 +130,15 @@ def make_agent(
         return CallableAgent(spec)
     raise ValueError(f"cannot use {spec!r} as an opponent; use 'random', 'heuristic', an Agent, "
                      "a callable or a trained model")
+
+
+def choose_action(agent: Any, env: Any, name: str) -> int:
+    """The action of ``agent`` playing ``name`` in the AEC ``env``.
+
+    An observation agent gets its own observation; a search agent (one with ``act_in``, such as
+    :class:`tabletop_gym.agents.ismcts.ISMCTSAgent`) gets the engine state and its seat, and
+    re-deals what that seat cannot see before it searches.
+    """
+    if getattr(agent, "needs_state", False):
+        return int(agent.act_in(env.game_state, env.seat_of(name)))
+    return int(agent.act(env.observe(name)))
