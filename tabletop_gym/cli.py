@@ -54,6 +54,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         eval_games=args.eval_games,
         progress_bar=not args.no_progress,
         env_kwargs=_parse_kv(args.set),
+        hparams=_parse_kv(args.hp),
+        time_limit=args.time_limit,
     )
     return 0
 
@@ -155,6 +157,11 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--no-progress", action="store_true")
     t.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                    help="env kwargs, e.g. num_players=2 opponents=heuristic")
+    t.add_argument("--hp", nargs="*", default=[], metavar="KEY=VALUE",
+                   help="MaskablePPO settings over the defaults, e.g. net_arch=[64,64] "
+                        "obs_scaling=none (see tabletop_gym.training.DEFAULT_HPARAMS)")
+    t.add_argument("--time-limit", type=float, default=None,
+                   help="stop training after this many seconds")
     t.set_defaults(func=cmd_train)
 
     e = sub.add_parser("eval", help="evaluate an agent with seat rotation and 95%% CIs")

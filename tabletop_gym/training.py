@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_gym.evaluation import EvalResult, evaluate, format_table, save_results
+from tabletop_gym.provenance import metadata
 from tabletop_gym.wrappers.single_agent import WRAPPER_KWARGS
 
 DEFAULT_TIMESTEPS = {"Positano-v0": 1_500_000, "RapaNui-v0": 3_000_000}
@@ -26,17 +27,24 @@ DEFAULT_TIMESTEPS = {"Positano-v0": 1_500_000, "RapaNui-v0": 3_000_000}
 
 DEFAULT_HPARAMS: dict[str, Any] = {
     "learning_rate": 3e-4,
-    "lr_schedule": "constant",
+    "lr_schedule": "linear",
     "n_steps": 256,
     "batch_size": 256,
     "n_epochs": 4,
-    "gamma": 0.995,
+    "gamma": 1.0,
     "gae_lambda": 0.95,
     "ent_coef": 0.01,
-    "net_arch": [128, 128],
-    "obs_scaling": "none",
+    "net_arch": [256, 256],
+    "obs_scaling": "log",
 }
-"""MaskablePPO settings of :func:`train` (any may be overridden with ``hparams``)."""
+"""MaskablePPO settings of :func:`train` (any may be overridden with ``hparams``): the settings
+of the shipped checkpoints. The rewards are terminal, so there is nothing to discount
+(``gamma=1``); counts are log-scaled (:class:`tabletop_gym.agents.ppo.LogScaledExtractor`); the
+learning rate decays linearly to the end of the budget."""
+
+DEFAULT_ENV_KWARGS: dict[str, dict[str, Any]] = {"RapaNui-v0": {"seat_mode": "rotate"}}
+"""Env kwargs used unless given: a multi-player learner takes every seat in turn, as the
+evaluation seats it."""
 
 GAME_OF = {"Positano-v0": "positano", "RapaNui-v0": "rapa_nui"}
 
@@ -61,18 +69,18 @@ class TrainResult:
     evaluations: list[EvalResult]
 
 
-def _make_callback(curve: list[tuple[int, float]]) -> Any:
+def _make_callback(curve: list[tuple[int, float]], deadline: float | None = None) -> Any:
     from stable_baselines3.common.callbacks import BaseCallback
 
     class CurveCallback(BaseCallback):
-        """Collects (timestep, episode return) of every finished episode."""
+        """Collects (timestep, episode return) of every finished episode; stops at the deadline."""
 
         def _on_step(self) -> bool:
             for info in self.locals.get("infos", []):
                 ep = info.get("episode")
                 if ep is not None:
                     curve.append((self.num_timesteps, float(ep["r"])))
-            return True
+            return deadline is None or time.perf_counter() < deadline
 
     return CurveCallback()
 
@@ -114,6 +122,7 @@ def train(
     env_kwargs: dict[str, Any] | None = None,
     verbose: bool = True,
     hparams: dict[str, Any] | None = None,
+    time_limit: float | None = None,
 ) -> TrainResult:
     """Train ``MaskablePPO`` on ``env_id`` and evaluate it.
 
@@ -130,6 +139,9 @@ def train(
         hparams: Overrides of :data:`DEFAULT_HPARAMS`: ``lr_schedule`` is ``"constant"`` or
             ``"linear"`` (decays to 0 at the end of the budget); ``obs_scaling`` is ``"none"`` or
             ``"log"`` (:class:`tabletop_gym.agents.ppo.LogScaledExtractor`).
+        time_limit: Stop training after this many seconds of wall time even if the budget is not
+            spent (a linear learning-rate schedule then decays by whichever of steps and time is
+            further along). ``eval_games=0`` skips the evaluation.
     """
     import gymnasium
     import torch
@@ -142,7 +154,7 @@ def train(
     if env_id not in GAME_OF:
         raise ValueError(f"unknown env {env_id!r}; choose one of {sorted(GAME_OF)}")
     torch.set_num_threads(1)
-    env_kwargs = dict(env_kwargs or {})
+    env_kwargs = {**DEFAULT_ENV_KWARGS.get(env_id, {}), **(env_kwargs or {})}
     timesteps = int(timesteps or DEFAULT_TIMESTEPS[env_id])
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run_dir = pathlib.Path(out) / f"{env_id}-{stamp}-s{seed}"
@@ -157,9 +169,13 @@ def train(
         raise ValueError(f"unknown hparams {unknown}; allowed: {sorted(DEFAULT_HPARAMS)}")
     vec = make_vec_env(factory, n_envs=n_envs, seed=seed, vec_env_cls=DummyVecEnv)
     lr0 = float(hp["learning_rate"])
+    t0 = time.perf_counter()
     if hp["lr_schedule"] == "linear":
         def learning_rate(progress_remaining: float) -> float:
-            return lr0 * progress_remaining
+            if time_limit:
+                left = 1.0 - (time.perf_counter() - t0) / time_limit
+                progress_remaining = min(progress_remaining, left)
+            return lr0 * max(progress_remaining, 0.02)
     elif hp["lr_schedule"] == "constant":
         learning_rate = lr0  # type: ignore[assignment]
     else:
@@ -188,9 +204,11 @@ def train(
     )
     curve: list[tuple[int, float]] = []
     t0 = time.perf_counter()
-    model.learn(total_timesteps=timesteps, callback=_make_callback(curve),
+    model.learn(total_timesteps=timesteps,
+                callback=_make_callback(curve, None if time_limit is None else t0 + time_limit),
                 progress_bar=progress_bar)
     seconds = time.perf_counter() - t0
+    timesteps = int(model.num_timesteps)
     model_path = run_dir / "model.zip"
     model.save(model_path)
     _save_curve(curve, run_dir, f"MaskablePPO on {env_id}")
@@ -201,14 +219,17 @@ def train(
         cfg.setdefault("num_players", 2)
     else:
         cfg.setdefault("num_players", 1)
-    results = [
-        evaluate(game, model, "random", n_games=eval_games, seed=10_000 + seed, **cfg),
-        evaluate(game, model, "heuristic", n_games=eval_games, seed=20_000 + seed, **cfg),
-        evaluate(game, "heuristic", "random", n_games=eval_games, seed=30_000 + seed, **cfg),
-    ]
-    results[0].candidate = results[1].candidate = "MaskablePPO"
-    save_results(results, run_dir / "evaluation")
+    results = []
+    if eval_games > 0:
+        results = [
+            evaluate(game, model, "random", n_games=eval_games, seed=10_000 + seed, **cfg),
+            evaluate(game, model, "heuristic", n_games=eval_games, seed=20_000 + seed, **cfg),
+            evaluate(game, "heuristic", "random", n_games=eval_games, seed=30_000 + seed, **cfg),
+        ]
+        results[0].candidate = results[1].candidate = "MaskablePPO"
+        save_results(results, run_dir / "evaluation")
     summary = {
+        "metadata": metadata(env_id=env_id, seed=seed, timesteps=timesteps),
         "env_id": env_id,
         "env_kwargs": env_kwargs,
         "timesteps": timesteps,
@@ -222,5 +243,6 @@ def train(
     if verbose:
         print(f"\ntrained {timesteps} timesteps in {seconds:.0f} s "
               f"({timesteps / seconds:.0f} timesteps/s); run folder: {run_dir}")
-        print(format_table(results))
+        if results:
+            print(format_table(results))
     return TrainResult(run_dir, timesteps, seconds, timesteps / seconds, results)
