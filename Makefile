@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint train bench playthroughs clean
+.PHONY: venv test lint train bench playthroughs baselines clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,6 +26,11 @@ test: $(STAMP)
 
 train: $(STAMP)
 	$(PY) -m tabletop_gym.cli train --env Positano-v0
+
+# docs/baselines.md and docs/baselines.json from the evaluation and league jobs (results cached
+# under runs/baselines/; PPO seeds summarised from runs/final/).
+baselines: $(STAMP)
+	$(PY) -m tabletop_gym.baselines
 
 bench: $(STAMP)
 	$(PY) bench/run.py
