@@ -29,11 +29,14 @@ import numpy as np
 
 from tabletop_gym.provenance import metadata
 
-ISMCTS_BUDGET = 200
-"""Simulations per move of the ISMCTS rows and league entries."""
+ISMCTS_BUDGET = 1000
+"""Simulations per move of the ISMCTS rows (under 1 s of CPU per move in both games)."""
 
-CURVE_BUDGETS = (25, 50, 100, 200, 400)
+CURVE_BUDGETS = (50, 200, 1000)
 """Budgets of the ISMCTS budget/strength curve."""
+
+LEAGUE_ISMCTS = "ismcts:200"
+"""The search agent of the leagues (a smaller budget: a league plays it in three pairs)."""
 
 SLICE_GAMES = 2
 """Games per row (per pair, in a league) that the staleness test replays; one where a search
@@ -108,15 +111,15 @@ def jobs() -> list[Job]:
         for opp in ("heuristic", "random"):
             out.append(_eval("ppo", game, players, "ppo", opp, 200, 40_000))
     for game in ("rapa_nui", "positano"):
-        out.append(_eval("ismcts", game, 2, f"ismcts:{ISMCTS_BUDGET}", "heuristic", 100, 50_000))
+        out.append(_eval("ismcts", game, 2, f"ismcts:{ISMCTS_BUDGET}", "heuristic", 40, 50_000))
         for budget in CURVE_BUDGETS:
             if budget != ISMCTS_BUDGET:
-                out.append(_eval("curve", game, 2, f"ismcts:{budget}", "heuristic", 40, 60_000))
-    league_agents = {"rapa_nui": ("random", "heuristic", f"ismcts:{ISMCTS_BUDGET}", "ppo"),
-                     "positano": ("random", "heuristic", f"ismcts:{ISMCTS_BUDGET}")}
+                out.append(_eval("curve", game, 2, f"ismcts:{budget}", "heuristic", 20, 50_000))
+    league_agents = {"rapa_nui": ("random", "heuristic", LEAGUE_ISMCTS, "ppo"),
+                     "positano": ("random", "heuristic", LEAGUE_ISMCTS)}
     for game, agents in league_agents.items():
         out.append(Job(f"league-{game}-2p", "league", "league", game, {"num_players": 2},
-                       agents, 20, 70_000))
+                       agents, 10, 70_000))
     return out
 
 
