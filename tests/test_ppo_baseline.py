@@ -10,8 +10,8 @@ import sys
 import numpy as np
 import pytest
 
-from tabletop_gym.agents.base import CHECKPOINTS, checkpoint_path, make_agent
-from tabletop_gym.evaluation import _raw_env_factory, evaluate
+from tabletop_gym.agents.base import make_agent
+from tabletop_gym.evaluation import _raw_env_factory
 
 
 def test_log_scaled_extractor_by_hand():
@@ -50,15 +50,6 @@ def test_train_with_time_limit_and_settings_records_them(tmp_path):
     assert isinstance(model.policy.features_extractor, LogScaledExtractor)
     with pytest.raises(ValueError, match="unknown hparams"):
         train("RapaNui-v0", timesteps=64, out=tmp_path, hparams={"lr": 1})
-
-
-@pytest.mark.parametrize(("game", "players"), [("rapa_nui", 2), ("positano", 1)])
-def test_ppo_loads_the_shipped_checkpoint_and_plays_legally(game, players):
-    pytest.importorskip("sb3_contrib")
-    env = _raw_env_factory(game)(num_players=players)
-    assert checkpoint_path(env.game).parent == CHECKPOINTS
-    res = evaluate(game, "ppo", "random", n_games=2, seed=0, num_players=players)
-    assert res.candidate == "ppo" and res.n_games == 2
 
 
 def test_ppo_without_a_checkpoint_for_the_config_says_which_exist():
