@@ -336,6 +336,11 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
 
     head = ("| game | players | agent | opponent | games | first deal | win rate [95 % CI] | "
             "agent score | opponent score | diff [95 % CI] |")
+    lines += ["## Targets", "", *_verdicts(results), ""]
+    missing = [j.id for j in jobs() if j.id not in results]
+    if missing:
+        lines += ["Jobs of this page without a result yet (`make baselines` runs them): "
+                  + ", ".join(f"`{m}`" for m in missing) + ".", ""]
     lines += ["## The heuristic bots against random", ""]
     lines += [*table("heuristic", head), ""]
     lines += ["## Search: information-set MCTS against the heuristic", "",
@@ -395,6 +400,30 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
                   f"{job.games} --seed {job.seed}`.", "",
                   res["markdown"], "", f"![{job.id}](img/{job.id}.png)", ""]
     return "\n".join(lines) + "\n"
+
+
+def _verdicts(results: dict[str, Any]) -> list[str]:
+    """One line per target: met or not, with the measurement that says so."""
+    out = []
+    for job, res in results.values():
+        row = res.get("row")
+        if row is None or row["opponent"] != "heuristic" or job.table not in ("ismcts", "ppo"):
+            continue
+        solo = job.config["num_players"] == 1
+        if solo:
+            ok = row["diff_ci_low"] > 0
+            what = (f"mean solo score {row['mean_score']:.1f} against the heuristic's "
+                    f"{row['opponent_mean_score']:.1f} on the same deals, difference "
+                    f"{_diff(row)}")
+        else:
+            ok = row["win_ci_low"] > 0.5
+            what = f"win rate {_ci(row)} over {row['games']} games"
+        verdict = "**met**" if ok else "**not met**"
+        goal = ("a higher mean solo score than the heuristic (interval above 0)" if solo else
+                "beats the heuristic (win-rate interval above 0.5)")
+        out.append(f"- `{job.agents[0]}`, {job.game} {job.config['num_players']}p, {goal}: "
+                   f"{verdict}: {what}.")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -246,3 +246,24 @@ def train(
         if results:
             print(format_table(results))
     return TrainResult(run_dir, timesteps, seconds, timesteps / seconds, results)
+
+
+def ship_checkpoint(model_path: str | pathlib.Path, dest: str | pathlib.Path) -> pathlib.Path:
+    """Copy a trained model to ``dest`` without its optimizer moments (a third of the size).
+
+    Playing needs only the policy weights; the Adam moments are reset to an empty state, so the
+    zip stays small and still loads with ``MaskablePPO.load`` (training resumes with a fresh
+    optimizer).
+    """
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(model_path, device="cpu")
+    policy = model.policy
+    policy.optimizer = type(policy.optimizer)(policy.parameters(),
+                                              **policy.optimizer.defaults)
+    torch.set_num_threads(1)
+    out = pathlib.Path(dest)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    model.save(out)
+    return out
