@@ -127,23 +127,19 @@ def jobs() -> list[Job]:
 
 
 def iqm(values: Sequence[float]) -> float:
-    """Interquartile mean: the mean of the middle half (``scipy.stats.trim_mean(x, 0.25)``)."""
-    x = np.sort(np.asarray(values, dtype=float))
-    cut = int(0.25 * x.size)
-    return float(x[cut : x.size - cut].mean())
+    """Interquartile mean of per-seed values (:func:`tabletop_gym.tasks.stats.iqm`)."""
+    from tabletop_gym.tasks.stats import iqm as _iqm
+
+    return _iqm(np.asarray(values, dtype=float))
 
 
-def bootstrap_ci(values: Sequence[float], stat: Any = iqm, reps: int = 2000, seed: int = 0,
-                 ) -> tuple[float, float]:
-    """Percentile 95 % interval of ``stat`` over runs re-drawn with replacement.
+def bootstrap_ci(values: Sequence[float], reps: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """95 % stratified-bootstrap interval of the IQM over seeds (one task: one stratum)."""
+    from tabletop_gym.tasks.stats import iqm as _iqm
+    from tabletop_gym.tasks.stats import stratified_bootstrap_ci
 
-    With one task per table this is ``rliable``'s stratified bootstrap (strata = tasks).
-    """
-    x = np.asarray(values, dtype=float)
-    rng = np.random.default_rng(seed)
-    stats = [stat(x[rng.integers(0, x.size, x.size)]) for _ in range(reps)]
-    lo, hi = np.percentile(stats, [2.5, 97.5])
-    return float(lo), float(hi)
+    col = np.asarray(values, dtype=float).reshape(-1, 1)
+    return stratified_bootstrap_ci(col, _iqm, reps=reps, seed=seed)
 
 
 def seed_runs(folder: str | pathlib.Path, env_id: str) -> list[dict[str, Any]]:

@@ -1,4 +1,4 @@
-"""Command line: ``tabletop-gym play | train | eval | league | bench``.
+"""Command line: ``tabletop-gym play | train | eval | league | bench | suite``.
 
 Examples::
 
@@ -7,6 +7,7 @@ Examples::
     tabletop-gym eval --game positano --players 2 --candidate heuristic --opponent random
     tabletop-gym league --game rapa_nui --players 2 --agents random heuristic ismcts:200 ppo
     tabletop-gym bench
+    tabletop-gym suite run --suite core --agent heuristic --seeds 5
 """
 
 from __future__ import annotations
@@ -203,6 +204,10 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="run bench/run.py")
     b.add_argument("rest", nargs=argparse.REMAINDER)
     b.set_defaults(func=cmd_bench)
+
+    from tabletop_gym.tasks.cli import add_suite_parser
+
+    add_suite_parser(sub)
     return p
 
 
