@@ -76,7 +76,7 @@ def test_search_picks_the_best_final_move() -> None:
     # At a game's last decision every action ends the game, so enough simulations must find the
     # action of highest value (win share, then score margin). Brute force gives the answer; only
     # positions where that answer does not depend on hidden tiles are used. Positano's last
-    # build (rules §6) ends the game whatever is chosen; the margins differ by single points, so
+    # build (docs/rules/positano.md §6) ends the game whatever is chosen; the margins differ by single points, so
     # exploration is turned off to let the visits follow the values.
     env = _raw_env_factory("positano")(num_players=2)
     rnd = RandomAgent(2)
