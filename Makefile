@@ -44,10 +44,11 @@ venv: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
-test: $(STAMP) $(MIN_STAMP)
+test: $(STAMP) $(RLLIB_STAMP) $(MIN_STAMP)
 	$(VENV)/bin/ruff check .
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir build/site
 	$(PY) -m pytest -n 2 -q --ignore=$(RLLIB_TESTS)
+	$(RLLIB_VENV)/bin/python -m pytest -q $(RLLIB_TESTS)
 	$(MIN_VENV)/bin/python -m pytest -n 2 -q $(CORE_TESTS)
 
 # The documentation site: `make docs` serves it at http://127.0.0.1:8000 and rebuilds on change.
