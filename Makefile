@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint train bench playthroughs clean docs docs-build docs-tables
+.PHONY: venv test lint train bench playthroughs baselines clean docs docs-build docs-tables
 
 # Extra venvs, built by `make test` only for their tests (docs/libraries.md): RLlib pins its own
 # gymnasium, and the core package is also tested on the oldest gymnasium/pettingzoo it claims.
@@ -64,6 +64,11 @@ docs-build: $(STAMP)
 
 train: $(STAMP)
 	$(PY) -m tabletop_gym.cli train --env Positano-v0
+
+# docs/baselines.md and docs/baselines.json from the evaluation and league jobs (results cached
+# under runs/baselines/; PPO seeds summarised from runs/final/).
+baselines: $(STAMP)
+	$(PY) -m tabletop_gym.baselines
 
 bench: $(STAMP)
 	$(PY) bench/run.py

@@ -33,7 +33,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_gym.agents.base import Agent, make_agent
+from tabletop_gym.agents.base import Agent, choose_action, make_agent
 from tabletop_gym.core.aec import ILLEGAL_REWARD, TabletopAECEnv
 from tabletop_gym.core.game import IllegalActionError
 from tabletop_gym.core.render import frame
@@ -231,8 +231,7 @@ class SingleAgentEnv(gymnasium.Env):
         reward = 0.0
         while not self._is_over() and aec.agent_selection != self._learner:
             name = aec.agent_selection
-            obs = aec.observe(name)
-            aec.step(self._opponents[name].act(obs))
+            aec.step(choose_action(self._opponents[name], aec, name))
             reward += float(aec.rewards.get(self._learner, 0.0))
         if self._is_over():
             self._done = True
