@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install --quiet --upgrade pip
 	# torch first and pinned: any other version would pull a multi-GB build.
 	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -e ".[dev,train,bench]"
+	$(PIP) install --quiet -e ".[dev,train,bench,jax]"
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -29,6 +29,7 @@ train: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/run.py
+	$(PY) bench/jax_run.py
 
 playthroughs: $(STAMP)
 	$(PY) -m tests.playthroughs.regenerate
