@@ -11,7 +11,8 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "tabletop_gym"
 PURE = sorted(
     [*ROOT.glob("envs/*/rules.py"), *ROOT.glob("envs/*/components.py"),
-     *ROOT.glob("envs/*/scoring.py"), *ROOT.glob("envs/*/automa.py"), ROOT / "core" / "game.py"]
+     *ROOT.glob("envs/*/scoring.py"), *ROOT.glob("envs/*/automa.py"),
+     *ROOT.glob("envs/*/state_json.py"), ROOT / "core" / "game.py"]
 )
 STDLIB = set(sys.stdlib_module_names)
 

@@ -1009,7 +1009,13 @@ def _outside_functions(node: ast.AST):
 def test_rules_module_is_pure_stdlib() -> None:
     # House rule: the engine imports the standard library (and the engine contract) only, calls
     # no module-level random function and never hash().
-    tree = ast.parse(Path(rules.__file__).read_text(encoding="utf-8"))
+    engine = ("tabletop_gym.core.game", "tabletop_gym.envs.rapa_nui.rules",
+              "tabletop_gym.envs.rapa_nui.state_json")
+    for path in (Path(rules.__file__), Path(rules.__file__).with_name("state_json.py")):
+        _check_pure(ast.parse(path.read_text(encoding="utf-8")), engine)
+
+
+def _check_pure(tree: ast.Module, engine: tuple[str, ...]) -> None:
     allowed = set(sys.stdlib_module_names) | {"__future__"}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -1017,7 +1023,7 @@ def test_rules_module_is_pure_stdlib() -> None:
                 assert alias.name.split(".")[0] in allowed, alias.name
         elif isinstance(node, ast.ImportFrom):
             module = node.module or ""
-            assert module.split(".")[0] in allowed or module == "tabletop_gym.core.game", module
+            assert module.split(".")[0] in allowed or module in engine, module
             assert module != "random", "import the module, draw only from the rng passed in"
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             assert node.func.id != "hash", "hash() differs between processes"
