@@ -60,7 +60,7 @@ def returns(
     return jnp.stack([win_loss, diff, score])[reward_type.astype(jnp.int32)]
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)
 class BatchedGame:
     """One game and config with its pure functions bound (hashable: usable as a static arg).
 
@@ -77,6 +77,9 @@ class BatchedGame:
         rewards: ``state -> float32 (num_players,)``.
         terminated: ``state -> bool``.
         current_player: ``state -> int32`` (negative at the end).
+        deck: The cards whose order is the game's only chance event, in a fixed order.
+        init_from_deck: ``permuted deck -> state``; ``init`` is this after a shuffle.
+        min_decisions: No game (without an illegal action) ends in fewer decisions.
     """
 
     name: str
@@ -91,6 +94,9 @@ class BatchedGame:
     rewards: Callable[[Any], jax.Array]
     terminated: Callable[[Any], jax.Array]
     current_player: Callable[[Any], jax.Array]
+    deck: np.ndarray
+    init_from_deck: Callable[[jax.Array], Any]
+    min_decisions: int
 
 
 GAMES = ("rapa_nui",)
@@ -135,6 +141,9 @@ def _bind(game: str, cfg: Any) -> BatchedGame:
             rewards=mod.rewards,
             terminated=mod.terminated,
             current_player=mod.current_player,
+            deck=mod.BASE_DECK,
+            init_from_deck=functools.partial(mod.init_from_deck, config=cfg),
+            min_decisions=mod.MIN_DECISIONS,
         )
     raise AssertionError(game)
 

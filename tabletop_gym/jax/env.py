@@ -6,6 +6,12 @@ returns and ``done`` and is replaced in that same step by a fresh deal, whose fi
 is the one returned. Both methods are pure and ``jax.jit``-compiled, so they also run inside
 ``lax.scan``.
 
+A vmapped shuffle of the whole batch at every step (to have a deal ready wherever a game ends)
+would cost more than the game itself. Instead each game carries the deck of its next deal and
+shuffles it by one Fisher–Yates swap per step: a game lasts longer than the 49 swaps of a full
+shuffle (``min_decisions``), so the deck is a uniform permutation by the time it is dealt. A game
+that ends sooner (only an illegal action can end one) gets a full shuffle at that step.
+
 :class:`VectorEnv` wraps it as a ``gymnasium.vector.VectorEnv`` with numpy arrays in and out,
 for people who do not write JAX (one policy plays every seat: the observation is always that of
 the seat to act).
@@ -26,10 +32,20 @@ from tabletop_gym.jax.core import BatchedGame, make
 
 
 class EnvState(NamedTuple):
-    """The batch of game states and the key the next deals are drawn from."""
+    """The batch of game states and what the next deals are drawn from.
+
+    Attributes:
+        games: The batched game states.
+        key: The key of the next random draws.
+        next_decks: Per game, the deck of its next deal, shuffled one Fisher–Yates swap per step.
+        shuffled: Per game, how many swaps of the pending shuffle are done (``len(deck) - 1``:
+            complete, a uniform permutation).
+    """
 
     games: Any
     key: jax.Array
+    next_decks: jax.Array
+    shuffled: jax.Array
 
 
 class TimeStep(NamedTuple):
@@ -69,15 +85,19 @@ class BatchedEnv:
             done=done,
         )
 
+    def _shuffle(self, key: jax.Array, decks: jax.Array) -> jax.Array:
+        return jax.vmap(jax.random.permutation)(jax.random.split(key, self.batch_size), decks)
+
     @functools.partial(jax.jit, static_argnums=0)
     def reset(self, key: jax.Array) -> tuple[EnvState, TimeStep]:
         """Deal ``batch_size`` games from ``key``."""
-        key, sub = jax.random.split(key)
-        games = jax.vmap(self.game.init)(jax.random.split(sub, self.batch_size))
+        key, k1, k2 = jax.random.split(key, 3)
+        base = jnp.broadcast_to(jnp.asarray(self.game.deck), (self.batch_size, self.game.deck.size))
+        games = jax.vmap(self.game.init_from_deck)(self._shuffle(k1, base))
+        full = jnp.full(self.batch_size, self.game.deck.size - 1, jnp.int32)
         zeros = jnp.zeros((self.batch_size, self.game.num_players), jnp.float32)
-        return EnvState(games, key), self._timestep(
-            games, zeros, jnp.zeros(self.batch_size, bool)
-        )
+        state = EnvState(games, key, self._shuffle(k2, base), full)
+        return state, self._timestep(games, zeros, jnp.zeros(self.batch_size, bool))
 
     @functools.partial(jax.jit, static_argnums=0)
     def step(self, state: EnvState, actions: jax.Array) -> tuple[EnvState, TimeStep]:
@@ -86,14 +106,30 @@ class BatchedEnv:
         games = jax.vmap(g.step)(state.games, actions)
         done = jax.vmap(g.terminated)(games)
         rewards = jax.vmap(g.rewards)(games)
-        key, sub = jax.random.split(state.key)
-        fresh = jax.vmap(g.init)(jax.random.split(sub, self.batch_size))
+        key, k1, k2 = jax.random.split(state.key, 3)
+        size = g.deck.size
+        decks, i = state.next_decks, state.shuffled
+        # The pending shuffles of the games that end now must be complete before they are dealt.
+        short = done & (i < size - 1)
+        decks = jax.lax.cond(
+            short.any(),
+            lambda: jnp.where(short[:, None], self._shuffle(k2, decks), decks),
+            lambda: decks,
+        )
+        fresh = jax.vmap(g.init_from_deck)(decks)
 
         def pick(new: jax.Array, old: jax.Array) -> jax.Array:
             return jnp.where(done.reshape((-1,) + (1,) * (old.ndim - 1)), new, old)
 
         games = jax.tree.map(pick, fresh, games)
-        return EnvState(games, key), self._timestep(games, rewards, done)
+        # A dealt deck starts its next shuffle; one swap per step (a no-op once complete).
+        i = jnp.where(done, 0, i)
+        rows = jnp.arange(self.batch_size)
+        j = jax.random.randint(k1, (self.batch_size,), i, size)
+        a, b = decks[rows, i], decks[rows, j]
+        decks = decks.at[rows, i].set(b).at[rows, j].set(a)
+        i = jnp.minimum(i + 1, size - 1)
+        return EnvState(games, key, decks, i), self._timestep(games, rewards, done)
 
 
 class VectorEnv(gymnasium.vector.VectorEnv):

@@ -65,7 +65,11 @@ DECK_SIZE = sum(DECK_COUNTS)
 MAX_SEATS = 4
 OBSERVATION_SIZE = 213
 """Length of one observation (the reference observer's layout, checked by the tests)."""
-_BASE_DECK = np.array([c for c, k in enumerate(DECK_COUNTS) for _ in range(k)], dtype=np.int8)
+BASE_DECK = np.array([c for c, k in enumerate(DECK_COUNTS) for _ in range(k)], dtype=np.int8)
+"""The 50 cards in id order; a deal is a permutation of it."""
+MIN_DECISIONS = 60
+"""No game ends sooner: 36 draws (8 refills of 4 plus one more emptied column of 4) and at least
+12 turns of a purchase and a play decision each."""
 
 
 class State(NamedTuple):
@@ -204,8 +208,12 @@ def init(key: jax.Array, config: RapaNuiConfig | None = None) -> State:
         config: The reference engine's config (default: 2 players, default switches); the
             player count fixes the shapes, so it must be a Python value, not traced.
     """
+    return init_from_deck(jax.random.permutation(key, jnp.asarray(BASE_DECK)), config)
+
+
+def init_from_deck(deck: jax.Array, config: RapaNuiConfig | None = None) -> State:
+    """The §2 setup around an already shuffled ``deck`` (a permutation of :data:`BASE_DECK`)."""
     config = config or RapaNuiConfig()
-    deck = jax.random.permutation(key, jnp.asarray(_BASE_DECK))
     return _cast(State(**_setup(config.num_players, deck, config)))
 
 

@@ -90,3 +90,22 @@ def test_vector_env_rejects_bad_actions_and_configs():
         make("rapa_nui", num_players=7)
     with pytest.raises(ConfigError, match="rapa_nui"):
         make("chess")
+
+
+def test_every_deal_is_a_full_deck_and_an_early_end_still_gets_a_full_shuffle():
+    g = make("rapa_nui", num_players=2)
+    env = BatchedEnv(g, 4)
+    state, ts = env.reset(jax.random.PRNGKey(5))
+    base = sorted(g.deck.tolist())
+    # An illegal action ends every game at once, 1 swap into the pending shuffles: the slots get
+    # decks from the full-shuffle fallback, all different and each a permutation of the 50 cards.
+    illegal = jnp.full(4, 44, jnp.int32)  # a Moai split outside the split phase (rules §4)
+    old = np.asarray(state.games.deck)
+    state, ts = env.step(state, illegal)
+    assert np.asarray(ts.done).all()
+    assert np.asarray(ts.rewards).tolist() == [[-1.0, 0.0]] * 4
+    state, ts = env.step(state, illegal)
+    decks = np.asarray(state.games.deck)
+    assert all(sorted(d.tolist()) == base for d in decks)
+    assert len({tuple(d) for d in decks} | {tuple(d) for d in old}) == 8
+    assert np.asarray(state.shuffled).tolist() == [1] * 4  # one swap of the next shuffle done
