@@ -1,4 +1,4 @@
-"""Command line: ``tabletop-gym play | train | eval | bench``.
+"""Command line: ``tabletop-gym play | train | eval | bench | suite``.
 
 Examples::
 
@@ -6,6 +6,7 @@ Examples::
     tabletop-gym train --env RapaNui-v0 --timesteps 200000
     tabletop-gym eval --game positano --players 2 --candidate heuristic --opponent random
     tabletop-gym bench
+    tabletop-gym suite run --suite core --agent heuristic --seeds 5
 """
 
 from __future__ import annotations
@@ -165,6 +166,10 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="run bench/run.py")
     b.add_argument("rest", nargs=argparse.REMAINDER)
     b.set_defaults(func=cmd_bench)
+
+    from tabletop_gym.tasks.cli import add_suite_parser
+
+    add_suite_parser(sub)
     return p
 
 

@@ -83,7 +83,8 @@ class EvalResult:
             opponent policy's score on the same deal).
         diff_ci: 95 % interval of the score difference.
         opponent_mean_score: Mean score of the opponents.
-        per_game: One dict per game (seed, seat, scores, outcome).
+        per_game: One dict per game (seed, seat, scores, outcome, and the candidate's
+            ``return``: its reward for the game under the config's ``reward_type``).
     """
 
     game: str
@@ -182,7 +183,7 @@ def evaluate(
             opp_scores.append(b)
             diffs.append(a - b)
             per_game.append({"seed": deal, "seat": 0, "score": a, "opponent_score": b,
-                             "outcome": outcome})
+                             "outcome": outcome, "return": float(env.game_state.returns()[0])})
     else:
         for i in range(n_games):
             deal = seed + i // n
@@ -202,7 +203,7 @@ def evaluate(
             opp_scores.append(float(np.mean(others)))
             diffs.append(sc[seat] - float(np.mean(others)))
             per_game.append({"seed": deal, "seat": seat, "scores": sc, "winners": winners,
-                             "outcome": outcome})
+                             "outcome": outcome, "return": float(state.returns()[seat])})
     win_rate = float(np.mean(outcomes)) if outcomes else math.nan
     mean_s, lo_s, hi_s = mean_interval(scores)
     mean_d, lo_d, hi_d = mean_interval(diffs)

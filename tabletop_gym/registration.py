@@ -18,7 +18,10 @@ PZ_ENVS = {
 
 
 def register_envs() -> None:
-    """Register every env id (idempotent: ids already registered are left alone)."""
+    """Register every env id and task id (idempotent: ids already registered are left alone)."""
+    from tabletop_gym.tasks import register_tasks
+
+    register_tasks()
     for env_id, (entry, steps) in GYM_ENVS.items():
         if env_id not in gymnasium.registry:
             gymnasium.register(env_id, entry_point=entry, max_episode_steps=steps)

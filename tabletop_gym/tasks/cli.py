@@ -1,0 +1,217 @@
+"""``tabletop-gym suite``: list, describe, run, report, and regenerate the committed files."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import pathlib
+import re
+import sys
+from typing import Any
+
+DOCS_PAGE = pathlib.Path("docs") / "tasks.md"
+SNAPSHOT = pathlib.Path("tests") / "data" / "tasks_snapshot.json"
+
+
+def parse_agents(items: list[str]) -> Any:
+    """``--agent`` values: one spec for every game, or ``game=spec`` pairs (one per game).
+
+    A spec ending in ``.zip`` is loaded as a MaskablePPO checkpoint.
+    """
+    from tabletop_gym.tasks import GAMES
+
+    def load(text: str) -> Any:
+        if text.endswith(".zip"):
+            if not pathlib.Path(text).exists():
+                raise SystemExit(f"--agent {text}: no such checkpoint file")
+            from sb3_contrib import MaskablePPO
+
+            return MaskablePPO.load(text, device="cpu")
+        return text
+
+    if not items:
+        raise SystemExit("give --agent (random, heuristic, a checkpoint .zip, or game=spec)")
+    per_game = [i for i in items if "=" in i and i.split("=", 1)[0] in GAMES]
+    if per_game and len(per_game) != len(items):
+        raise SystemExit("give either one --agent for every game, or game=spec for each game")
+    if not per_game:
+        if len(items) > 1:
+            raise SystemExit("give one --agent, or one game=spec per game "
+                             f"({', '.join(GAMES)})")
+        return load(items[0])
+    return {g: load(spec) for g, spec in (i.split("=", 1) for i in per_game)}
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """Print the suites and their tasks."""
+    from tabletop_gym.tasks import SUITES, TASKS
+
+    for s in SUITES.values():
+        print(f"{s.name}: {s.description} ({len(s.task_ids)} tasks, {s.seeds} seeds × "
+              f"{s.deals_per_seed} deals)")
+        for t in s.task_ids:
+            print(f"  {t:<32} {TASKS[t].description}")
+    return 0
+
+
+def cmd_describe(args: argparse.Namespace) -> int:
+    """Print every pinned setting of an id as JSON."""
+    from tabletop_gym.tasks import describe
+
+    try:
+        print(json.dumps(describe(args.task), indent=1, ensure_ascii=False))
+    except KeyError as err:
+        print(err.args[0], file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Score an agent on a suite and write the results file."""
+    from tabletop_gym.tasks.runner import run_suite, write_results
+
+    agent = parse_agents(args.agent)
+    label = args.label or "+".join(a.replace("=", "-") for a in args.agent)
+    try:
+        results = run_suite(args.suite, agent, seeds=args.seeds, deals_per_seed=args.deals,
+                            task_ids=args.task or None, agent_label=label,
+                            bootstrap_reps=args.bootstrap_reps)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if args.out:
+        out = pathlib.Path(args.out)
+    else:
+        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", pathlib.Path(label).stem)
+        out = pathlib.Path("results") / f"{args.suite}-{safe}-{stamp}.json"
+    write_results(results, out)
+    from tabletop_gym.tasks.report import markdown_table
+
+    print(markdown_table([results]))
+    print(f"saved {out}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Markdown table (and plot) of several results files."""
+    from tabletop_gym.tasks.report import ReportError, load_results, markdown_table, plot
+
+    try:
+        runs = load_results(args.files)
+        table = markdown_table(runs)
+        out = pathlib.Path(args.out) if args.out else None
+        if out:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(table)
+            print(f"saved {out}")
+        else:
+            print(table)
+        if not args.no_plot:
+            png = args.plot or (out.with_suffix(".png") if out else "report.png")
+            print(f"saved {plot(runs, png)}")
+    except ReportError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_references(args: argparse.Namespace) -> int:
+    """Recompute the random and heuristic reference scores (all tasks, or --task ones merged)."""
+    from tabletop_gym.tasks.runner import (
+        REFERENCE_FILE,
+        compute_references,
+        load_references,
+        write_results,
+    )
+
+    out = pathlib.Path(args.out) if args.out else REFERENCE_FILE
+    fresh = compute_references(args.task or None, seeds=args.seeds, deals_per_seed=args.deals,
+                               jobs=args.jobs, progress=True)
+    if args.task:
+        old = load_references(out)
+        if old.get("protocol") and old["protocol"] != fresh["protocol"]:
+            raise SystemExit(f"{out} was made with protocol {old['protocol']}; recompute every "
+                             "task (no --task) to change the protocol")
+        old_tasks = old.get("tasks", {})
+        old_tasks.update(fresh["tasks"])
+        fresh["tasks"] = old_tasks
+    write_results(fresh, out)
+    print(f"saved {out}")
+    return 0
+
+
+def cmd_docs(args: argparse.Namespace) -> int:
+    """Write docs/tasks.md from the registry."""
+    from tabletop_gym.tasks.catalog import docs_page
+
+    out = pathlib.Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(docs_page())
+    print(f"saved {out}")
+    return 0
+
+
+def cmd_snapshot(args: argparse.Namespace) -> int:
+    """Write the registry snapshot the version test compares against."""
+    from tabletop_gym.tasks.catalog import snapshot
+
+    out = pathlib.Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(snapshot(), indent=1, ensure_ascii=False) + "\n")
+    print(f"saved {out}")
+    return 0
+
+
+def add_suite_parser(sub: Any) -> None:
+    """Add ``suite`` and its subcommands to the ``tabletop-gym`` parser."""
+    from tabletop_gym.tasks import SUITES, TASKS
+
+    p = sub.add_parser("suite", help="benchmark tasks and suites: list, describe, run, report")
+    ss = p.add_subparsers(dest="suite_command", required=True)
+
+    ls = ss.add_parser("list", help="the suites and their tasks")
+    ls.set_defaults(func=cmd_list)
+
+    d = ss.add_parser("describe", help="every pinned setting of a task id (JSON)")
+    d.add_argument("task")
+    d.set_defaults(func=cmd_describe)
+
+    r = ss.add_parser("run", help="score an agent on every task of a suite")
+    r.add_argument("--suite", default="core", choices=sorted(SUITES))
+    r.add_argument("--agent", action="append", default=[], metavar="SPEC",
+                   help="random, heuristic, another opponent name, a checkpoint .zip, or "
+                        "game=spec (repeat, one per game)")
+    r.add_argument("--seeds", type=int, default=None, help="evaluation seeds (suite default)")
+    r.add_argument("--deals", type=int, default=None, help="deals per seed (suite default)")
+    r.add_argument("--task", action="append", default=[], choices=list(TASKS),
+                   metavar="TASK_ID", help="only this task of the suite (repeatable)")
+    r.add_argument("--label", default=None, help="agent name written to the results")
+    r.add_argument("--out", default=None, help="results file (default results/<suite>-...json)")
+    r.add_argument("--bootstrap-reps", type=int, default=2000)
+    r.set_defaults(func=cmd_run)
+
+    rep = ss.add_parser("report", help="markdown table and plot of results files")
+    rep.add_argument("files", nargs="+")
+    rep.add_argument("--out", default=None, help="write the table here (default: print it)")
+    rep.add_argument("--plot", default=None, help="plot file (default: <out>.png)")
+    rep.add_argument("--no-plot", action="store_true", help="write the table only")
+    rep.set_defaults(func=cmd_report)
+
+    ref = ss.add_parser("references", help="recompute the committed reference scores")
+    ref.add_argument("--task", action="append", default=[], choices=list(TASKS),
+                     metavar="TASK_ID", help="only this task, merged into the file (repeatable)")
+    ref.add_argument("--seeds", type=int, default=SUITES["full"].seeds)
+    ref.add_argument("--deals", type=int, default=SUITES["full"].deals_per_seed)
+    ref.add_argument("--jobs", type=int, default=1)
+    ref.add_argument("--out", default=None)
+    ref.set_defaults(func=cmd_references)
+
+    doc = ss.add_parser("docs", help="regenerate docs/tasks.md from the registry")
+    doc.add_argument("--out", default=str(DOCS_PAGE))
+    doc.set_defaults(func=cmd_docs)
+
+    snap = ss.add_parser("snapshot", help="regenerate the registry snapshot of the tests")
+    snap.add_argument("--out", default=str(SNAPSHOT))
+    snap.set_defaults(func=cmd_snapshot)

@@ -1,0 +1,350 @@
+"""Score an agent on every task of a suite and write one results file per run.
+
+Protocol (the same for the agent under test and for the random and heuristic references):
+
+* Seeds ``0 .. S-1``; seed ``s`` is a block of ``deals_per_seed`` fresh deals with engine seeds
+  ``1000 * s + j`` (:func:`deal_base`).
+* A multi-player deal is played once from every seat, the agent in that seat and the task's
+  reference opponents in all the others (:func:`tabletop_gym.evaluation.evaluate` rotates the
+  seats), so seat advantages cancel.
+* Against-bots tasks: the reference opponents are the task's pinned bots. Self-play tasks have no
+  bots; the agent is scored in turn against a table of random bots and a table of heuristic bots,
+  and the task score is the mean of the two. Solo: the agent plays each deal once, the
+  heuristic bot plays the same deal for the win-rate comparison.
+* The score of a task is the agent's mean **return** (the task's reward for a whole game); the
+  score of a seed is the mean over that seed's games. The task's 95 % interval is the normal
+  interval over all its games.
+* Normalised score: ``(score - random) / (heuristic - random)`` with the committed reference
+  scores (:data:`REFERENCE_FILE`, made by ``tabletop-gym suite references``).
+* Aggregate: the interquartile mean of the (seed, task) normalised scores with a stratified
+  bootstrap 95 % interval (:mod:`tabletop_gym.tasks.stats`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import pathlib
+import sys
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from tabletop_gym.evaluation import evaluate, mean_interval, wilson_interval
+from tabletop_gym.provenance import metadata
+from tabletop_gym.tasks import SUITES, TASKS, Task, suite_tasks
+from tabletop_gym.tasks.stats import iqm, normalize, stratified_bootstrap_ci
+
+RESULTS_FORMAT = "tabletop-gym-suite-results"
+RESULTS_FORMAT_VERSION = 1
+HERE = pathlib.Path(__file__).resolve().parent
+REFERENCE_FILE = HERE / "reference_scores.json"
+SCHEMA_FILE = HERE / "results.schema.json"
+REFERENCE_AGENTS = ("random", "heuristic")
+SEED_STRIDE = 1000
+"""Deal seeds of evaluation seed ``s`` start at ``SEED_STRIDE * s``."""
+
+
+def deal_base(seed: int) -> int:
+    """First engine seed of evaluation seed ``seed``'s block of deals."""
+    return SEED_STRIDE * int(seed)
+
+
+def _games(task: Task, deals: int) -> int:
+    return deals * task.num_players
+
+
+def score_task(task: Task, agent: Any, seeds: Sequence[int], deals_per_seed: int) -> dict[str, Any]:
+    """Play the protocol on one task; the per-seed scores, the pooled interval and breakdowns.
+
+    Args:
+        task: The task.
+        agent: Agent spec (``"random"``, ``"heuristic"``, an Agent, a callable, a model).
+        seeds: Evaluation seeds.
+        deals_per_seed: Deals of every seed.
+    """
+    if deals_per_seed < 1:
+        raise ValueError(f"deals_per_seed must be at least 1, got {deals_per_seed}")
+    per_seed: list[float] = []
+    returns: list[float] = []
+    by_opp: dict[str, dict[str, list[float]]] = {
+        o: {"returns": [], "outcomes": [], "scores": []} for o in task.reference_opponents
+    }
+    for s in seeds:
+        seed_means = []
+        for opp in task.reference_opponents:
+            res = evaluate(task.game, agent, opp, n_games=_games(task, deals_per_seed),
+                           seed=deal_base(s), **task.config, **task.env_settings)
+            rets = [g["return"] for g in res.per_game]
+            seed_means.append(float(np.mean(rets)))
+            returns.extend(rets)
+            by_opp[opp]["returns"].extend(rets)
+            by_opp[opp]["outcomes"].extend(g["outcome"] for g in res.per_game)
+            by_opp[opp]["scores"].append(res.mean_score)
+        per_seed.append(float(np.mean(seed_means)))
+    _, lo, hi = mean_interval(returns)
+    breakdown = {}
+    for opp, d in by_opp.items():
+        m, rlo, rhi = mean_interval(d["returns"])
+        win = float(np.mean(d["outcomes"]))
+        breakdown[opp] = {
+            "games": len(d["returns"]),
+            "mean_return": m,
+            "return_ci": [rlo, rhi],
+            "win_rate": win,
+            "win_ci": list(wilson_interval(win, len(d["outcomes"]))),
+            "mean_score": float(np.mean(d["scores"])),
+        }
+    return {
+        "score": float(np.mean(per_seed)),
+        "score_ci": [lo, hi],
+        "per_seed": per_seed,
+        "games": len(returns),
+        "by_opponent": breakdown,
+    }
+
+
+# --- reference scores --------------------------------------------------------------------------
+
+
+def _reference_cell(args: tuple[str, str, tuple[int, ...], int]) -> tuple[str, str, list[float]]:
+    task_id, agent, seeds, deals = args
+    return task_id, agent, score_task(TASKS[task_id], agent, seeds, deals)["per_seed"]
+
+
+def compute_references(
+    task_ids: Iterable[str] | None = None,
+    seeds: int | None = None,
+    deals_per_seed: int | None = None,
+    jobs: int = 1,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Scores of the random agent and the heuristic bot on each task, by the suite protocol.
+
+    Args:
+        task_ids: Tasks (default: every task).
+        seeds: Number of evaluation seeds.
+        deals_per_seed: Deals of every seed.
+        jobs: Worker processes (each (task, agent, seed) cell is independent and deterministic).
+        progress: Print one line per finished cell to stderr.
+    """
+    ids = list(task_ids) if task_ids is not None else list(TASKS)
+    seeds = SUITES["full"].seeds if seeds is None else seeds
+    deals_per_seed = SUITES["full"].deals_per_seed if deals_per_seed is None else deals_per_seed
+    cells = [(t, a, (s,), deals_per_seed) for t in ids for a in REFERENCE_AGENTS
+             for s in range(seeds)]
+    done = []
+    if jobs > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+            for k, cell in enumerate(pool.imap(_reference_cell, cells, chunksize=1)):
+                done.append(cell)
+                if progress:
+                    print(f"[{k + 1}/{len(cells)}] {cell[0]} {cell[1]}", file=sys.stderr)
+    else:
+        for k, c in enumerate(cells):
+            done.append(_reference_cell(c))
+            if progress:
+                print(f"[{k + 1}/{len(cells)}] {c[0]} {c[1]}", file=sys.stderr)
+    table: dict[str, Any] = {
+        t: {"version": TASKS[t].version, **{a: {"per_seed": []} for a in REFERENCE_AGENTS}}
+        for t in ids
+    }
+    for task_id, agent, seed_scores in done:  # in cell order, so seeds stay in order
+        table[task_id][agent]["per_seed"].extend(seed_scores)
+    for row in table.values():
+        for a in REFERENCE_AGENTS:
+            row[a]["score"] = float(np.mean(row[a]["per_seed"]))
+    return {
+        "protocol": {"seeds": list(range(seeds)), "deals_per_seed": deals_per_seed,
+                     "seed_stride": SEED_STRIDE},
+        "metadata": metadata(command="tabletop-gym suite references"),
+        "tasks": table,
+    }
+
+
+def load_references(path: str | pathlib.Path = REFERENCE_FILE) -> dict[str, Any]:
+    """The committed reference scores (empty tables when the file is absent)."""
+    p = pathlib.Path(path)
+    if not p.exists():
+        return {"protocol": {}, "tasks": {}}
+    return json.loads(p.read_text())
+
+
+# --- a run ---------------------------------------------------------------------------------------
+
+
+def agent_for(agent: Any, game: str) -> Any:
+    """The spec of ``agent`` for ``game`` (a mapping gives one spec per game)."""
+    if isinstance(agent, Mapping):
+        if game not in agent:
+            raise ValueError(f"no agent given for {game}; give one per game in the suite, "
+                             f"got {sorted(agent)}")
+        return agent[game]
+    return agent
+
+
+def check_agent(task: Task, agent: Any) -> None:
+    """Build ``agent`` for ``task`` and let it choose a first action.
+
+    Raises:
+        ValueError: When the spec names no agent, or the agent cannot play this game (e.g. a
+            checkpoint trained on the other game).
+    """
+    from tabletop_gym.agents.base import make_agent
+    from tabletop_gym.evaluation import _raw_env_factory
+
+    env = _raw_env_factory(task.game)(**task.config, **task.env_settings)
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    try:
+        action = make_agent(agent, env.game, env.observer, np.random.default_rng(0)).act(obs)
+    except ValueError:
+        raise
+    except Exception as err:
+        raise ValueError(f"agent {_label(agent)!r} cannot play {task.id}: {err}") from err
+    if not (0 <= int(action) < len(obs["action_mask"])) or not obs["action_mask"][int(action)]:
+        raise ValueError(f"agent {_label(agent)!r} chose the illegal action {action} on "
+                         f"{task.id}; is it a {task.game} agent?")
+
+
+def _label(agent: Any) -> str:
+    if isinstance(agent, Mapping):
+        return ", ".join(f"{g}={_label(a)}" for g, a in agent.items())
+    if isinstance(agent, str):
+        return agent
+    return str(getattr(agent, "name", type(agent).__name__))
+
+
+def run_suite(
+    suite: str,
+    agent: Any,
+    seeds: int | None = None,
+    deals_per_seed: int | None = None,
+    task_ids: Sequence[str] | None = None,
+    agent_label: str | None = None,
+    references: Mapping[str, Any] | None = None,
+    bootstrap_reps: int = 2000,
+) -> dict[str, Any]:
+    """Score ``agent`` on every task of ``suite``; the results document (see the schema).
+
+    Args:
+        suite: Suite name (:data:`tabletop_gym.tasks.SUITES`).
+        agent: Agent spec, or a mapping ``{game: spec}`` (a checkpoint plays one game only).
+        seeds: Number of evaluation seeds (default: the suite's).
+        deals_per_seed: Deals per seed (default: the suite's).
+        task_ids: Only these tasks of the suite.
+        agent_label: Name written to the results (default: derived from ``agent``).
+        references: Reference scores (default: the committed file).
+        bootstrap_reps: Replicates of the aggregate's bootstrap.
+    """
+    tasks = suite_tasks(suite)
+    spec = SUITES[suite]
+    if task_ids is not None:
+        unknown = [t for t in task_ids if t not in spec.task_ids]
+        if unknown:
+            raise ValueError(f"tasks {unknown} are not in suite {suite!r}; its tasks: "
+                             f"{list(spec.task_ids)}")
+        tasks = [t for t in tasks if t.id in task_ids]
+    n_seeds = spec.seeds if seeds is None else int(seeds)
+    deals = spec.deals_per_seed if deals_per_seed is None else int(deals_per_seed)
+    if n_seeds < 1 or deals < 1:
+        raise ValueError(f"seeds and deals_per_seed must be at least 1, got {n_seeds} and "
+                         f"{deals}")
+    agents = {t.game: agent_for(agent, t.game) for t in tasks}
+    for task in tasks:  # an unknown name or a wrong checkpoint fails before any game is played
+        check_agent(task, agents[task.game])
+    refs = load_references() if references is None else references
+    ref_tasks = refs.get("tasks", {})
+    seed_list = list(range(n_seeds))
+    rows = []
+    for task in tasks:
+        row: dict[str, Any] = {
+            "id": task.id, "name": task.name, "version": task.version, "game": task.game,
+            "mode": task.mode, "num_players": task.num_players,
+            "reference_opponents": list(task.reference_opponents),
+        }
+        row.update(score_task(task, agents[task.game], seed_list, deals))
+        ref = ref_tasks.get(task.id)
+        if ref is None or ref.get("version") != task.version:
+            warnings.warn(f"no reference scores for {task.id}; its normalised score is left "
+                          "out (run `tabletop-gym suite references`)", stacklevel=2)
+            row["reference"] = None
+            row["normalized"] = None
+            row["normalized_per_seed"] = None
+        else:
+            r, h = float(ref["random"]["score"]), float(ref["heuristic"]["score"])
+            row["reference"] = {"random": r, "heuristic": h}
+            row["normalized"] = normalize(row["score"], r, h)
+            per = [normalize(x, r, h) for x in row["per_seed"]]
+            row["normalized_per_seed"] = None if None in per else per
+        rows.append(row)
+    return {
+        "format": RESULTS_FORMAT,
+        "format_version": RESULTS_FORMAT_VERSION,
+        "suite": suite,
+        "agent": agent_label or _label(agent),
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "protocol": {
+            "seeds": seed_list,
+            "deals_per_seed": deals,
+            "seed_stride": SEED_STRIDE,
+            "seat_rotation": "every multi-player deal is played once from every seat",
+            "score": "mean return of the agent (the task's reward for a whole game)",
+            "normalized": "(score - random) / (heuristic - random)",
+            "aggregate": "interquartile mean over (seed, task), stratified bootstrap 95% CI",
+        },
+        "references": {"protocol": refs.get("protocol", {}),
+                       "package_version": refs.get("metadata", {}).get("package_version")},
+        "metadata": metadata(suite=suite, seeds=seed_list, deals_per_seed=deals,
+                             tasks={t.id: t.version for t in tasks}),
+        "tasks": rows,
+        "aggregate": aggregate(rows, reps=bootstrap_reps),
+    }
+
+
+def aggregate(rows: Sequence[Mapping[str, Any]], reps: int = 2000) -> dict[str, Any]:
+    """IQM and mean of the normalised (seed, task) scores, with stratified bootstrap intervals."""
+    used = [r for r in rows if r.get("normalized_per_seed")]
+    if not used:
+        return {"tasks": [], "runs": 0, "iqm": None, "iqm_ci": None, "mean": None,
+                "mean_ci": None, "bootstrap_reps": reps}
+    mat = np.array([r["normalized_per_seed"] for r in used], dtype=float).T  # (seeds, tasks)
+    return {
+        "tasks": [r["id"] for r in used],
+        "runs": int(mat.shape[0]),
+        "iqm": iqm(mat),
+        "iqm_ci": list(stratified_bootstrap_ci(mat, iqm, reps=reps)),
+        "mean": float(mat.mean()),
+        "mean_ci": list(stratified_bootstrap_ci(mat, lambda m: float(m.mean()), reps=reps)),
+        "bootstrap_reps": reps,
+    }
+
+
+def finite_or_none(value: float | None) -> float | None:
+    """JSON has no NaN: a non-finite number is written as null."""
+    if value is None or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def write_results(results: Mapping[str, Any], path: str | pathlib.Path) -> pathlib.Path:
+    """Write a results document as JSON (non-finite numbers as null)."""
+    p = pathlib.Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(_clean(results), indent=1) + "\n")
+    return p
+
+
+def _clean(obj: Any) -> Any:
+    if isinstance(obj, float):
+        return finite_or_none(obj)
+    if isinstance(obj, Mapping):
+        return {k: _clean(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_clean(v) for v in obj]
+    return obj

@@ -1,0 +1,79 @@
+"""Aggregate statistics across tasks, computed as ``rliable`` computes them, in numpy.
+
+* :func:`normalize`: ``(score - random) / (heuristic - random)``: 0 is the random agent, 1 the
+  heuristic bot (as Atari scores are normalised by the random and human scores).
+* :func:`iqm`: the interquartile mean of every (run, task) score: the mean of the middle 50 %
+  after cutting ``floor(0.25 · N)`` values from each end (``scipy.stats.trim_mean(x, 0.25)``,
+  which is ``rliable.metrics.aggregate_iqm``).
+* :func:`stratified_bootstrap_ci`: ``rliable.library.get_interval_estimates`` with its defaults:
+  every replicate resamples the runs of each task with replacement, independently per task
+  (stratified by task), and the interval is the percentile interval of the replicates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+
+def normalize(score: float, random_score: float, heuristic_score: float) -> float | None:
+    """The normalised score, or ``None`` when the two references coincide (no scale)."""
+    span = heuristic_score - random_score
+    if abs(span) < 1e-12:
+        return None
+    return (score - random_score) / span
+
+
+def iqm(scores: np.ndarray) -> float:
+    """Interquartile mean of all entries of ``scores`` (any shape)."""
+    flat = np.sort(np.asarray(scores, dtype=float).reshape(-1))
+    if flat.size == 0:
+        raise ValueError("the interquartile mean of no scores is undefined")
+    cut = int(0.25 * flat.size)
+    return float(flat[cut: flat.size - cut].mean())
+
+
+def stratified_bootstrap(
+    scores: np.ndarray,
+    statistic: Callable[[np.ndarray], float],
+    reps: int = 2000,
+    seed: int = 0,
+) -> np.ndarray:
+    """Bootstrap replicates of ``statistic`` on a ``(runs, tasks)`` score matrix.
+
+    Each replicate draws, for every task independently, ``runs`` row indices with replacement
+    and takes that task's scores at them.
+    """
+    mat = np.asarray(scores, dtype=float)
+    if mat.ndim != 2 or mat.size == 0:
+        raise ValueError(f"scores must be a non-empty (runs, tasks) matrix, got shape {mat.shape}")
+    runs, tasks = mat.shape
+    rng = np.random.default_rng(seed)
+    cols = np.arange(tasks)
+    out = np.empty(reps)
+    for r in range(reps):
+        rows = rng.integers(0, runs, size=(runs, tasks))
+        out[r] = statistic(mat[rows, cols])
+    return out
+
+
+def stratified_bootstrap_ci(
+    scores: np.ndarray,
+    statistic: Callable[[np.ndarray], float] = iqm,
+    reps: int = 2000,
+    size: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile interval of the stratified bootstrap replicates of ``statistic``.
+
+    Args:
+        scores: ``(runs, tasks)`` matrix (e.g. normalised scores, one row per seed).
+        statistic: Aggregate of a matrix (default :func:`iqm`).
+        reps: Bootstrap replicates (``rliable`` uses 50 000; 2 000 keeps a run quick).
+        size: Interval coverage.
+        seed: Seed of the resampling.
+    """
+    reps_values = stratified_bootstrap(scores, statistic, reps=reps, seed=seed)
+    lo, hi = np.percentile(reps_values, [100 * (1 - size) / 2, 100 * (1 + size) / 2])
+    return float(lo), float(hi)
