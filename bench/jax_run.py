@@ -4,7 +4,9 @@ Every row runs the same loop inside one jitted ``lax.scan``: for a batch of game
 legal action per game (from the mask), step, compute the observation of the seat to decide, and
 deal a new game wherever one ended (auto-reset, with a fresh shuffle for our games and Pgx's own
 ``init`` for Pgx). A decision is one action of one game. Each cell is the median of ``--reps``
-timed scans after one warm-up (compile) scan.
+timed scans after one warm-up (compile) scan; the
+timed scans run round-robin over all cells, so that load from other work on the machine falls on
+every row alike.
 
 Usage: ``make bench`` (calls this after ``bench/run.py``) or
 ``python bench/jax_run.py [--batches 1 64 1024 4096] [--steps 200] [--reps 3]``.
@@ -86,17 +88,6 @@ def pgx_game(env_id: str, batch: int, steps: int) -> Callable[[jax.Array], jax.A
     return run
 
 
-def measure(run: Callable[[jax.Array], jax.Array], batch: int, steps: int, reps: int) -> float:
-    """Median decisions/s over ``reps`` timed runs after a compile run."""
-    run(jax.random.PRNGKey(0)).block_until_ready()
-    rates = []
-    for r in range(reps):
-        t0 = time.perf_counter()
-        run(jax.random.PRNGKey(r + 1)).block_until_ready()
-        rates.append(batch * steps / (time.perf_counter() - t0))
-    return statistics.median(rates)
-
-
 ROWS: list[tuple[str, Callable[[int, int], Callable[[jax.Array], jax.Array]]]] = [
     ("Rapa Nui 2p", lambda b, s: ours("rapa_nui", b, s, num_players=2)),
     ("Rapa Nui 3p", lambda b, s: ours("rapa_nui", b, s, num_players=3)),
@@ -115,14 +106,27 @@ def main() -> None:
     parser.add_argument("--rows", nargs="*", default=None, help="row names to run (default all)")
     args = parser.parse_args()
     rows = [r for r in ROWS if args.rows is None or r[0] in args.rows]
-    table: dict[str, dict[int, float]] = {}
+    # Compile everything first, then time the cells round-robin, so that every row sees the
+    # same share of whatever else runs on the machine.
+    runs = {}
     for name, build in rows:
-        table[name] = {}
         for b in args.batches:
             # Batch 1 runs longer scans so that the timed part is not all dispatch overhead.
             steps = args.steps * (8 if b == 1 else 1)
-            table[name][b] = measure(build(b, steps), b, steps, args.reps)
-            print(f"{name:22s} batch {b:5d}: {table[name][b]:12,.0f} decisions/s", flush=True)
+            run = build(b, steps)
+            run(jax.random.PRNGKey(0)).block_until_ready()
+            runs[name, b] = (run, b * steps)
+            print(f"compiled {name} batch {b}", flush=True)
+    rates: dict[tuple[str, int], list[float]] = {cell: [] for cell in runs}
+    for r in range(args.reps):
+        for cell, (run, decisions) in runs.items():
+            t0 = time.perf_counter()
+            run(jax.random.PRNGKey(r + 1)).block_until_ready()
+            rates[cell].append(decisions / (time.perf_counter() - t0))
+    table: dict[str, dict[int, float]] = {}
+    for (name, b), values in rates.items():
+        table.setdefault(name, {})[b] = statistics.median(values)
+        print(f"{name:22s} batch {b:5d}: {table[name][b]:12,.0f} decisions/s", flush=True)
     best = {name: max(v.values()) for name, v in table.items()}
     bg = best.get("Pgx backgammon")
     lines = [
