@@ -7,22 +7,47 @@ STAMP := $(VENV)/.installed
 
 .PHONY: venv test lint train bench playthroughs clean
 
+# Extra venvs, built by `make test` only for their tests (docs/libraries.md): RLlib pins its own
+# gymnasium, and the core package is also tested on the oldest gymnasium/pettingzoo it claims.
+RLLIB_VENV := .venv-rllib
+RLLIB_STAMP := $(RLLIB_VENV)/.installed
+MIN_VENV := .venv-min
+MIN_STAMP := $(MIN_VENV)/.installed
+MIN_PINS := gymnasium==1.0.0 pettingzoo==1.24.0
+RLLIB_TESTS := tests/integrations/rllib
+CORE_TESTS := tests/test_pettingzoo_api.py tests/integrations/test_pettingzoo_suite.py \
+	tests/integrations/test_gymnasium.py
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	# torch first and pinned: any other version would pull a multi-GB build.
 	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -e ".[dev,train,bench,jax]"
+	$(PIP) install --quiet -e ".[dev,train,bench,integrations,jax]"
 	touch $(STAMP)
+
+$(RLLIB_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(RLLIB_VENV)
+	$(RLLIB_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(RLLIB_VENV)/bin/python -m pip install --quiet torch==2.13.0
+	$(RLLIB_VENV)/bin/python -m pip install --quiet -e ".[dev,rllib]"
+	touch $(RLLIB_STAMP)
+
+$(MIN_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(MIN_VENV)
+	$(MIN_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(MIN_VENV)/bin/python -m pip install --quiet -e ".[dev]" $(MIN_PINS)
+	touch $(MIN_STAMP)
 
 venv: $(STAMP)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
-test: $(STAMP)
+test: $(STAMP) $(MIN_STAMP)
 	$(VENV)/bin/ruff check .
-	$(PY) -m pytest -n 2 -q
+	$(PY) -m pytest -n 2 -q --ignore=$(RLLIB_TESTS)
+	$(MIN_VENV)/bin/python -m pytest -n 2 -q $(CORE_TESTS)
 
 train: $(STAMP)
 	$(PY) -m tabletop_gym.cli train --env Positano-v0
@@ -35,4 +60,4 @@ playthroughs: $(STAMP)
 	$(PY) -m tests.playthroughs.regenerate
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(RLLIB_VENV) $(MIN_VENV) build *.egg-info .pytest_cache .ruff_cache

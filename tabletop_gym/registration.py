@@ -14,6 +14,7 @@ PZ_ENVS = {
     ("aec", "tabletop_gym/Positano-v0"): "tabletop_gym.envs.positano_v0:env",
     ("parallel", "tabletop_gym/Positano-v0"): "tabletop_gym.envs.positano_v0:parallel_env",
     ("aec", "tabletop_gym/RapaNui-v0"): "tabletop_gym.envs.rapa_nui_v0:env",
+    ("parallel", "tabletop_gym/RapaNui-v0"): "tabletop_gym.envs.rapa_nui_v0:parallel_env",
 }
 
 

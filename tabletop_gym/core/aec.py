@@ -8,6 +8,10 @@ here, written once:
   option (``options={"seat_permutation": "random" | [seat of player_0, ...]}``);
 * observations ``{"observation": float32 Box, "action_mask": int8 Box}``; the mask is all zeros for
   agents not to act and is repeated in ``info["action_mask"]`` with ``info["is_acting"]``;
+* ``info_mode="full"`` (default: the mask, the phase name, and ``scores``/``score_breakdown``/
+  ``winners`` added at the end) or ``"stable"`` (the same keys, types and shapes at every step, see
+  :func:`stable_infos`), for libraries that build their specs from the first ``info``;
+* ``state()`` with its ``state_space`` (every seat's observation, for centralised critics);
 * terminal rewards from ``State.returns()`` (``reward_type`` of the config), correct
   ``_cumulative_rewards`` and the dead step: at the end every agent is terminated together and
   receives its final reward through ``last()``; ``info["scores"]``/``["score_breakdown"]``/
@@ -41,10 +45,14 @@ from tabletop_gym.core.render import frame
 
 ILLEGAL_ACTION_POLICIES = ("terminate", "raise")
 ILLEGAL_REWARD = -1.0
+INFO_MODES = ("full", "stable")
 
 
-def check_env_args(metadata: dict[str, Any], render_mode: str | None, illegal_action: str) -> None:
-    """Reject a render mode or an illegal-action policy the env does not offer.
+def check_env_args(
+    metadata: dict[str, Any], render_mode: str | None, illegal_action: str,
+    info_mode: str = "full",
+) -> None:
+    """Reject a render mode, an illegal-action policy or an info mode the env does not offer.
 
     Raises:
         ValueError: Naming the value and what is allowed.
@@ -59,6 +67,8 @@ def check_env_args(metadata: dict[str, Any], render_mode: str | None, illegal_ac
             f"illegal_action={illegal_action!r} is not allowed; choose one of "
             f"{ILLEGAL_ACTION_POLICIES}"
         )
+    if info_mode not in INFO_MODES:
+        raise ValueError(f"info_mode={info_mode!r} is not allowed; choose one of {INFO_MODES}")
 
 
 def observation_space(observer: Observer, num_actions: int) -> spaces.Dict:
@@ -72,6 +82,62 @@ def observation_space(observer: Observer, num_actions: int) -> spaces.Dict:
     )
 
 
+def state_space(observer: Observer) -> spaces.Box:
+    """The Box of ``state()``: every seat's observation bounds, in seat order."""
+    n = observer.game.num_players
+    layout = observer.layout
+    return spaces.Box(np.tile(layout.low, n), np.tile(layout.high, n), dtype=np.float32)
+
+
+class StableInfos:
+    """Builds the ``info_mode="stable"`` infos: the same keys, types and shapes at every step.
+
+    Every agent's info is ``{"is_acting": bool, "phase": int (index in game.phases),
+    "game_over": bool, "scores": float32[num_agents], "winners": int8[num_agents],
+    "illegal_action": int}``. ``scores`` and ``winners`` are indexed like ``possible_agents``
+    and stay zero until the game ends; ``illegal_action`` is -1 unless this agent's action ended
+    the game as illegal. The action mask is in the observation only.
+
+    Args:
+        game: The env's game (for its phase names and number of players).
+    """
+
+    def __init__(self, game: Game):
+        self.phase_index = {name: i for i, name in enumerate(game.phases)}
+        n = game.num_players
+        self.zero_scores = np.zeros(n, dtype=np.float32)
+        self.zero_winners = np.zeros(n, dtype=np.int8)
+        self.zero_scores.flags.writeable = False
+        self.zero_winners.flags.writeable = False
+
+    def running(self, agents: list[str], acting: set[str], phase: str) -> dict[str, dict]:
+        """Infos while the game runs."""
+        ph = self.phase_index[phase]
+        return {a: {"is_acting": a in acting, "phase": ph, "game_over": False,
+                    "scores": self.zero_scores, "winners": self.zero_winners,
+                    "illegal_action": -1} for a in agents}
+
+    def final(
+        self, agents: list[str], phase: str, scores: list[float], winners: list[int]
+    ) -> dict[str, dict]:
+        """Infos at the end: ``scores[i]``/``winners[i]`` of agent ``possible_agents[i]``."""
+        sc = np.asarray(scores, dtype=np.float32)
+        won = np.zeros(len(scores), dtype=np.int8)
+        won[list(winners)] = 1
+        ph = self.phase_index[phase]
+        return {a: {"is_acting": False, "phase": ph, "game_over": True, "scores": sc,
+                    "winners": won, "illegal_action": -1} for a in agents}
+
+    def illegal(
+        self, agents: list[str], phase: str, offender: str, action: int
+    ) -> dict[str, dict]:
+        """Infos when ``offender``'s illegal ``action`` ended the game."""
+        ph = self.phase_index[phase]
+        return {a: {"is_acting": False, "phase": ph, "game_over": True,
+                    "scores": self.zero_scores, "winners": self.zero_winners,
+                    "illegal_action": action if a == offender else -1} for a in agents}
+
+
 class TabletopAECEnv(AECEnv):
     """A PettingZoo AEC env over any engine (:class:`Game`) and :class:`Observer`.
 
@@ -82,6 +148,8 @@ class TabletopAECEnv(AECEnv):
     Args:
         render_mode: ``None``, ``"ansi"`` or ``"rgb_array"``.
         illegal_action: ``"terminate"`` or ``"raise"``.
+        info_mode: ``"full"`` or ``"stable"`` (fixed keys, types and shapes; see
+            :class:`StableInfos`).
         **config: The game's config switches (``num_players``, ``reward_type``, variants).
     """
 
@@ -99,14 +167,18 @@ class TabletopAECEnv(AECEnv):
         self,
         render_mode: str | None = None,
         illegal_action: str = "terminate",
+        info_mode: str = "full",
         **config: Any,
     ):
         super().__init__()
-        check_env_args(self.metadata, render_mode, illegal_action)
+        check_env_args(self.metadata, render_mode, illegal_action, info_mode)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
+        self.info_mode = info_mode
         self.game = self.make_game(config)
         self.observer = self.make_observer(self.game)
+        self.state_space = state_space(self.observer)
+        self._stable = StableInfos(self.game) if info_mode == "stable" else None
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = []
@@ -209,11 +281,19 @@ class TabletopAECEnv(AECEnv):
             returns = state.returns()
             scores = state.scores()
             breakdown = state.score_breakdown()
+            if self._stable is not None:
+                self.infos = self._stable.final(
+                    self.agents, state.phase(),
+                    [scores[self._seat_of[a]] for a in self.possible_agents],
+                    [self.possible_agents.index(self._seat_agent[s]) for s in state.winners()],
+                )
             winners = [self._seat_agent[s] for s in state.winners()]
             for a in self.agents:
                 seat = self._seat_of[a]
                 self.rewards[a] = float(returns[seat])
                 self.terminations[a] = True
+                if self._stable is not None:
+                    continue
                 self.infos[a] = {
                     "action_mask": self._zero_mask,
                     "is_acting": False,
@@ -230,6 +310,10 @@ class TabletopAECEnv(AECEnv):
         mask = np.zeros(self._num_actions, dtype=np.int8)
         mask[state.legal_actions(cur)] = 1
         self._acting_mask = mask
+        if self._stable is not None:
+            self.infos = self._stable.running(self.agents, {acting}, phase)
+            self.agent_selection = acting
+            return
         zero = self._zero_mask
         infos = self.infos
         for a in self.agents:
@@ -290,9 +374,15 @@ class TabletopAECEnv(AECEnv):
             "legal_actions": err.legal,
             "message": str(err),
         }
+        if self._stable is not None:
+            assert self.state_obj is not None
+            self.infos = self._stable.illegal(self.agents, self.state_obj.phase(), agent,
+                                              err.action)
         for a in self.agents:
             self.rewards[a] = ILLEGAL_REWARD if a == agent else 0.0
             self.terminations[a] = True
+            if self._stable is not None:
+                continue
             self.infos[a] = {
                 "action_mask": self._zero_mask,
                 "is_acting": False,
@@ -334,6 +424,12 @@ class TabletopAECEnv(AECEnv):
     def agent_of(self, seat: int) -> str:
         """The agent playing engine seat ``seat`` this episode."""
         return self._seat_agent[seat]
+
+    def acting_mask(self) -> np.ndarray:
+        """A copy of the int8 mask of ``agent_selection`` (all zeros once the game is over)."""
+        if self.state_obj is None or self.terminations.get(self.agent_selection, True):
+            return self._zero_mask.copy()
+        return self._acting_mask.copy()
 
     def legal_actions(self, agent: str | None = None) -> list[int]:
         """Legal action ids of ``agent`` (default: the agent to act)."""

@@ -187,6 +187,8 @@ class Game(abc.ABC):
 
     name: ClassVar[str] = ""
     config_class: ClassVar[type[GameConfig]] = GameConfig
+    phases: ClassVar[tuple[str, ...]] = ()
+    """Every name :meth:`State.phase` can return, in a fixed order (envs report the index)."""
 
     def __init__(self, config: Mapping[str, Any] | GameConfig | None = None, **kwargs: Any):
         """Validate ``config``/``kwargs`` into a frozen config.

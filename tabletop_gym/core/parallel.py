@@ -1,11 +1,13 @@
-"""The PettingZoo parallel view of any engine whose game declares a no-op action.
+"""The PettingZoo parallel view of any engine.
 
 Every live agent sends an action on every step. At a simultaneous node each player with a choice
 sends its own action and the engine applies them together (nobody sees another's choice before the
 reveal, because all arrive in one call). At a sequential node the agent to act sends its action
-and every other agent must send the game's documented no-op (``game.noop_action``), which is the
-only id in their mask. At the end every agent is terminated together with its final reward and
-the agents list empties, as ``parallel_api_test`` and RLlib's ``ParallelPettingZooEnv`` expect.
+and every other agent must send the no-op, which is the only id in their mask: the game's own
+``game.noop_action`` where it declares one (Positano: 191), otherwise one extra id appended to
+the game's actions (``Discrete(num_distinct_actions + 1)``, the last id is the no-op). At the end
+every agent is terminated together with its final reward and the agents list empties, as
+``parallel_api_test`` and RLlib's ``ParallelPettingZooEnv`` expect.
 """
 
 from __future__ import annotations
@@ -20,7 +22,13 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-from tabletop_gym.core.aec import ILLEGAL_REWARD, check_env_args, observation_space
+from tabletop_gym.core.aec import (
+    ILLEGAL_REWARD,
+    StableInfos,
+    check_env_args,
+    observation_space,
+    state_space,
+)
 from tabletop_gym.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalActionError, State
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.core.records import GameRecord
@@ -28,11 +36,12 @@ from tabletop_gym.core.render import frame
 
 
 class TabletopParallelEnv(ParallelEnv):
-    """A PettingZoo parallel env over an engine with simultaneous nodes and a no-op action.
+    """A PettingZoo parallel env over any engine (sequential or with simultaneous nodes).
 
     Args:
         render_mode: ``None``, ``"ansi"`` or ``"rgb_array"``.
         illegal_action: ``"terminate"`` or ``"raise"`` (as in the AEC env).
+        info_mode: ``"full"`` or ``"stable"`` (as in the AEC env).
         **config: The game's config switches.
     """
 
@@ -46,21 +55,25 @@ class TabletopParallelEnv(ParallelEnv):
     renderer: ClassVar[Callable[[State, int | None], str]]
 
     def __init__(
-        self, render_mode: str | None = None, illegal_action: str = "terminate", **config: Any
+        self, render_mode: str | None = None, illegal_action: str = "terminate",
+        info_mode: str = "full", **config: Any
     ):
-        check_env_args(self.metadata, render_mode, illegal_action)
+        check_env_args(self.metadata, render_mode, illegal_action, info_mode)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
+        self.info_mode = info_mode
         self.game = self.game_class(config)
         noop = getattr(self.game, "noop_action", None)
-        if noop is None:
-            raise TypeError(f"{type(self.game).__name__} declares no noop_action")
-        self.noop = int(noop)
+        # A purely sequential game gets one extra id as its no-op, so the other seats always
+        # have exactly one legal action (an all-zero mask would break masked policies).
+        self.noop = int(noop) if noop is not None else self.game.num_distinct_actions
         self.observer = self.observer_class(self.game)
+        self.state_space = state_space(self.observer)
+        self._stable = StableInfos(self.game) if info_mode == "stable" else None
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents: list[str] = []
-        self._n_actions = self.game.num_distinct_actions
+        self._n_actions = max(self.game.num_distinct_actions, self.noop + 1)
         obs_space = observation_space(self.observer, self._n_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self._n_actions) for a in self.possible_agents}
@@ -109,6 +122,9 @@ class TabletopParallelEnv(ParallelEnv):
             mask = self._mask(s, acting)
             obs[a] = {"observation": self.observer.encode(state, s), "action_mask": mask}
             infos[a] = {"action_mask": mask, "is_acting": s in acting, "phase": phase}
+        if self._stable is not None:
+            live = {a for a in self.agents if self._seat(a) in acting}
+            infos = self._stable.running(self.agents, live, phase)
         return obs, infos
 
     def reset(
@@ -176,10 +192,14 @@ class TabletopParallelEnv(ParallelEnv):
             scores = state.scores()
             breakdown = state.score_breakdown()
             winners = [self.possible_agents[s] for s in state.winners()]
+            if self._stable is not None:
+                infos = self._stable.final(self.agents, state.phase(), scores, state.winners())
             for a in self.agents:
                 s = self._seat(a)
                 rewards[a] = float(returns[s])
                 terms[a] = True
+                if self._stable is not None:
+                    continue
                 infos[a].update(
                     scores={self.possible_agents[i]: float(v) for i, v in enumerate(scores)},
                     score_breakdown=breakdown[s],
@@ -207,8 +227,12 @@ class TabletopParallelEnv(ParallelEnv):
         rewards = {a: (ILLEGAL_REWARD if a == offender else 0.0) for a in self.agents}
         terms = dict.fromkeys(self.agents, True)
         truncs = dict.fromkeys(self.agents, False)
-        for a in self.agents:
-            infos[a]["illegal_action"] = detail
+        if self._stable is not None:
+            infos = self._stable.illegal(self.agents, state.phase(), offender,
+                                         int(actions[offender]))
+        else:
+            for a in self.agents:
+                infos[a]["illegal_action"] = detail
         self.agents = []
         return obs, rewards, terms, truncs, infos
 

@@ -1,4 +1,4 @@
-"""Rapa Nui, version 0: ``env(**config)`` and ``raw_env(**config)`` (PettingZoo AEC).
+"""Rapa Nui, version 0: ``env()``, ``raw_env()`` (AEC) and ``parallel_env()`` (parallel).
 
 Example:
     >>> from tabletop_gym.envs import rapa_nui_v0
@@ -11,6 +11,6 @@ Version history:
     v0: first release.
 """
 
-from tabletop_gym.envs.rapa_nui.env import env, raw_env
+from tabletop_gym.envs.rapa_nui.env import env, parallel_env, raw_env, raw_parallel_env
 
-__all__ = ["env", "raw_env"]
+__all__ = ["env", "parallel_env", "raw_env", "raw_parallel_env"]

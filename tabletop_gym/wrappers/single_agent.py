@@ -6,10 +6,13 @@ returned is the **learner's own** reward accumulated over that whole stretch, so
 learner as its -1 even when the game ends on an opponent's move (PettingZoo's SB3 tutorial never
 delivers it). Opponents see only their own observations.
 
-For ``MaskablePPO`` the wrapper has ``action_masks()`` (reachable through ``gymnasium.make``
-wrappers with ``get_wrapper_attr`` and through vector envs with ``env_method``); the mask is also in
-``info["action_mask"]``. The observation is the flat ``Box`` vector by default, or the PettingZoo
-dict with ``observation_type="dict"``.
+For ``MaskablePPO`` the wrapper has ``action_masks()`` (Gymnasium's wrappers do not forward
+attributes: through ``gymnasium.make`` reach it with ``env.get_wrapper_attr("action_masks")()``,
+``env.unwrapped.action_masks()`` or sb3-contrib's ``get_action_masks(env)``, and through vector
+envs with ``env_method``); the mask is also in ``info["action_mask"]``. The first illegal action
+of an env instance warns once (:class:`IllegalActionWarning`): an unmasked agent otherwise sees
+only one-step episodes ending at -1. The observation is the flat ``Box`` vector by default, or
+the PettingZoo dict with ``observation_type="dict"``.
 
 Example:
     >>> import gymnasium, tabletop_gym
@@ -21,6 +24,8 @@ Example:
 
 from __future__ import annotations
 
+import os
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,6 +41,10 @@ from tabletop_gym.core.render import frame
 SEAT_MODES = ("fixed", "rotate", "random")
 
 
+class IllegalActionWarning(UserWarning):
+    """The learner took an illegal action (warned once per env instance)."""
+
+
 class SingleAgentEnv(gymnasium.Env):
     """One seat of a multi-player AEC env as a single-agent Gymnasium env.
 
@@ -46,7 +55,8 @@ class SingleAgentEnv(gymnasium.Env):
             seat order: ``"random"``, ``"heuristic"``, an Agent, a callable
             ``f(observation_dict) -> int``, or a trained SB3 model.
         learner_seat: The learner's seat (with ``seat_mode="fixed"``) or the first seat.
-        seat_mode: ``"fixed"``; ``"rotate"`` (seat = (learner_seat + episode) mod n);
+        seat_mode: ``"fixed"``; ``"rotate"`` (seat = (learner_seat + k) mod n at the k-th reset
+            since the last seeded one, so ``reset(seed=s)`` always starts at ``learner_seat``);
             ``"random"`` (drawn from the env's generator at each reset).
         observation_type: ``"flat"`` (the float32 vector) or ``"dict"`` (with the mask).
         illegal_action: ``"terminate"`` (reward -1, episode ends, ``info["illegal_action"]``)
@@ -89,7 +99,8 @@ class SingleAgentEnv(gymnasium.Env):
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self.num_players = n
-        self._opponent_specs = self._normalise_specs(opponents)
+        self._warned_illegal = False
+        self.set_opponents(opponents)
         agent0 = self.aec.possible_agents[0]
         inner_space = self.aec.observation_space(agent0)
         self.observation_space = (
@@ -116,18 +127,19 @@ class SingleAgentEnv(gymnasium.Env):
     def set_opponents(self, opponents: Any) -> None:
         """Replace the opponents from the next reset on (reachable through ``env_method``).
 
-        A string ending in ``.zip`` is loaded as a ``MaskablePPO`` checkpoint (self-play
-        snapshots are passed this way to vector envs in other processes).
+        A path (``str`` or ``os.PathLike``) ending in ``.zip`` is loaded as a ``MaskablePPO``
+        checkpoint (self-play snapshots are passed this way to vector envs in other processes);
+        ``gymnasium.make(..., opponents=...)`` accepts the same specs.
         """
         specs = self._normalise_specs(opponents)
         self._opponent_specs = [self._load_checkpoint(s) for s in specs]
 
     @staticmethod
     def _load_checkpoint(spec: Any) -> Any:
-        if isinstance(spec, str) and spec.endswith(".zip"):
+        if isinstance(spec, str | os.PathLike) and os.fspath(spec).endswith(".zip"):
             from sb3_contrib import MaskablePPO
 
-            return MaskablePPO.load(spec, device="cpu")
+            return MaskablePPO.load(os.fspath(spec), device="cpu")
         return spec
 
     def _build_opponents(self) -> None:
@@ -147,7 +159,8 @@ class SingleAgentEnv(gymnasium.Env):
     ) -> tuple[Any, dict[str, Any]]:
         """Deal a new game, let the opponents act until the learner's first turn."""
         super().reset(seed=seed)
-        self._episode += 1
+        # Gymnasium's seeding contract: the same seed gives the same episode, seat included.
+        self._episode = 0 if seed is not None else self._episode + 1
         n = self.num_players
         if self.seat_mode == "fixed":
             self.learner_seat = self.learner_seat0
@@ -180,6 +193,7 @@ class SingleAgentEnv(gymnasium.Env):
         except IllegalActionError as err:
             if self.illegal_action == "raise":
                 raise
+            self._warn_illegal(err)
             self._done = True
             info = self._info()
             info["illegal_action"] = {"action": err.action, "phase": err.phase,
@@ -192,6 +206,20 @@ class SingleAgentEnv(gymnasium.Env):
         if terminated:
             self._done = True
         return self._observation(), reward, terminated, False, self._info()
+
+    def _warn_illegal(self, err: IllegalActionError) -> None:
+        if self._warned_illegal:
+            return
+        self._warned_illegal = True
+        warnings.warn(
+            f"illegal action {err.action} in phase {err.phase!r}: the episode ends with reward "
+            f"{ILLEGAL_REWARD:g}. Legal actions were {err.legal}. Choose actions from the mask: "
+            "info['action_mask'] or env.action_masks() (MaskablePPO reads action_masks(); "
+            "through gymnasium.make use env.get_wrapper_attr('action_masks')()). "
+            "This warning is shown once per env.",
+            IllegalActionWarning,
+            stacklevel=3,
+        )
 
     def _is_over(self) -> bool:
         return bool(self.aec.terminations.get(self._learner, True))
@@ -217,7 +245,10 @@ class SingleAgentEnv(gymnasium.Env):
     def _info(self) -> dict[str, Any]:
         inner = self.aec.infos.get(self._learner, {})
         info = {"action_mask": self._mask_int8(), "seat": self.learner_seat}
-        for key in ("scores", "score_breakdown", "winners", "phase"):
+        keys = ("scores", "score_breakdown", "winners", "phase")
+        if self.aec.info_mode == "stable":
+            keys = tuple(inner)
+        for key in keys:
             if key in inner:
                 info[key] = inner[key]
         return info
@@ -225,7 +256,7 @@ class SingleAgentEnv(gymnasium.Env):
     def _mask_int8(self) -> np.ndarray:
         # The AEC env computed the acting agent's mask once for this position; copy it.
         if not self._done and self.aec.agent_selection == self._learner:
-            return self.aec.infos[self._learner]["action_mask"].copy()
+            return self.aec.acting_mask()
         return np.zeros(self.action_space.n, dtype=np.int8)
 
     def action_masks(self) -> np.ndarray:

@@ -63,6 +63,11 @@ class TurnBasedGame(Game):
         return "turn_based_split" if self.split else "turn_based"
 
     @property
+    def phases(self) -> tuple[str, ...]:  # type: ignore[override]
+        """The inner game's phase names."""
+        return self.inner.phases
+
+    @property
     def num_distinct_actions(self) -> int:
         """Same action ids as the inner game."""
         return self.inner.num_distinct_actions

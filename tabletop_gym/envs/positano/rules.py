@@ -255,6 +255,7 @@ class PositanoGame(Game):
 
     name: ClassVar[str] = "positano"
     config_class: ClassVar[type[GameConfig]] = PositanoConfig
+    phases: ClassVar[tuple[str, ...]] = PHASES
     config: PositanoConfig
 
     def __init__(self, config: Any = None, **kwargs: Any):

@@ -1,24 +1,40 @@
-"""Rapa Nui as a PettingZoo AEC env: wiring only (engine + observer + render)."""
+"""Rapa Nui as PettingZoo AEC and parallel envs: wiring only (engine + observer + render).
+
+The game is sequential, so in the parallel env the agent to act sends its action and every other
+agent sends the no-op 45 (the one id the parallel view appends to the game's 45 actions).
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tabletop_gym.core.aec import OrderEnforcing, TabletopAECEnv
+from tabletop_gym.core.parallel import TabletopParallelEnv
 from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
 from tabletop_gym.envs.rapa_nui.render import render_text
 from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
+
+_METADATA = {
+    "render_modes": ["ansi", "rgb_array"],
+    "name": "rapa_nui_v0",
+    "is_parallelizable": False,
+    "render_fps": 1,
+}
 
 
 class raw_env(TabletopAECEnv):
     """Rapa Nui for 2–4 players; see ``docs/envs/rapa_nui.md``."""
 
-    metadata = {  # noqa: RUF012 - PettingZoo reads metadata as a class attribute
-        "render_modes": ["ansi", "rgb_array"],
-        "name": "rapa_nui_v0",
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
+    metadata = _METADATA
+    game_class = RapaNuiGame
+    observer_class = RapaNuiObserver
+    renderer = staticmethod(render_text)
+
+
+class raw_parallel_env(TabletopParallelEnv):
+    """Rapa Nui as a PettingZoo parallel env (``Discrete(46)``: the others send the no-op 45)."""
+
+    metadata = {**_METADATA, "name": "rapa_nui_parallel_v0"}  # noqa: RUF012
     game_class = RapaNuiGame
     observer_class = RapaNuiObserver
     renderer = staticmethod(render_text)
@@ -32,3 +48,8 @@ def env(**kwargs: Any) -> OrderEnforcing:
             (``num_players``, ``reward_type``, ``moai_choice``, ...).
     """
     return OrderEnforcing(raw_env(**kwargs))
+
+
+def parallel_env(**kwargs: Any) -> raw_parallel_env:
+    """The Rapa Nui parallel env (same keyword arguments as :func:`env`)."""
+    return raw_parallel_env(**kwargs)

@@ -212,6 +212,7 @@ class RapaNuiGame(Game):
 
     name: ClassVar[str] = "rapa_nui"
     config_class: ClassVar[type[GameConfig]] = RapaNuiConfig
+    phases: ClassVar[tuple[str, ...]] = PHASES
     config: RapaNuiConfig
 
     @property
