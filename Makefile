@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint train bench playthroughs clean
+.PHONY: venv test lint train bench playthroughs clean docs docs-build docs-tables
 
 # Extra venvs, built by `make test` only for their tests (docs/libraries.md): RLlib pins its own
 # gymnasium, and the core package is also tested on the oldest gymnasium/pettingzoo it claims.
@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install --quiet --upgrade pip
 	# torch first and pinned: any other version would pull a multi-GB build.
 	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -e ".[dev,train,bench,integrations,jax]"
+	$(PIP) install --quiet -e ".[dev,train,bench,integrations,docs,jax]"
 	touch $(STAMP)
 
 $(RLLIB_STAMP): pyproject.toml
@@ -46,8 +46,20 @@ lint: $(STAMP)
 
 test: $(STAMP) $(MIN_STAMP)
 	$(VENV)/bin/ruff check .
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir build/site
 	$(PY) -m pytest -n 2 -q --ignore=$(RLLIB_TESTS)
 	$(MIN_VENV)/bin/python -m pytest -n 2 -q $(CORE_TESTS)
+
+# The documentation site: `make docs` serves it at http://127.0.0.1:8000 and rebuilds on change.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve
+
+# Rewrite the tables of the docs that hold numbers from the code (tests fail when they are stale).
+docs-tables: $(STAMP)
+	$(PY) tools/docs_tables.py
+
+docs-build: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir build/site
 
 train: $(STAMP)
 	$(PY) -m tabletop_gym.cli train --env Positano-v0
@@ -60,4 +72,4 @@ playthroughs: $(STAMP)
 	$(PY) -m tests.playthroughs.regenerate
 
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) $(MIN_VENV) build *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(RLLIB_VENV) $(MIN_VENV) build site *.egg-info .pytest_cache .ruff_cache

@@ -1,4 +1,4 @@
-"""Information hygiene (DESIGN §4): resampling what a seat cannot see changes nothing it sees,
+"""Information hygiene (docs/design.md): resampling what a seat cannot see changes nothing it sees,
 and in a flattened bid round nothing about earlier bids reaches later bidders.
 """
 

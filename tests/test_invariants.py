@@ -1,4 +1,4 @@
-"""Invariants over many seeded random games for every configuration (DESIGN §6).
+"""Invariants over many seeded random games for every configuration (docs/design.md, "Tests").
 
 Engine level, ≥ 1,000 games per configuration (split into chunks so two workers share them):
 legal actions sorted, unique and in range; component conservation and bounds after every step

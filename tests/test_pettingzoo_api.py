@@ -1,4 +1,4 @@
-"""PettingZoo conformance of every env configuration (DESIGN §6)."""
+"""PettingZoo conformance of every env configuration (docs/design.md, "Tests")."""
 
 from __future__ import annotations
 

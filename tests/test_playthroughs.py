@@ -1,4 +1,4 @@
-"""Golden playthroughs replay exactly (DESIGN §6): rules, encodings, masks and rewards pinned."""
+"""Golden playthroughs replay exactly (docs/design.md, "Tests"): rules, encodings, masks and rewards pinned."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rules engines stay pure: standard library only, no global RNG (DESIGN §3)."""
+"""Rules engines stay pure: standard library only, no global RNG (docs/design.md, "The engine contract")."""
 
 from __future__ import annotations
 

@@ -32,7 +32,7 @@ _A_SKIP_ADD_ON = 164
 _A_REMODEL = 165
 _A_SKIP_REMODEL = 190
 
-# --- component values the observation refers to by index (rules spec §1.3, §1.4) -------------
+# --- component values the observation refers to by index (rules §1.3, §1.4) -------------
 _CARD_VALUES = ((60, 50, 10), (10, 60, 50), (50, 10, 60), (40, 40, 40), (70, 20, 30),
                 (30, 70, 20), (20, 30, 70))
 _CARD_GELATO = (1, 1, 1, 1, 0, 0, 0)

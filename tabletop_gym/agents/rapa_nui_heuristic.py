@@ -91,7 +91,7 @@ _EPS = 1e-9
 
 
 def _dense_values(stone: list[float], zero_rule: bool) -> list[int]:
-    """Offering value per kind at the end for the stone counts ``stone`` (spec §7.4)."""
+    """Offering value per kind at the end for the stone counts ``stone`` (rules §7.4)."""
     if not any(stone):
         return [0] * NUM_KINDS
     distinct = set(stone)
@@ -104,12 +104,16 @@ def _dense_values(stone: list[float], zero_rule: bool) -> list[int]:
     return out
 
 
-def _gains(counts: list[float], is_hg: bool) -> list[float]:
-    """Units each seat receives when a card of one type is revealed, given its display counts."""
+def _gains(counts: list[float], is_hg: bool, hg_bonus: bool = True) -> list[float]:
+    """Units each seat receives when a card of one type is revealed, given its display counts.
+
+    ``hg_bonus`` is the ``hunter_gatherer_majority_bonus`` switch: without it an H&G scoring
+    gives no bonus card.
+    """
     gains = [1.0 if c >= 1 else 0.0 for c in counts] if is_hg else list(counts)
     top = max(counts)
-    # The majority bonus goes only to a sole leader with at least 2 cards (spec §4).
-    if top >= 2 and counts.count(top) == 1:
+    # The majority bonus goes only to a sole leader with at least 2 cards (rules §4).
+    if top >= 2 and counts.count(top) == 1 and (hg_bonus or not is_hg):
         gains[counts.index(top)] += 1.0
     return gains
 
@@ -210,6 +214,7 @@ class RapaNuiHeuristic:
         cfg: Any = game.config
         self._n = int(cfg.num_players)
         self._zero_rule = getattr(cfg, "zero_count_kind_value", "zero") == "zero"
+        self._hg_bonus = bool(getattr(cfg, "hunter_gatherer_majority_bonus", True))
         self._totals = card_totals(self._n)
         self._opp_weight = _OPP_WEIGHT if self._n == 2 else _OPP_WEIGHT_MULTI
         self._wood_early = _WOOD_EARLY[min(self._n, 4) - 2]
@@ -289,7 +294,7 @@ class RapaNuiHeuristic:
 
     def _rel_gain(self, displays: list[list[float]], t: int) -> float:
         """Own units minus the opponents' weighted units of a scoring of card id ``t``."""
-        g = _gains([d[t] for d in displays], t >= HG)
+        g = _gains([d[t] for d in displays], t >= HG, self._hg_bonus)
         return g[0] - self._opp_weight * self._opp_agg(g[1:])
 
     def _unit_value(self, w: _View, t: int) -> float:

@@ -16,7 +16,7 @@ here, written once:
   ``_cumulative_rewards`` and the dead step: at the end every agent is terminated together and
   receives its final reward through ``last()``; ``info["scores"]``/``["score_breakdown"]``/
   ``["winners"]`` carry the result;
-* illegal actions (DESIGN §5): ``illegal_action="terminate"`` (default, the PettingZoo classic
+* illegal actions (docs/design.md): ``illegal_action="terminate"`` (default, the PettingZoo classic
   convention: the offender gets -1, the others 0, the game ends, a warning and ``info`` say which
   action and why) or ``"raise"`` (re-raise the engine's :class:`IllegalActionError`); an action
   outside the action space is always a ``ValueError``;

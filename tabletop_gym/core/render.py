@@ -1,7 +1,9 @@
 """Pictures of the table for ``render_mode="rgb_array"``.
 
-The picture is the same text the ``ansi`` mode returns, drawn in a monospaced bitmap font on a
-light background, so both modes show exactly the same information (and never more).
+The picture is the same text the ``ansi`` mode returns, drawn with Pillow's default font on a
+light background, so both modes show exactly the same information (and never more). That font
+is proportional where Pillow has FreeType (the usual case), so columns of the text do not line
+up exactly in the picture; each line is placed below the previous one.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ def text_to_rgb(text: str, scale: int = 1) -> np.ndarray:
 
     Args:
         text: Multi-line text.
-        scale: Integer magnification of the 6×11-pixel default font.
+        scale: Integer magnification of the whole picture (nearest neighbour).
 
     Returns:
         The picture as a fresh array.

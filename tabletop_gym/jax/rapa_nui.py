@@ -103,6 +103,7 @@ class State(NamedTuple):
     all_same: jax.Array  # bool: moai_choice == "all_same"
     limited: jax.Array  # bool: offering_supply_limited
     ranked: jax.Array  # bool: zero_count_kind_value == "ranked"
+    hg_bonus: jax.Array  # bool: hunter_gatherer_majority_bonus
     reward_type: jax.Array  # int8: index into REWARD_TYPES
     terminated: jax.Array  # bool
     rewards: jax.Array  # float32 (n,): the returns, set when the game ends
@@ -133,6 +134,7 @@ _DTYPES = {
     "all_same": jnp.bool_,
     "limited": jnp.bool_,
     "ranked": jnp.bool_,
+    "hg_bonus": jnp.bool_,
     "reward_type": jnp.int8,
     "terminated": jnp.bool_,
     "rewards": jnp.float32,
@@ -161,6 +163,7 @@ def _switches(config: RapaNuiConfig) -> dict[str, Any]:
         "all_same": config.moai_choice == "all_same",
         "limited": config.offering_supply_limited,
         "ranked": config.zero_count_kind_value == "ranked",
+        "hg_bonus": config.hunter_gatherer_majority_bonus,
         "reward_type": REWARD_TYPES.index(config.reward_type),
     }
 
@@ -345,7 +348,8 @@ def _score(s: State, card: jax.Array) -> State:
         wood=s.wood + jnp.where(card == WOODCUTTER, gain, 0).astype(s.wood.dtype),
         vp=s.vp + jnp.where(card == PRIEST, gain, 0).astype(s.vp.dtype),
     )
-    hg = _gains(s2, jnp.clip(card - HG, 0, NUM_KINDS - 1), (counts > 0) + bonus, a)
+    hg_want = (counts > 0) + jnp.where(s.hg_bonus, bonus, 0)
+    hg = _gains(s2, jnp.clip(card - HG, 0, NUM_KINDS - 1), hg_want, a)
     s2 = jax.tree.map(lambda x, y: jnp.where(card >= HG, y, x), s2, hg)
     turn = _next_turn(s2)
     is_moai = (card == MOAI) & (gain.sum() > 0)
@@ -699,4 +703,5 @@ def config_of(s: State) -> RapaNuiConfig:
         moai_choice="all_same" if bool(s.all_same) else "per_unit",
         offering_supply_limited=bool(s.limited),
         zero_count_kind_value="ranked" if bool(s.ranked) else "zero",
+        hunter_gatherer_majority_bonus=bool(s.hg_bonus),
     )

@@ -46,6 +46,7 @@ VARIANTS = [
         "active_supply_offering_optional": True,
     },
     {"num_players": 4, "offering_supply_limited": False, "zero_count_kind_value": "ranked"},
+    {"num_players": 3, "hunter_gatherer_majority_bonus": False},
 ]
 
 
@@ -295,3 +296,14 @@ def test_offerings_keep_the_own_big_kind_on_top():
         stone_face_down=[[0, 0, 0, 1], [0, 0, 0, 0]],
     )
     assert _act({"num_players": 2}, state) == SUPPLY + 0
+
+
+def test_the_bot_counts_the_hunter_gatherer_bonus_only_when_the_switch_is_on() -> None:
+    # docs/rules/rapa_nui.md §4: the sole majority of >= 2 gets one more unit; with
+    # hunter_gatherer_majority_bonus=False an H&G scoring gives no bonus card, the others still do.
+    gains = rapa_nui_heuristic._gains
+    assert gains([2.0, 1.0], True) == [2.0, 1.0]  # H&G: flat 1 card each, +1 for the leader
+    assert gains([2.0, 1.0], True, False) == [1.0, 1.0]
+    assert gains([2.0, 1.0], False, False) == [3.0, 1.0]  # Woodcutter/Priest/Moai keep it
+    assert _bot({"hunter_gatherer_majority_bonus": False})._hg_bonus is False
+    assert _bot({})._hg_bonus is True

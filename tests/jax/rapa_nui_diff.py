@@ -6,7 +6,7 @@ actions from a JAX key) and then replayed action by action in the reference engi
 give the same legal mask, the same observation for every seat and the same rewards at every step,
 and the same score breakdown and winners at the end.
 
-Long run: ``python -m tests.jax.rapa_nui_diff --games-per-config 12`` (3 player counts × 96
+Long run: ``python -m tests.jax.rapa_nui_diff --games-per-config 12`` (3 player counts × 192
 switch combinations × 12 games).
 """
 
@@ -29,7 +29,7 @@ from tabletop_gym.jax import rapa_nui as R
 
 
 def all_configs(num_players: int) -> list[RapaNuiConfig]:
-    """Every combination of the switches for one player count (96)."""
+    """Every combination of the switches for one player count (192)."""
     return [
         RapaNuiConfig(
             num_players=num_players,
@@ -39,14 +39,16 @@ def all_configs(num_players: int) -> list[RapaNuiConfig]:
             moai_choice=mc,
             offering_supply_limited=lim,
             zero_count_kind_value=zc,
+            hunter_gatherer_majority_bonus=hg,
         )
-        for rt, vol, opt, mc, lim, zc in itertools.product(
+        for rt, vol, opt, mc, lim, zc, hg in itertools.product(
             REWARD_TYPES,
             (False, True),
             (False, True),
             ("per_unit", "all_same"),
             (True, False),
             ("zero", "ranked"),
+            (True, False),
         )
     ]
 

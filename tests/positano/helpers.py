@@ -1,7 +1,7 @@
 """Helpers for the Positano rules tests: hand-written positions and random play.
 
 ``position(game, ...)`` writes a JSON ``"state"`` object from the few facts a test cares about
-and fills in the rest by the conservation rules of the spec (hands = the cards not played,
+and fills in the rest by the conservation rules (hands = the cards not played,
 stacks = the tiles nowhere else, general supply = 16 − personal − blocks on the cliff, roofs left
 = supply − roofs placed), then the engine loads and validates it.
 """

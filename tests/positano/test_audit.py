@@ -1,8 +1,8 @@
-"""Independent rules audit of the Positano engine against the rules spec (``positano.md``).
+"""Independent rules audit of the Positano engine against ``docs/rules/positano.md``.
 
-Every expected value here is transcribed from the spec tables or worked out by hand from the spec
-text (the comments show the arithmetic); none is copied from the engine's output. The last part
-re-implements sea view, gelato and all 13 goals from the spec text alone and compares them with
+Every expected value here is transcribed from the tables of the rules reference or worked out by
+hand from its text (the comments show the arithmetic); none is copied from the engine's output. The last part
+re-implements sea view, gelato and all 13 goals from the rules text alone and compares them with
 the engine on the final positions of random games.
 """
 
@@ -43,10 +43,10 @@ def doc(state: dict) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
-# Component tables, digit by digit (spec §1.3–§1.8, §7)
+# Component tables, digit by digit (rules §1.3–§1.8, §7)
 # ---------------------------------------------------------------------------------------------
 
-# spec §1.6, 4×4 set, ids 40..55: blocks ("3X"/"2X" = multiplier tile), gelato, start icon.
+# rules §1.6, 4×4 set, ids 40..55: blocks ("3X"/"2X" = multiplier tile), gelato, start icon.
 SPEC_BLOCKS_4 = {
     40: ("2", 1, 2), 41: ("3", 0, 2), 42: ("4", 0, 3), 43: ("2", 1, 4),
     44: ("3X", 0, 0), 45: ("4", 0, 0), 46: ("5", 0, 0), 47: ("5", 0, 0),
@@ -54,7 +54,7 @@ SPEC_BLOCKS_4 = {
     52: ("2", 1, 0), 53: ("2X", 0, 0), 54: ("1", 2, 0), 55: ("1", 2, 0),
 }
 
-# spec §1.6, BGA 5×5 set, ids 40..64 (the three table rows, read column by column).
+# rules §1.6, BGA 5×5 set, ids 40..64 (the three table rows, read column by column).
 _B5_BLOCKS = [
     "2", "3", "4", "2", "5", "3", "3X", "4", "5", "5", "3", "3", "2",
     "2", "2", "2X", "1", "1", "2X", "2X", "3", "3", "4", "4", "5",
@@ -65,7 +65,7 @@ SPEC_BLOCKS_5 = {
     40 + i: (_B5_BLOCKS[i], _B5_GELATO[i], _B5_ICON[i]) for i in range(25)
 }
 
-# spec §1.7, 4×4 set, ids 60..75: roof, height bonus, extra action, gelato, start icon.
+# rules §1.7, 4×4 set, ids 60..75: roof, height bonus, extra action, gelato, start icon.
 SPEC_BUILDS_4 = {
     60: ("Bronze", 0, "", 2, 2),
     61: ("Silver", 0, "", 0, 2),
@@ -85,7 +85,7 @@ SPEC_BUILDS_4 = {
     75: ("Silver", 0, "remodel", 0, 0),
 }
 
-# spec §1.7, BGA 5×5 set, ids 60..84, from the art (id 68 Bronze +1 Add-On, Decisions table).
+# rules §1.7, BGA 5×5 set, ids 60..84, from the art (id 68 Bronze +1 Add-On, Decisions table).
 _U5_ROOF = "BSGBSGBSBBSSGGBGGSSGBGSBB"  # one letter per id, 60..84
 _U5_BONUS = [0, 0, 0, 1, 1, 1, 0, 1, 1, 2, 1, 2, 1, 2, 2, 1, 0, 0, 1, 0, 2, 0, 0, 0, 1]
 _U5_ACTION = {68: "add_on", 69: "add_on", 70: "add_on", 71: "add_on", 72: "add_on",
@@ -117,23 +117,23 @@ def _build_row(tile: C.BuildTile) -> tuple[str, int, str, int, int]:
 
 @pytest.mark.parametrize(("size", "table"), [(4, SPEC_BLOCKS_4), (5, SPEC_BLOCKS_5)])
 def test_block_tiles_every_id(size, table):
-    # spec §1.6 tables, one tile at a time.
+    # rules §1.6 tables, one tile at a time.
     tiles = C.BLOCK_TILES[size]
     assert {t.bga_id: _block_row(t) for t in tiles} == table
     for t in tiles:
         if t.multiplier:
-            # spec §1.6: the flat option of 2X is +2, of 3X +3.
+            # rules §1.6: the flat option of 2X is +2, of 3X +3.
             assert t.blocks == t.multiplier
 
 
 @pytest.mark.parametrize(("size", "table"), [(4, SPEC_BUILDS_4), (5, SPEC_BUILDS_5)])
 def test_build_tiles_every_id(size, table):
-    # spec §1.7 tables, one tile at a time.
+    # rules §1.7 tables, one tile at a time.
     assert {t.bga_id: _build_row(t) for t in C.BUILD_TILES[size]} == table
 
 
 def test_bid_cards_and_boosters_every_gelato():
-    # spec §1.3 (gelato column 1 1 1 1 0 0 0) and §1.4 (+5 → 2, +6 → 1, the rest 0).
+    # rules §1.3 (gelato column 1 1 1 1 0 0 0) and §1.4 (+5 → 2, +6 → 1, the rest 0).
     assert [(c.number, c.gelato) for c in C.BID_CARDS] == [
         (1, 1), (2, 1), (3, 1), (4, 1), (5, 0), (6, 0), (7, 0),
     ]
@@ -143,7 +143,7 @@ def test_bid_cards_and_boosters_every_gelato():
 
 
 def test_goal_cards_goal_kinds_and_solo_sets_exactly():
-    # spec §1.8: card pairs; goal types and points; §7: the six recommended solo sets in order.
+    # rules §1.8: card pairs; goal types and points; §7: the six recommended solo sets in order.
     assert C.GOAL_CARDS[4] == (
         ("grande", "piccolo"), ("solitario", "gruppo"), ("eccesso", "equilibrato"),
         ("dietro", "colonna"), ("bordo", "mezzo"), ("perfetto", "altezza"),
@@ -176,7 +176,7 @@ def test_goal_cards_goal_kinds_and_solo_sets_exactly():
 
 @pytest.mark.parametrize("k", range(1, 7))
 def test_solo_goal_set_option_k_plays_the_kth_set(k):
-    # spec §7: solo_goal_set = BGA option value − 1, so k = 1 is "Big in the Back" … 6 is "More
+    # rules §7: solo_goal_set = BGA option value − 1, so k = 1 is "Big in the Back" … 6 is "More
     # Blocks, More Problems"; the set is used whatever the seed.
     want = [
         ["grande", "gruppo", "dietro"], ["altezza", "equilibrato", "bordo"],
@@ -189,20 +189,20 @@ def test_solo_goal_set_option_k_plays_the_kth_set(k):
 
 
 def test_tiles_per_round_and_board_per_player_count():
-    # spec §2.5: one tile per player per row (solo 2); Decisions: 4×4 for 1–4, 5×5 for 5–6.
+    # rules §2.5: one tile per player per row (solo 2); Decisions: 4×4 for 1–4, 5×5 for 5–6.
     assert [C.tiles_per_round(n) for n in range(1, 7)] == [2, 2, 3, 4, 5, 6]
     assert [PositanoGame(num_players=n).size for n in range(1, 7)] == [4, 4, 4, 4, 5, 5]
     assert PositanoGame(num_players=4, board_size=5).num_colours == 4
-    assert G1.num_colours == 2  # spec §7: solo is a two-colour game
+    assert G1.num_colours == 2  # rules §7: solo is a two-colour game
 
 
 # ---------------------------------------------------------------------------------------------
-# Bids and ties (spec §3.1, §3.2, §1.3)
+# Bids and ties (rules §3.1, §3.2, §1.3)
 # ---------------------------------------------------------------------------------------------
 
 
 def test_each_tile_type_breaks_its_own_tie():
-    # spec §3.2: both bid #1 +5 (65/55/15): every type ties. Card #1 stars, set 1 = 0/4/5,
+    # rules §3.2: both bid #1 +5 (65/55/15): every type ties. Card #1 stars, set 1 = 0/4/5,
     # set 2 = 6/3/0 → lot: set 2 (c1) first; block 4 > 3 and build 5 > 0: set 1 (c0) first.
     s = load(G2, removed=["1A", "1B", "1C", "1D"], beach_lots=["2A", "2B"],
              beach_blocks=[0, 1], beach_builds=[0, 1], star_sets=[1, 2])
@@ -213,7 +213,7 @@ def test_each_tile_type_breaks_its_own_tie():
 
 
 def test_partial_tie_only_among_equal_bids():
-    # spec §3.2: c0 (set 2) and c1 (set 1) bid #1 +5 = 65/55/15, c2 bids #2 +22 = 32/82/72.
+    # rules §3.2: c0 (set 2) and c1 (set 1) bid #1 +5 = 65/55/15, c2 bids #2 +22 = 32/82/72.
     # Lot: 65 = 65 > 32, stars set 2 6 > set 1 0 → c0, c1, c2. Block: 82 > 55 = 55, stars 4 > 3
     # → c2, c1, c0. Build: 72 > 15 = 15, stars 5 > 0 → c2, c1, c0.
     s = load(G3, removed=["4D"], beach_lots=["1A", "2B", "3C"], beach_blocks=[0, 1, 2],
@@ -225,7 +225,7 @@ def test_partial_tie_only_among_equal_bids():
 
 
 def test_three_way_tie_ordered_by_stars():
-    # spec §3.2 (the rulebook's rule, not BGA's adjacent swaps, §9 item 5): all bid #4 +13.
+    # rules §3.2 (the rulebook's rule, not BGA's adjacent swaps, §9 item 5): all bid #4 +13.
     # Card #4 stars: set 1 3/0/6, set 2 2/6/1, set 3 1/5/3.
     # Lot 3 > 2 > 1 → c0 c1 c2; block 6 > 5 > 0 → c1 c2 c0; build 6 > 3 > 1 → c0 c2 c1.
     s = load(G3, removed=["4D"], beach_lots=["1A", "2B", "3C"], beach_blocks=[0, 1, 2],
@@ -237,7 +237,7 @@ def test_three_way_tie_ordered_by_stars():
 
 
 def test_six_way_tie_ordered_by_stars():
-    # spec §3.2, §1.3, 6 players on 5×5: all bid #7 +22. Card #7 stars per set 1..6:
+    # rules §3.2, §1.3, 6 players on 5×5: all bid #7 +22. Card #7 stars per set 1..6:
     # 6/3/0, 5/2/2, 4/1/4, 3/0/6, 2/6/1, 1/5/3.
     # Lot 6 5 4 3 2 1 → c0..c5; block 3 2 1 0 6 5 → c4 c5 c0 c1 c2 c3;
     # build 0 2 4 6 1 3 → c3 c2 c5 c1 c4 c0.
@@ -251,7 +251,7 @@ def test_six_way_tie_ordered_by_stars():
 
 
 # ---------------------------------------------------------------------------------------------
-# Block tiles (spec §1.6, §3.3)
+# Block tiles (rules §1.6, §3.3)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -279,7 +279,7 @@ def _block_draft(personal, general_gap=0):
 @pytest.mark.parametrize(
     ("tile", "choice", "gain"),
     [
-        # spec §1.6 with n = 0 in the personal supply: multiply gains 0·(N − 1) = 0; flat +N.
+        # rules §1.6 with n = 0 in the personal supply: multiply gains 0·(N − 1) = 0; flat +N.
         (13, 105, 0), (13, 106, 2), (4, 105, 0), (4, 106, 3),
     ],
 )
@@ -295,7 +295,7 @@ def test_multiplier_tile_with_an_empty_personal_supply(tile, choice, gain):
 
 @pytest.mark.parametrize("choice", [105, 106])
 def test_multiplier_tile_with_an_empty_general_supply(choice):
-    # spec §3.3: with an empty general supply nothing comes, whichever option: c0 holds 14,
+    # rules §3.3: with an empty general supply nothing comes, whichever option: c0 holds 14,
     # 2 on the cliff, general 16 − 14 − 2 = 0.
     s = _block_draft(14)
     assert s.general[0] == 0
@@ -305,7 +305,7 @@ def test_multiplier_tile_with_an_empty_general_supply(choice):
 
 
 # ---------------------------------------------------------------------------------------------
-# Building (spec §4)
+# Building (rules §4)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -329,7 +329,7 @@ def _build_draft(beach_builds, personal, buildings, lots0=("1A", "2B")):
 
 
 def test_height_limit_level_four_plus_two():
-    # spec §4: allowed height = regulation height 4 + bonus 2 (tile 72, Bronze +2) = 6, never
+    # rules §4: allowed height = regulation height 4 + bonus 2 (tile 72, Bronze +2) = 6, never
     # above level + 2; 10 blocks held, so 1..6 (ids 132..137).
     s = _build_draft([12, 5], [10, 1], {"1A": (0, 1, 1), "1B": (1, 1, 2)}, ("1A", "4B"))
     assert s.current_player() == 0
@@ -341,7 +341,7 @@ def test_height_limit_level_four_plus_two():
 
 
 def test_add_on_limit_is_this_tiles_bonus_not_the_buildings_own():
-    # spec §4: an Add-On may raise any own building while height + 1 ≤ its regulation height +
+    # rules §4: an Add-On may raise any own building while height + 1 ≤ its regulation height +
     # the bonus printed on the Add-On tile. c0's 1A (level 1) has 2 blocks (built with tile 63,
     # Bronze +1). With tile 66 (+1) 1A is not a target (2 < 1 + 1 fails); with tile 67 (+2) it
     # is (2 < 3) and reaches 3 = level + 2, above its first tile's +1.
@@ -361,7 +361,7 @@ def test_add_on_limit_is_this_tiles_bonus_not_the_buildings_own():
 
 
 def test_remodel_gold_tile_upgrades_silver_only():
-    # spec §1.7, §4: tile 74 (Gold, Remodel Silver→Gold) upgrades only a building exactly one
+    # rules §1.7, §4: tile 74 (Gold, Remodel Silver→Gold) upgrades only a building exactly one
     # rank below (Silver), never a Bronze one. c0 owns 1A Bronze; round-2 lot 2B.
     buildings = {"1A": (0, 1, 1), "1B": (1, 1, 2)}
     s = _build_draft([14, 5], [3, 1], buildings)
@@ -383,12 +383,12 @@ def test_remodel_gold_tile_upgrades_silver_only():
 
 
 # ---------------------------------------------------------------------------------------------
-# Solo (spec §7)
+# Solo (rules §7)
 # ---------------------------------------------------------------------------------------------
 
 
 def test_solo_later_rounds_leftmost_is_the_first_tile_drawn():
-    # spec §7 + Decisions "solo: which tile is leftmost": later rounds, the first of the two
+    # rules §7 + Decisions "solo: which tile is leftmost": later rounds, the first of the two
     # tiles drawn from each stack is the leftmost; Otto's next card and booster are the tops of
     # his decks. Round 1: the player #1 +5 = 65/55/15, Otto #4 +13 = 53/53/53 → build order Otto,
     # player. Otto built 3A (Silver, 2); the player builds on 2B last.
@@ -414,7 +414,7 @@ def test_solo_later_rounds_leftmost_is_the_first_tile_drawn():
     )
     assert s.acting_colour() == 0 and s.legal_actions() == [132, 133]  # 2B: level 2, tile 60
     s.apply_action(133)
-    # Refresh (spec §3.5): rows in stack order; Otto reveals #7 (+22) = 42/52/92.
+    # Refresh (rules §3.5): rows in stack order; Otto reveals #7 (+22) = 42/52/92.
     assert s.round == 2 and s.phase() == "bid"
     assert s.lot_row == [pos("4C"), pos("1B")]
     assert s.block_row == [9, 4] and s.build_row == [13, 2]
@@ -435,7 +435,7 @@ def test_solo_later_rounds_leftmost_is_the_first_tile_drawn():
 
 
 def test_solo_returns_ignore_reward_type():
-    # spec §7: the player's result is min(own, Otto's); the solo return is that / 100.
+    # rules §7: the player's result is min(own, Otto's); the solo return is that / 100.
     for reward_type in ("win_loss", "score_diff", "score"):
         game = PositanoGame(num_players=1, reward_type=reward_type)
         s, _ = play_random(game, seed=4)
@@ -450,12 +450,12 @@ def test_solo_returns_ignore_reward_type():
 # Scoring: an independent implementation of §5 compared with the engine
 # ---------------------------------------------------------------------------------------------
 
-_CARD_GELATO = [1, 1, 1, 1, 0, 0, 0]  # spec §1.3
-_BOOSTER_GELATO = [2, 1, 0, 0, 0, 0]  # spec §1.4
+_CARD_GELATO = [1, 1, 1, 1, 0, 0, 0]  # rules §1.3
+_BOOSTER_GELATO = [2, 1, 0, 0, 0, 0]  # rules §1.4
 
 
 def _ref_visible(height, size):
-    # spec §5.1 / §1.2: the j-th block (1-based) of a building on row r (1-based) sits at
+    # rules §5.1 / §1.2: the j-th block (1-based) of a building on row r (1-based) sits at
     # elevation r + j − 1; it has a view unless a building on a lower row r' of the same column
     # has a block at that elevation (its blocks span r' .. r' + h' − 1).
     out = [0] * 25
@@ -475,7 +475,7 @@ def _ref_visible(height, size):
 
 
 def _ref_rank(keys):
-    # spec §5.3: 1st 6, 2nd 3; tie for 1st: 9 split rounded down, nobody 2nd; tie for 2nd: 3
+    # rules §5.3: 1st 6, 2nd 3; tie for 1st: 9 split rounded down, nobody 2nd; tie for 2nd: 3
     # split; no counted item: nothing.
     pts = [0] * len(keys)
     ranked = sorted({k for k in keys if k is not None}, reverse=True)
@@ -574,7 +574,7 @@ def _ref_total(s, c, goals):
     gelato = (
         sum(_CARD_GELATO[x] for x in s.played_cards[c])
         + sum(_BOOSTER_GELATO[x] for x in s.played_boosters[c])
-        + sum(1 for p in s.lots_taken[c] if g.size == 5 and p // 5 == 4)  # spec §1.5
+        + sum(1 for p in s.lots_taken[c] if g.size == 5 and p // 5 == 4)  # rules §1.5
         + sum(blocks[40 + t][1] for t in s.blocks_taken[c])
         + sum(builds[60 + t][3] for t in s.builds_taken[c])
     )
@@ -587,7 +587,7 @@ def _ref_total(s, c, goals):
 
 @pytest.mark.parametrize("cfg", ALL_CONFIGS, ids=CONFIG_IDS)
 def test_engine_scores_match_an_independent_implementation(cfg):
-    # spec §5 (and §7 for solo) from the spec text alone, on the final positions of random
+    # rules §5 (and §7 for solo) from the rules text alone, on the final positions of random
     # games; each goal face valid for the board is compared on its own too.
     game = PositanoGame(**cfg)
     nc = game.num_colours
@@ -611,7 +611,7 @@ def test_engine_scores_match_an_independent_implementation(cfg):
 
 
 def test_competition_second_place_tie_among_three_and_ineligible_player():
-    # spec §5.3, Bordo on 4×4 (columns A and D), 4 colours: c0 3 buildings (1st, 6); c1 and c2
+    # rules §5.3, Bordo on 4×4 (columns A and D), 4 colours: c0 3 buildings (1st, 6); c1 and c2
     # 2 buildings with 4 blocks each (tied 2nd: 3 // 2 = 1 each); c3 none there (0).
     owner, height, roof = [-1] * 25, [0] * 25, [0] * 25
     for name, c, h in [("1A", 0, 1), ("2A", 0, 1), ("3A", 0, 1), ("1D", 1, 1), ("2D", 1, 3),
@@ -623,7 +623,7 @@ def test_competition_second_place_tie_among_three_and_ineligible_player():
 
 
 def test_dietro_tie_broken_by_blocks_then_split():
-    # spec §5.3, Dietro 4×4 = rows 3 and 4: c0 3C (2) + 4A (1) = (2, 3); c1 3A (4) + 4B (1) =
+    # rules §5.3, Dietro 4×4 = rows 3 and 4: c0 3C (2) + 4A (1) = (2, 3); c1 3A (4) + 4B (1) =
     # (2, 5) → c1 6, c0 3. With c1's 3A at 2 blocks both are (2, 3): split 9 → 4 each.
     owner, height, roof = [-1] * 25, [0] * 25, [0] * 25
     for name, c, h in [("3C", 0, 2), ("4A", 0, 1), ("3A", 1, 4), ("4B", 1, 1), ("1A", 0, 3)]:
@@ -634,7 +634,7 @@ def test_dietro_tie_broken_by_blocks_then_split():
 
 
 # ---------------------------------------------------------------------------------------------
-# JSON loader: kinds of breakage (engine contract, spec §2–§4)
+# JSON loader: kinds of breakage (engine contract, rules §2–§4)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -759,7 +759,7 @@ def _pending_build():
 
 
 def test_loader_rejects_phases_whose_decision_does_not_exist():
-    # spec §4: no block → no build decision; Remodel only with a target; Add-On only after a
+    # rules §4: no block → no build decision; Remodel only with a target; Add-On only after a
     # build this round.
     s = _pending_build()
     assert s.phase() == "build"
@@ -792,7 +792,7 @@ def test_loader_rejects_phases_whose_decision_does_not_exist():
 
 
 def test_loader_checks_ottos_deck_and_reveal():
-    # spec §7: Otto's deck holds the cards he has not played, once each; his card is revealed
+    # rules §7: Otto's deck holds the cards he has not played, once each; his card is revealed
     # before the player bids.
     d = G1.new_initial_state(random.Random(2)).to_dict()
     assert G1.state_from_json(doc(d)).bid(1) is not None
@@ -876,7 +876,7 @@ def test_str_of_a_hand_built_position():
 
 
 # ---------------------------------------------------------------------------------------------
-# Information hygiene of the text render (spec Decisions, engine contract)
+# Information hygiene of the text render (rules reference Decisions, engine contract)
 # ---------------------------------------------------------------------------------------------
 
 

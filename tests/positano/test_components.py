@@ -1,4 +1,4 @@
-"""Component tables of Positano against the totals the spec derives (spec §1, §2, §7)."""
+"""Positano component tables against the totals ``docs/rules/positano.md`` derives (§1, §2, §7)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from tabletop_gym.envs.positano import components as C
 
-# spec §1.3: the printed star table, "Lot/Block/Build" per card (rows) and set (columns).
+# rules §1.3: the printed star table, "Lot/Block/Build" per card (rows) and set (columns).
 PRINTED_STARS = """
 0/4/5 6/3/0 5/2/2 4/1/4 3/0/6 2/6/1
 1/5/3 0/4/5 6/3/0 5/2/2 4/1/4 3/0/6
@@ -29,7 +29,7 @@ def printed_stars() -> dict[tuple[int, int], tuple[int, ...]]:
 
 
 def test_star_closed_form_matches_printed_table():
-    # spec §1.3: stars(card c, set s) = T[(c − s) mod 7] reproduces the printed table.
+    # rules §1.3: stars(card c, set s) = T[(c − s) mod 7] reproduces the printed table.
     table = printed_stars()
     assert len(table) == 42
     for (card, s), want in table.items():
@@ -38,7 +38,7 @@ def test_star_closed_form_matches_printed_table():
 
 
 def test_stars_distinct_per_card_and_type():
-    # spec §1.3: for a given card and tile type all 6 sets have different star counts.
+    # rules §1.3: for a given card and tile type all 6 sets have different star counts.
     for card in range(7):
         for k in range(3):
             counts = [C.stars(card, s)[k] for s in range(1, 7)]
@@ -46,7 +46,7 @@ def test_stars_distinct_per_card_and_type():
 
 
 def test_bid_cards_values_and_gelato():
-    # spec §1.3 table; each card sums to 120; gelato 4 per player (§1.9).
+    # rules §1.3 table; each card sums to 120; gelato 4 per player (§1.9).
     values = [(b.lot, b.block, b.build) for b in C.BID_CARDS]
     assert values == [
         (60, 50, 10), (10, 60, 50), (50, 10, 60), (40, 40, 40),
@@ -60,16 +60,16 @@ def test_bid_cards_values_and_gelato():
 
 
 def test_boosters_values_and_gelato():
-    # spec §1.4: +5, +6, +13, +14, +21, +22; gelato 2, 1, 0...; 3 per player (§1.9).
+    # rules §1.4: +5, +6, +13, +14, +21, +22; gelato 2, 1, 0...; 3 per player (§1.9).
     assert [b.value for b in C.BOOSTERS] == [5, 6, 13, 14, 21, 22]
     assert sum(b.gelato for b in C.BOOSTERS) == 3
-    # spec §1.4 consequence: no two boosters differ by a multiple of 10.
+    # rules §1.4 consequence: no two boosters differ by a multiple of 10.
     for a, b in itertools.combinations(C.BOOSTERS, 2):
         assert (a.value - b.value) % 10 != 0
 
 
 def test_block_tiles_4x4_totals():
-    # spec §1.9: 9 gelato on block tiles (40, 43, 50, 51, 52 ×1; 54, 55 ×2); 39 blocks on the
+    # rules §1.9: 9 gelato on block tiles (40, 43, 50, 51, 52 ×1; 54, 55 ×2); 39 blocks on the
     # non-special tiles, plus the 2X (53) and 3X (44) tiles.
     tiles = C.BLOCK_TILES_4
     assert len(tiles) == 16
@@ -83,7 +83,7 @@ def test_block_tiles_4x4_totals():
 
 
 def test_block_tiles_5x5_contain_the_base_set():
-    # spec §1.6: 5×5 ids 40–43 and 46–57 are the 16 base tiles in the 4×4 order.
+    # rules §1.6: 5×5 ids 40–43 and 46–57 are the 16 base tiles in the 4×4 order.
     big = C.BLOCK_TILES_5
     assert len(big) == 25
     base = [big[i] for i in [0, 1, 2, 3, *range(6, 18)]]
@@ -95,7 +95,7 @@ def test_block_tiles_5x5_contain_the_base_set():
 
 
 def test_starting_tiles_per_icon():
-    # spec §2.6-7: starting tiles and their player-count icons.
+    # rules §2.6-7: starting tiles and their player-count icons.
     assert {t.bga_id: t.start_icon for t in C.BLOCK_TILES_4 if t.start_icon} == {
         40: 2, 41: 2, 42: 3, 43: 4,
     }
@@ -111,7 +111,7 @@ def test_starting_tiles_per_icon():
 
 
 def test_build_tiles_4x4_roofs_and_gelato():
-    # spec §1.7 and §1.9: 4 gelato (60, 64 ×2); Bronze 6 tiles, Silver 5 + 1 remodel, Gold 5 + 1
+    # rules §1.7 and §1.9: 4 gelato (60, 64 ×2); Bronze 6 tiles, Silver 5 + 1 remodel, Gold 5 + 1
     # remodel = the 6 roofs of each type, exactly sufficient.
     tiles = C.BUILD_TILES_4
     assert sum(t.gelato for t in tiles) == 4
@@ -126,7 +126,7 @@ def test_build_tiles_4x4_roofs_and_gelato():
 
 
 def test_build_tiles_add_on_have_bonus_remodel_none():
-    # spec §1.7 note: every Add-On tile has +1 or +2; the two Remodel tiles have none.
+    # rules §1.7 note: every Add-On tile has +1 or +2; the two Remodel tiles have none.
     for tiles in (C.BUILD_TILES_4, C.BUILD_TILES_5):
         for t in tiles:
             if t.action == C.ADD_ON:
@@ -136,7 +136,7 @@ def test_build_tiles_add_on_have_bonus_remodel_none():
 
 
 def test_build_tiles_5x5_contain_the_base_set():
-    # spec §1.7: 5×5 ids 60–63 and 66–77 are the 4×4 ids 60–75; id 68 is Bronze +1 Add-On.
+    # rules §1.7: 5×5 ids 60–63 and 66–77 are the 4×4 ids 60–75; id 68 is Bronze +1 Add-On.
     big = C.BUILD_TILES_5
     assert len(big) == 25
     base = [big[i] for i in [0, 1, 2, 3, *range(6, 18)]]
@@ -150,7 +150,7 @@ def test_build_tiles_5x5_contain_the_base_set():
 
 
 def test_lot_tiles():
-    # spec §1.5: 16 lots on 4×4 without gelato; 25 on 5×5, row-5 lots 1 gelato each.
+    # rules §1.5: 16 lots on 4×4 without gelato; 25 on 5×5, row-5 lots 1 gelato each.
     assert len(C.LOT_TILES[4]) == 16 and sum(t.gelato for t in C.LOT_TILES[4].values()) == 0
     assert len(C.LOT_TILES[5]) == 25
     assert {C.lot_name(p) for p, t in C.LOT_TILES[5].items() if t.gelato} == {
@@ -160,7 +160,7 @@ def test_lot_tiles():
 
 
 def test_goal_cards():
-    # spec §1.8: 6 double-sided cards = 12 goals; Centro replaces Mezzo on 5×5.
+    # rules §1.8: 6 double-sided cards = 12 goals; Centro replaces Mezzo on 5×5.
     faces = [g for card in C.GOAL_CARDS_4 for g in card]
     assert len(faces) == 12 and len(set(faces)) == 12
     assert set(faces) | {"centro"} == set(C.GOAL_NAMES)
@@ -170,7 +170,7 @@ def test_goal_cards():
 
 
 def test_solo_goal_sets_respect_card_pairing():
-    # spec §7: the six recommended sets; each uses 3 different cards (§1.8 corroboration).
+    # rules §7: the six recommended sets; each uses 3 different cards (§1.8 corroboration).
     assert [name for name, _ in C.SOLO_GOAL_SETS] == [
         "Big in the Back", "The Spice of Life", "Tiny Homes", "Balanced and Centered",
         "Location, Location, Location", "More Blocks, More Problems",
@@ -185,6 +185,6 @@ def test_solo_goal_sets_respect_card_pairing():
      (5, 6, 1, 4)],
 )
 def test_lots_removed_and_rounds(size, players, removed, rounds):
-    # spec §2.4, §6, §8.
+    # rules §2.4, §6, §8.
     assert C.LOTS_REMOVED[(size, players)] == removed
     assert C.ROUNDS[(size, players)] == rounds

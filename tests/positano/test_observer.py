@@ -1,6 +1,6 @@
 """Tests of the Positano observer: layout, bounds, hand-worked values, ego rotation, hygiene.
 
-Expected values are worked out by hand from the rules spec (``shared/rules/positano.md``); each
+Expected values are worked out by hand from the rules reference (``docs/rules/positano.md``); each
 test cites the section it relies on.
 """
 
@@ -90,7 +90,7 @@ def test_one_layout_for_every_config():
 
 
 def test_tile_kinds_determine_gelato():
-    # spec §1.6/§1.7 tables: the observer's kind histograms of the face-down stacks rely on a
+    # rules §1.6/§1.7 tables: the observer's kind histograms of the face-down stacks rely on a
     # block kind (blocks or 2X/3X) and a build kind (roof, bonus, action) fixing the gelato.
     for size in C.BOARD_SIZES:
         for tiles, kind in (
@@ -121,11 +121,11 @@ def test_values_stay_within_bounds_over_random_positions(cfg):
             if bad.size:
                 where = [s.name for s in obs.layout.slices.values() if s.start <= bad[0] < s.stop]
                 pytest.fail(f"seat {p}: {where} out of bounds at {bad.tolist()}")
-            # spec §5.1: the sea view is the scoring module's own count.
+            # rules §5.1: the sea view is the scoring module's own count.
             assert v[vis.start : vis.stop].tolist() == scoring.visible_blocks(
                 state.height, game.size
             )
-        # The observer's own fast sums agree with the engine's accessors (spec §4, §5.1, §5.2).
+        # The observer's own fast sums agree with the engine's accessors (rules §4, §5.1, §5.2).
         d = obs.describe(obs.encode(state, 0))
         empty = [i for i, x in enumerate(d["lot_empty"]) if x]
         assert empty == state.empty_lots()
@@ -145,7 +145,7 @@ def _round3_build_position() -> PositanoState:
     P0 drafted lots 1B, 2B, 4A and P1 2C, 3B, 4C; P0 built 1B (1 block, tile 60 Bronze) and 2B
     (3 blocks, tile 65 Silver +1), P1 built 2C (2 blocks, tile 61 Silver) and 3B (4 blocks, tile
     66 Bronze +1). Round 3 bids: P0 #2 +13 → lot 23, block 73, build 63; P1 #7 +21 → lot 41,
-    block 51, build 91 (spec §3.1), so the orders are lot P1, P0; block P0, P1; build P1, P0.
+    block 51, build 91 (rules §3.1), so the orders are lot P1, P0; block P0, P1; build P1, P0.
     """
     game = PositanoGame(num_players=2)
     return load(
@@ -181,7 +181,7 @@ def test_hand_built_position_encodes_to_hand_worked_values():
     def nonzero(name: str) -> dict[int, float]:
         return {i: x for i, x in enumerate(v[name]) if x}
 
-    # spec §1.2: lots by r*5 + c; owners relative to the viewer (seat 0 = 0, seat 1 = 1).
+    # rules §1.2: lots by r*5 + c; owners relative to the viewer (seat 0 = 0, seat 1 = 1).
     assert nonzero("cliff_owner") == {
         one("1B") * 6 + 0: 1,
         one("2B") * 6 + 0: 1,
@@ -196,12 +196,12 @@ def test_hand_built_position_encodes_to_hand_worked_values():
         one("2C") * 3 + 1: 1,
         one("3B") * 3 + 0: 1,
     }
-    # spec §5.1: column B: 1B shows 1; 2B hidden max(1-1) = 0 → 3; 3B hidden max(3-1, 1-2) = 2
+    # rules §5.1: column B: 1B shows 1; 2B hidden max(1-1) = 0 → 3; 3B hidden max(3-1, 1-2) = 2
     # → 4-2 = 2. Column C: 2C has nothing in front → 2.
     assert nonzero("cliff_visible") == {one("1B"): 1, one("2B"): 3, one("2C"): 2, one("3B"): 2}
     # points: P0 1·Bronze + 3·Silver = 1 + 6 = 7; P1 2·Silver + 2·Bronze = 4 + 2 = 6.
     assert v["building_points"][:3] == [7, 6, 0]
-    # spec §2.4: removed lots; the 6 lots still to come are in the stack (none on the beach).
+    # rules §2.4: removed lots; the 6 lots still to come are in the stack (none on the beach).
     assert nonzero("lot_removed") == {one(x): 1 for x in ("1A", "2D", "3A", "4D")}
     assert nonzero("lot_open") == {one(x): 1 for x in ("1C", "1D", "2A", "3C", "3D", "4B")}
     assert nonzero("unseen_lots") == nonzero("lot_open")
@@ -211,14 +211,14 @@ def test_hand_built_position_encodes_to_hand_worked_values():
     assert v["own_cards"] == [0, 0, 1, 1, 0, 1, 1]
     assert v["own_boosters"] == [1, 0, 0, 1, 1, 0]
     # supplies: personal [8, 2]; general 16 - personal - on the cliff: P0 16-8-4 = 4,
-    # P1 16-2-6 = 8 (spec §1.1).
+    # P1 16-2-6 = 8 (rules §1.1).
     assert v["personal"] == [8, 2, 0, 0, 0, 0]
     assert v["general"] == [4, 8, 0, 0, 0, 0]
-    # gelato (spec §5.2): P0 cards #1 #5 #2 = 1+0+1, boosters +22 +6 +13 = 0+1+0, block tiles
+    # gelato (rules §5.2): P0 cards #1 #5 #2 = 1+0+1, boosters +22 +6 +13 = 0+1+0, block tiles
     # 41 53 46 = 0, build tiles 60 65 = 2+0 → 5. P1 cards #3 #6 #7 = 1, boosters +5 +13 +21 = 2,
     # block tiles 40 45 54 = 1+0+2, build tiles 61 66 70 = 0 → 6.
     assert v["gelato"][:2] == [5, 6]
-    # spec §3.1 bid values and draft ranks (lot, block, build).
+    # rules §3.1 bid values and draft ranks (lot, block, build).
     assert v["bid_values"][:6] == [23, 73, 63, 41, 51, 91]
     assert v["draft_rank"][:6] == [2, 1, 2, 1, 2, 1]
     assert v["bid_card"][:14] == [*[0, 1, 0, 0, 0, 0, 0], *[0, 0, 0, 0, 0, 0, 1]]
@@ -230,7 +230,7 @@ def test_hand_built_position_encodes_to_hand_worked_values():
     assert v["own_turn"] == [0]
     assert v["decider"] == [0, 1, 0, 0, 0, 0]
     assert v["acting_colour"] == [0, 1, 0, 0, 0, 0]
-    # pending context (spec §4): tile 70 = Gold, +1, Add-On; 4C level 4 + 1 = 5.
+    # pending context (rules §4): tile 70 = Gold, +1, Add-On; 4C level 4 + 1 = 5.
     assert v["build_tile"] == [0, 0, 1, 1, 1, 0, 0]
     assert v["build_limit"] == [5]
     assert nonzero("build_lot") == {one("4C"): 1}
@@ -238,7 +238,7 @@ def test_hand_built_position_encodes_to_hand_worked_values():
     # beach: only build tile 67 (index 7: Bronze +2 Add-On) is face up.
     assert nonzero("beach_builds") == {7 * 8 + 0: 1, 7 * 8 + 1: 1, 7 * 8 + 4: 2, 7 * 8 + 5: 1}
     assert not nonzero("beach_blocks") and not nonzero("beach_lots")
-    # face-down block tiles 42 43 44 47 48 49 50 51 52 55 (spec §1.6): kinds 1, 2, 3, 4, 5,
+    # face-down block tiles 42 43 44 47 48 49 50 51 52 55 (rules §1.6): kinds 1, 2, 3, 4, 5,
     # 2X, 3X = 55 | 43 50 51 52 | 48 49 | 42 | 47 | - | 44.
     assert v["unseen_block_kinds"] == [1, 4, 2, 1, 1, 0, 1]
     assert v["roofs_left"] == [4, 4, 6]
@@ -261,7 +261,7 @@ def test_seat_one_sees_itself_first():
 
 def test_block_choice_context():
     # Round 1: P0 #3 +6 (56/16/66), P1 #4 +13 (53/53/53); round 2: P0 #1 +5 (65/55/15), P1 #2
-    # +5 (15/65/55), so P1 drafts blocks first in round 2 and takes 44 (3X) (spec §3.3).
+    # +5 (15/65/55), so P1 drafts blocks first in round 2 and takes 44 (3X) (rules §3.3).
     game = PositanoGame(num_players=2)
     state = load(
         game,
@@ -283,14 +283,14 @@ def test_block_choice_context():
     obs = PositanoObserver(game)
     v = _slices(obs, state, 0)
     assert v["block_choice"] == [0, 1]
-    # spec §1.6: n = 3 in P1's personal supply, g = 16 - 3 - 1 = 12 in its general supply:
+    # rules §1.6: n = 3 in P1's personal supply, g = 16 - 3 - 1 = 12 in its general supply:
     # multiply gains min(3·(3-1), 12) = 6, flat gains min(3, 12) = 3.
     assert v["block_choice_gain"] == [6, 3]
     assert v["decider"] == [0, 1, 0, 0, 0, 0] and v["own_turn"] == [0]
 
 
 def test_simultaneous_bid_reveals_no_bid():
-    # spec §3.1: bids are secret until all are revealed; the engine holds none before that.
+    # rules §3.1: bids are secret until all are revealed; the engine holds none before that.
     game = PositanoGame(num_players=3)
     state = game.new_initial_state(random.Random(5))
     assert state.current_player() == SIMULTANEOUS
@@ -302,7 +302,7 @@ def test_simultaneous_bid_reveals_no_bid():
 
 
 def test_solo_shows_otto_bid_counts_and_leftmost_tiles():
-    # spec §7: Otto's card and booster are revealed before the player bids; his deck's order is
+    # rules §7: Otto's card and booster are revealed before the player bids; his deck's order is
     # hidden (only counts); the leftmost tile of each row goes to the higher bid.
     game = PositanoGame(num_players=1)
     state = game.new_initial_state(random.Random(11))
@@ -348,7 +348,7 @@ def test_rotation_over_random_positions(n):
 
 @pytest.mark.parametrize("cfg", CONFIGS, ids=str)
 def test_observation_does_not_depend_on_hidden_orders(cfg):
-    # DESIGN §4: the stack order (and Otto's deck order in solo) are hidden from every seat.
+    # docs/design.md, "Information hygiene": the stack order (and Otto's deck order in solo) are hidden from every seat.
     game = PositanoGame(**cfg)
     obs = PositanoObserver(game)
     rng = random.Random(7)

@@ -1,7 +1,7 @@
 """Tests of the Positano text render and of the docs page's worked scoring example.
 
-Expected texts and scores are worked out by hand from the rules spec
-(``shared/rules/positano.md``); each test cites the section it relies on.
+Expected texts and scores are worked out by hand from the rules reference
+(``docs/rules/positano.md``); each test cites the section it relies on.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ def _cliff_rows(text: str) -> list[list[str]]:
 
 
 def test_finished_cliff_is_drawn_from_the_sea():
-    # spec §1.2: row 1 is nearest the sea (drawn at the bottom), columns A..D left to right;
-    # removed lots (spec §2.4) are marked xx.
+    # rules §1.2: row 1 is nearest the sea (drawn at the bottom), columns A..D left to right;
+    # removed lots (rules §2.4) are marked xx.
     text = render_text(_finished_example())
     assert _cliff_rows(text) == [
         ["4", "P1", "5B", "P1", "2B", "P1", "1G", "xx"],
@@ -64,8 +64,8 @@ def test_finished_cliff_is_drawn_from_the_sea():
 
 
 def test_mid_round_render_shows_drafted_lots_beach_and_decision():
-    # spec §3.4: seat 1 drafted build tile 70 (Gold +1, Add-On) and builds on 4C now; 4C's
-    # limit is level 4 + 1 = 5 but seat 1 holds 2 blocks (spec §4).
+    # rules §3.4: seat 1 drafted build tile 70 (Gold +1, Add-On) and builds on 4C now; 4C's
+    # limit is level 4 + 1 = 5 but seat 1 holds 2 blocks (rules §4).
     state = _round3_build_position()
     text = render_text(state)
     assert "Decision: seat 1 builds on 4C with Gold +1, Add-On: 1 to 2 blocks" in text
@@ -77,9 +77,9 @@ def test_mid_round_render_shows_drafted_lots_beach_and_decision():
     ]
     assert "  builds: 67: Bronze +2, Add-On" in text
     assert "Draft order: lot P1 > P0; block P0 > P1; build P1 > P0" in text
-    # spec §3.1: P0 played #2 +13 this round → 23 / 73 / 63.
+    # rules §3.1: P0 played #2 +13 this round → 23 / 73 / 63.
     assert "  this round's bid: #2 (10/60/50) +13 -> lot 23, block 73, build 63" in text
-    # spec §2: the stack's contents are public, listed in sorted order, never in stack order.
+    # rules §2: the stack's contents are public, listed in sorted order, never in stack order.
     assert "  lots:   1C 1D 2A 3C 3D 4B" in text
     assert "Roofs left: Bronze 4, Silver 4, Gold 6" in text
 
@@ -97,7 +97,7 @@ def test_hand_line_for_the_viewer():
 
 
 def test_solo_render_shows_otto_and_the_tile_order():
-    # spec §7: Otto's bid is revealed before the player bids; his deck order stays hidden; the
+    # rules §7: Otto's bid is revealed before the player bids; his deck order stays hidden; the
     # higher bid takes the leftmost tile of each row.
     game = PositanoGame(num_players=1)
     state = game.new_initial_state(random.Random(4))
@@ -127,7 +127,7 @@ def test_viewer_render_differs_from_spectator_only_by_own_hand(cfg):
             assert own.startswith(public + "\n")
             extra = own[len(public) + 1 :].splitlines()
             assert len(extra) == 1 and extra[0].startswith(f"Your hand (seat {p}): ")
-            # DESIGN §4: nothing drawn depends on the stack or Otto's deck order.
+            # docs/design.md, "Information hygiene": nothing drawn depends on the stack or Otto's deck order.
             assert render_text(state.resample_hidden(p, rng), p) == own
 
 
@@ -144,7 +144,7 @@ def test_docs_example_scores_as_worked_out_by_hand():
     state = _finished_example()
     assert state.is_terminal()
     got = state.score_breakdown()
-    # spec §5.1 sea view, column by column (front first):
+    # rules §5.1 sea view, column by column (front first):
     # A: 2A P0 3 Gold, nothing in front → 3·3 = 9; 4A P1 5 Bronze, 2A covers 3-2 = 1 → 4·1 = 4.
     # B: 1B P1 2 Silver → 4; 2B P0 3 Silver, hidden 2-1 = 1 → 2·2 = 4; 3B P0 4 Silver, hidden
     #    max(3-1, 2-2) = 2 → 2·2 = 4; 4B P1 2 Bronze, hidden max(4-1, 3-2, 2-3) = 3 → 0.
@@ -154,11 +154,11 @@ def test_docs_example_scores_as_worked_out_by_hand():
     assert got[0]["buildings"] == {"1D": 4, "2A": 9, "2B": 4, "2C": 4, "3B": 4, "3D": 1}
     assert got[1]["buildings"] == {"1B": 4, "1C": 2, "3C": 3, "4A": 4, "4B": 0, "4C": 0}
     assert got[0]["building_points"] == 26 and got[1]["building_points"] == 13
-    # spec §5.2: P0 cards #1 #5 #2 #4 #7 #6 = 3, boosters +22 +6 +13 +5 +14 +21 = 3, block tiles
+    # rules §5.2: P0 cards #1 #5 #2 #4 #7 #6 = 3, boosters +22 +6 +13 +5 +14 +21 = 3, block tiles
     # 41 53 46 50 47 48 = 1, build tiles 60 65 75 70 68 64 = 4 → 11. P1 cards #3 #6 #7 #1 #5 #4
     # = 3, boosters = 3, block tiles 40 45 54 42 43 55 = 1+2+1+2 = 6, build tiles 0 → 12.
     assert got[0]["gelato"] == 11 and got[1]["gelato"] == 12
-    # spec §1.8/§5.3: Piccolo P0 3D (1 < 3) → 3, P1 4B and 4C → 6; Gruppo both 4 buildings,
+    # rules §1.8/§5.3: Piccolo P0 3D (1 < 3) → 3, P1 4B and 4C → 6; Gruppo both 4 buildings,
     # blocks 13 (2A 2B 2C 3B) vs 11 (4A 4B 4C 3C) → 6 / 3; Equilibrato both have B, S, G → 5.
     assert got[0]["goals"] == {"piccolo": 3, "gruppo": 6, "equilibrato": 5}
     assert got[1]["goals"] == {"piccolo": 6, "gruppo": 3, "equilibrato": 5}
@@ -173,7 +173,7 @@ def test_docs_example_scores_as_worked_out_by_hand():
 
 
 def test_docs_example_is_reachable_by_legal_play():
-    # The example is a real game: replay it from its set-up (spec §2) with the bids and choices
+    # The example is a real game: replay it from its set-up (rules §2) with the bids and choices
     # the docs page lists, and reach exactly the documented final position.
     game = PositanoGame(num_players=2)
 
@@ -323,7 +323,7 @@ def test_docs_example_is_reachable_by_legal_play():
 
 
 def test_render_of_every_position_of_random_games():
-    # spec §1.2, §8: 4 cliff rows on 4×4, 5 on 5×5; the end shows the final scores (spec §5).
+    # rules §1.2, §8: 4 cliff rows on 4×4, 5 on 5×5; the end shows the final scores (rules §5).
     for cfg, rows in (({"num_players": 2}, 4), ({"num_players": 5}, 5)):
         game = PositanoGame(**cfg)
         state = game.new_initial_state(random.Random(1))

@@ -1,7 +1,7 @@
-"""Rules tests of the Positano engine; each cites the spec section it checks.
+"""Rules tests of the Positano engine; each cites the section of ``docs/rules/positano.md`` it checks.
 
 Positions are written by hand (``helpers.position``); expected values are worked out from the
-spec in the comments, not taken from the engine.
+rules in the comments, not taken from the engine.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from .helpers import load, play_random, pos, position, random_step
 ALL_CONFIGS = POSITANO
 CONFIG_IDS = POSITANO_IDS
 
-# spec §1.3 printed star table, ``STARS[card][set - 1]`` = (lot, block, build).
+# rules §1.3 printed star table, ``STARS[card][set - 1]`` = (lot, block, build).
 STARS = [
     [(0, 4, 5), (6, 3, 0), (5, 2, 2), (4, 1, 4), (3, 0, 6), (2, 6, 1)],
     [(1, 5, 3), (0, 4, 5), (6, 3, 0), (5, 2, 2), (4, 1, 4), (3, 0, 6)],
@@ -49,7 +49,7 @@ G1 = PositanoGame(num_players=1)
 
 
 # ---------------------------------------------------------------------------------------------
-# Set-up (spec §2, §7, §8)
+# Set-up (rules §2, §7, §8)
 # ---------------------------------------------------------------------------------------------
 
 # (config, lots removed, starting block tiles, starting build tiles, tiles per row)
@@ -66,7 +66,7 @@ SETUPS = [
 
 @pytest.mark.parametrize(("cfg", "removed", "blocks", "builds", "per_row"), SETUPS, ids=CONFIG_IDS)
 def test_setup_per_player_count(cfg, removed, blocks, builds, per_row):
-    # spec §2.2-7 (§7 solo = 2-player set-up, §8 5×5): lots removed face-up, one tile per player
+    # rules §2.2-7 (§7 solo = 2-player set-up, §8 5×5): lots removed face-up, one tile per player
     # per row (solo 2), starting tiles by icon, 1 + 15 blocks, 7 cards + 6 boosters, roofs.
     game = PositanoGame(**cfg)
     size = 5 if cfg["num_players"] >= 5 or cfg.get("board_size") == 5 else 4
@@ -93,7 +93,7 @@ def test_setup_per_player_count(cfg, removed, blocks, builds, per_row):
 
 @pytest.mark.parametrize("cfg", ALL_CONFIGS, ids=CONFIG_IDS)
 def test_goals_three_different_cards(cfg):
-    # spec §2.8, §1.8: 3 of the 6 cards with a random side; both faces never together; Centro
+    # rules §2.8, §1.8: 3 of the 6 cards with a random side; both faces never together; Centro
     # replaces Mezzo on 5×5.
     game = PositanoGame(**cfg)
     cards = [
@@ -113,7 +113,7 @@ def test_goals_three_different_cards(cfg):
 
 
 def test_solo_setup_reveals_otto_and_randomises_rows():
-    # spec §7: Otto's top card and booster are revealed before the player bids; the two tiles
+    # rules §7: Otto's top card and booster are revealed before the player bids; the two tiles
     # of each round-1 row are in random order.
     orders = set()
     for seed in range(40):
@@ -129,7 +129,7 @@ def test_solo_setup_reveals_otto_and_randomises_rows():
 
 
 def test_setup_is_deterministic_per_seed():
-    # Engine contract (DESIGN §3): same seed → same game; different seeds differ.
+    # Engine contract (docs/design.md): same seed → same game; different seeds differ.
     a = G2.new_initial_state(random.Random(7))
     b = G2.new_initial_state(random.Random(7))
     c = G2.new_initial_state(random.Random(8))
@@ -138,7 +138,7 @@ def test_setup_is_deterministic_per_seed():
 
 
 def test_configured_goals_and_solo_goal_sets():
-    # spec §7: solo_goal_set k = the k-th recommended set; an explicit goals list is used as is.
+    # rules §7: solo_goal_set k = the k-th recommended set; an explicit goals list is used as is.
     s = PositanoGame(num_players=1, solo_goal_set=2).new_initial_state(random.Random(0))
     assert s.goals == ["altezza", "equilibrato", "bordo"]
     s = PositanoGame(num_players=1, solo_goal_set=6).new_initial_state(random.Random(0))
@@ -148,7 +148,7 @@ def test_configured_goals_and_solo_goal_sets():
 
 
 # ---------------------------------------------------------------------------------------------
-# Rounds and end (spec §2, §6)
+# Rounds and end (rules §2, §6)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -166,7 +166,7 @@ def test_configured_goals_and_solo_goal_sets():
     ids=["1p", "2p", "3p", "4p", "4p5x5", "5p", "6p"],
 )
 def test_number_of_rounds(cfg, rounds):
-    # spec §2 "Rounds per player count", §6: the game ends after the round that took the last
+    # rules §2 "Rounds per player count", §6: the game ends after the round that took the last
     # lot tiles.
     game = PositanoGame(**cfg)
     assert game.num_rounds == rounds
@@ -176,18 +176,18 @@ def test_number_of_rounds(cfg, rounds):
     for c in range(game.num_colours):
         assert len(s.lots_taken[c]) == len(s.blocks_taken[c]) == rounds
         assert len(s.played_cards[c]) == len(s.played_boosters[c]) == rounds
-    # spec §6: with 2–3 players some block and build tiles stay undrawn (2p: 16 − 12 = 4).
+    # rules §6: with 2–3 players some block and build tiles stay undrawn (2p: 16 − 12 = 4).
     if cfg == {"num_players": 2}:
         assert len(s.block_stack) == len(s.build_stack) == 4
 
 
 # ---------------------------------------------------------------------------------------------
-# Bids and draft order (spec §3.1, §3.2)
+# Bids and draft order (rules §3.1, §3.2)
 # ---------------------------------------------------------------------------------------------
 
 
 def test_bid_strings_and_values():
-    # spec §3.1 example: 60/50/10 with +22 → Lot 82, Block 72, Build 32.
+    # rules §3.1 example: 60/50/10 with +22 → Lot 82, Block 72, Build 32.
     s = G2.new_initial_state(random.Random(0))
     assert s.action_to_string(bid_id(1, 22)) == "bid #1 (60/50/10) +22"
     assert s.action_to_string(bid_id(7, 5)) == "bid #7 (20/30/70) +5"
@@ -195,7 +195,7 @@ def test_bid_strings_and_values():
     assert s.bid(0) == (0, 5) and s.bid(1) == (3, 2)
     assert s.bid_values(0) == (82, 72, 32)
     assert s.bid_values(1) == (53, 53, 53)
-    # spec §3.1: played cards are public and leave the hand.
+    # rules §3.1: played cards are public and leave the hand.
     assert s.played_cards == [[0], [3]] and 0 not in s.hand_cards[0]
     assert s.draft_order("lot") == [0, 1] and s.draft_order("build") == [1, 0]
 
@@ -213,7 +213,7 @@ def _three_player_round_one():
 
 
 def test_draft_order_follows_descending_bids():
-    # spec §3.2-3.4: c0 #5 +5 = 75/25/35, c1 #6 +22 = 52/92/42, c2 #7 +13 = 33/43/83.
+    # rules §3.2-3.4: c0 #5 +5 = 75/25/35, c1 #6 +22 = 52/92/42, c2 #7 +13 = 33/43/83.
     s = _three_player_round_one()
     assert s.current_player() == SIMULTANEOUS
     s.apply_joint_action([bid_id(5, 5), bid_id(6, 22), bid_id(7, 13)])
@@ -228,7 +228,7 @@ def test_draft_order_follows_descending_bids():
         ("draft_lot", 0), ("draft_lot", 1), ("draft_lot", 2),
         ("draft_block", 1), ("draft_block", 2), ("draft_block", 0),
     ]
-    # spec §3.4: build tiles in build-bid order, each player building right after drafting.
+    # rules §3.4: build tiles in build-bid order, each player building right after drafting.
     assert (s.phase(), s.current_player()) == ("draft_build", 2)
     s.apply_action(s.legal_actions()[0])
     assert (s.phase(), s.current_player()) == ("build", 2)
@@ -238,7 +238,7 @@ def test_draft_order_follows_descending_bids():
 
 @pytest.mark.parametrize("card", range(7))
 def test_star_tie_break_every_pair_of_sets(card):
-    # spec §3.2 "Bidding ties": equal bids (same card and booster) → more stars for that tile
+    # rules §3.2 "Bidding ties": equal bids (same card and booster) → more stars for that tile
     # type drafts first; checked for all 15 pairs of star sets with the printed table (§1.3).
     for s1 in range(1, 7):
         for s2 in range(s1 + 1, 7):
@@ -260,7 +260,7 @@ def test_star_tie_break_every_pair_of_sets(card):
 
 
 # ---------------------------------------------------------------------------------------------
-# Block tiles, 2X/3X (spec §1.6, §3.3)
+# Block tiles, 2X/3X (rules §1.6, §3.3)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -287,13 +287,13 @@ def _block_position(personal, beach_blocks=(4, 13)):
 @pytest.mark.parametrize(
     ("tile", "personal", "choice", "after_personal", "after_general"),
     [
-        # 3X with 3 blocks: multiply → 9 (gain 6); flat → +3 (spec §1.6). General 16−3−2 = 11.
+        # 3X with 3 blocks: multiply → 9 (gain 6); flat → +3 (rules §1.6). General 16−3−2 = 11.
         (4, 3, 105, 9, 5),
         (4, 3, 106, 6, 8),
         # 2X with 3 blocks: multiply → 6 (gain 3); flat → +2.
         (13, 3, 105, 6, 8),
         (13, 3, 106, 5, 9),
-        # Short supply (spec §3.3): personal 10, general 16−10−2 = 4 → multiply gains only 4.
+        # Short supply (rules §3.3): personal 10, general 16−10−2 = 4 → multiply gains only 4.
         (4, 10, 105, 14, 0),
         (4, 10, 106, 13, 1),
         # 2X with personal 13 and general 1: both options gain the last block.
@@ -310,7 +310,7 @@ def test_two_x_three_x_choice(tile, personal, choice, after_personal, after_gene
     general = s.general[0]
     assert general == 16 - personal - 2
     s.apply_action(80 + tile)
-    # spec §1.6: the player chooses, as the next decision of the same player.
+    # rules §1.6: the player chooses, as the next decision of the same player.
     assert s.phase() == "block_choice" and s.current_player() == 0 and s.acting_colour() == 0
     assert s.legal_actions() == [105, 106]
     assert s.personal[0] == personal  # nothing gained before the choice
@@ -322,7 +322,7 @@ def test_two_x_three_x_choice(tile, personal, choice, after_personal, after_gene
 
 @pytest.mark.parametrize(("personal", "gain"), [(1, 5), (12, 2), (14, 0)])
 def test_plain_block_tile_capped_by_general_supply(personal, gain):
-    # spec §3.3: take as many blocks as the tile shows, only what is left in the general supply;
+    # rules §3.3: take as many blocks as the tile shows, only what is left in the general supply;
     # the tile is drafted either way. Tile 6 (id 46) shows 5 blocks.
     s = _block_position([personal, 2], beach_blocks=(6, 13))
     s.apply_action(80 + 6)
@@ -333,7 +333,7 @@ def test_plain_block_tile_capped_by_general_supply(personal, gain):
 
 
 # ---------------------------------------------------------------------------------------------
-# Building (spec §4)
+# Building (rules §4)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -369,7 +369,7 @@ def _build_position(lot, beach_builds, personal):
     ],
 )
 def test_height_limits(lot, tile, personal, heights):
-    # spec §4: 1 ≤ h ≤ min(level + bonus, blocks held); never above level + 2.
+    # rules §4: 1 ≤ h ≤ min(level + bonus, blocks held); never above level + 2.
     s = _build_position(lot, [tile, 15 if tile != 15 else 14], [personal, 2])
     assert s.current_player() == 0
     s.apply_action(107 + tile)
@@ -381,12 +381,12 @@ def test_height_limits(lot, tile, personal, heights):
     s.apply_action(131 + heights[-1])
     p = pos(lot)
     assert (s.owner[p], s.height[p]) == (0, heights[-1])
-    assert s.roof[p] == {2: 3, 7: 1, 5: 2, 12: 1}[tile]  # the tile's roof (spec §1.7)
+    assert s.roof[p] == {2: 3, 7: 1, 5: 2, 12: 1}[tile]  # the tile's roof (rules §1.7)
     assert s.personal[0] == personal - heights[-1]
 
 
 def test_height_limit_on_5x5_level_five():
-    # spec §4 and §8: a level-5 lot with a +2 tile allows 7 blocks; row-5 lots give 1 gelato.
+    # rules §4 and §8: a level-5 lot with a +2 tile allows 7 blocks; row-5 lots give 1 gelato.
     game = PositanoGame(num_players=4, board_size=5)
     s = load(
         game,
@@ -403,13 +403,13 @@ def test_height_limit_on_5x5_level_five():
     assert s.draft_order("build") == [0, 2, 1, 3]
     s.apply_action(107 + 9)  # tile 69: Bronze +2, Add-On
     assert s.legal_actions() == [132, 133, 134, 135, 136, 137, 138]
-    # spec §1.5 (5×5), §5.2: lot 5A 1 + block tile 40 1 + card #7 0 + booster +22 0.
+    # rules §1.5 (5×5), §5.2: lot 5A 1 + block tile 40 1 + card #7 0 + booster +22 0.
     assert s.gelato_parts(0)["lots"] == 1 and s.gelato(0) == 2
 
 
 @pytest.mark.parametrize("tile", [6, 15])
 def test_no_blocks_no_building_no_extra_action(tile):
-    # spec §4 + Decisions: a player without blocks does not build, the lot stays empty for the
+    # rules §4 + Decisions: a player without blocks does not build, the lot stays empty for the
     # rest of the game and there is no extra action (tile 66 Add-On +1; tile 75 Remodel
     # Bronze→Silver — c0's Bronze 2A would be a target of both).
     s = _build_position("2B", [6, 15], [0, 2])
@@ -450,7 +450,7 @@ def _late_position(beach_builds, personal):
 
 
 def test_add_on_targets_own_buildings_within_limit():
-    # spec §4: Add-On on one's own buildings (the one just built included) whose height stays
+    # rules §4: Add-On on one's own buildings (the one just built included) whose height stays
     # ≤ regulation height + the tile's bonus; tile 66 is Bronze +1 Add-On.
     s = _late_position([6, 9], [5, 3])
     s.apply_action(107 + 6)
@@ -467,7 +467,7 @@ def test_add_on_targets_own_buildings_within_limit():
 
 
 def test_add_on_plus_two_and_just_built_at_limit():
-    # spec §4: tile 67 (Bronze +2 Add-On): 2B built to 4 = level + 2 is not a target; 3C (4 < 5)
+    # rules §4: tile 67 (Bronze +2 Add-On): 2B built to 4 = level + 2 is not a target; 3C (4 < 5)
     # now is.
     s = _late_position([7, 9], [6, 3])
     s.apply_action(107 + 7)
@@ -479,7 +479,7 @@ def test_add_on_plus_two_and_just_built_at_limit():
 
 
 def test_add_on_needs_a_block():
-    # spec §4: the Add-On block comes from the personal supply; with none left, no Add-On step.
+    # rules §4: the Add-On block comes from the personal supply; with none left, no Add-On step.
     s = _late_position([6, 9], [3, 3])
     s.apply_action(107 + 6)
     s.apply_action(131 + 3)
@@ -488,7 +488,7 @@ def test_add_on_needs_a_block():
 
 
 def test_remodel_own_buildings_one_rank_below():
-    # spec §4, §1.7: tile 75 (Silver, Remodel Bronze→Silver) upgrades one of c0's own Bronze
+    # rules §4, §1.7: tile 75 (Silver, Remodel Bronze→Silver) upgrades one of c0's own Bronze
     # buildings; then c1's tile 74 (Gold, Remodel Silver→Gold) offers only c1's Silver ones.
     s = _late_position([15, 14], [5, 3])
     assert s.roofs_left == [3, 4, 5]  # Bronze 2A 1D 3C; Silver 1B 4B; Gold 3A
@@ -511,7 +511,7 @@ def test_remodel_own_buildings_one_rank_below():
 
 
 def test_remodel_without_target_is_not_offered():
-    # spec §4: c0 owns no Silver building, so tile 74 (Silver→Gold) has no target: no step.
+    # rules §4: c0 owns no Silver building, so tile 74 (Silver→Gold) has no target: no step.
     s = _late_position([14, 15], [5, 3])
     s.apply_action(107 + 14)
     s.apply_action(131 + 1)
@@ -519,7 +519,7 @@ def test_remodel_without_target_is_not_offered():
 
 
 def test_refresh_draws_from_the_stack_tops():
-    # spec §3.5: after the last build of the round, each row gets the next tiles of its stack.
+    # rules §3.5: after the last build of the round, each row gets the next tiles of its stack.
     s = load(
         G2,
         phase="draft_build",
@@ -550,7 +550,7 @@ def test_refresh_draws_from_the_stack_tops():
 
 
 # ---------------------------------------------------------------------------------------------
-# Solo (spec §7)
+# Solo (rules §7)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -570,7 +570,7 @@ def _solo_round_one():
 
 
 def test_solo_higher_bid_takes_the_leftmost_tile():
-    # spec §7: Otto's #1 +5 (65/55/15) is shown; the player bids #7 +22 (42/52/92). Otto wins
+    # rules §7: Otto's #1 +5 (65/55/15) is shown; the player bids #7 +22 (42/52/92). Otto wins
     # lot and block → leftmost 2B and block tile 41 (3); the player wins build → tile 60.
     s = _solo_round_one()
     assert s.bid(1) == (0, 0) and s.bid(0) is None and s.bid_values(1) == (65, 55, 15)
@@ -596,7 +596,7 @@ def test_solo_higher_bid_takes_the_leftmost_tile():
 
 
 def test_solo_ties_use_each_colours_stars():
-    # spec §7 + §3.2: the player (set 1) and Otto (set 2) both bid #1 +5. Card #1 stars: set 1
+    # rules §7 + §3.2: the player (set 1) and Otto (set 2) both bid #1 +5. Card #1 stars: set 1
     # 0/4/5, set 2 6/3/0 → Otto wins the lot, the player wins block and build.
     s = _solo_round_one()
     s.apply_action(bid_id(1, 5))
@@ -630,7 +630,7 @@ def _solo_round_two():
 
 
 def test_solo_player_decides_for_otto_without_crossing_colours():
-    # spec §7: Otto #4 +21 = 61/61/61; the player #1 +5 = 65/55/15. The player takes lot 2C;
+    # rules §7: Otto #4 +21 = 61/61/61; the player #1 +5 = 65/55/15. The player takes lot 2C;
     # Otto takes 4A, the 3X tile and the Add-On tile 66; the player 2X and Remodel tile 75.
     s = _solo_round_two()
     s.apply_action(bid_id(1, 5))
@@ -665,7 +665,7 @@ def test_solo_player_decides_for_otto_without_crossing_colours():
 
 
 # ---------------------------------------------------------------------------------------------
-# Scoring (spec §5, §7)
+# Scoring (rules §5, §7)
 # ---------------------------------------------------------------------------------------------
 
 
@@ -691,7 +691,7 @@ def _final_position(game, personal):
     )
 
 
-# Hand computation (spec §5):
+# Hand computation (rules §5):
 #   buildings: c0 1A 1×1 = 1, 2B hidden by 1B (2 − 1 = 1 block) → 0; c1 1B 2×3 = 6, 3D 3×1 = 3.
 #   gelato: c0 cards #1–#4 4 + boosters 3 + block tiles 40, 50 2 + build tiles 60, 64 4 = 13;
 #           c1 cards #2–#4 3 + boosters 3 + block tiles 43, 51 2 = 8.
@@ -701,7 +701,7 @@ C0_TOTAL, C1_TOTAL = 1 + 13 + 3 + 4 + 6, 9 + 8 + 0 + 4 + 0
 
 
 def test_final_scores_and_breakdown():
-    # spec §5: score = buildings + gelato + goals; highest total wins.
+    # rules §5: score = buildings + gelato + goals; highest total wins.
     s = _final_position(G2, [3, 0])
     assert s.is_terminal() and s.current_player() == TERMINAL
     assert s.scores() == [C0_TOTAL, C1_TOTAL] == [27, 21]
@@ -718,7 +718,7 @@ def test_final_scores_and_breakdown():
 
 
 def test_tied_scores_share_the_win():
-    # spec §5: without leftover blocks c0 loses Eccesso: 21 vs 21, a shared win.
+    # rules §5: without leftover blocks c0 loses Eccesso: 21 vs 21, a shared win.
     s = _final_position(G2, [0, 0])
     assert s.scores() == [21, 21]
     assert s.winners() == [0, 1] and s.returns() == [0.0, 0.0]
@@ -727,7 +727,7 @@ def test_tied_scores_share_the_win():
 
 
 def test_solo_score_is_the_lower_of_the_two():
-    # spec §7: the player's result = min(own 27, Otto 21) = 21; returns = 21 / 100.
+    # rules §7: the player's result = min(own 27, Otto 21) = 21; returns = 21 / 100.
     s = _final_position(G1, [3, 0])
     assert s.scores() == [21.0]
     (b,) = s.score_breakdown()
@@ -739,7 +739,7 @@ def test_solo_score_is_the_lower_of_the_two():
 
 
 def test_scores_during_play_use_the_same_formula():
-    # spec §5 on the set-up position: no building, no gelato; Eccesso: both keep 1 block, tied
+    # rules §5 on the set-up position: no building, no gelato; Eccesso: both keep 1 block, tied
     # for 1st → split 9 → 4 each (§5.3).
     s = load(
         G2,
@@ -812,7 +812,7 @@ def _unchanged_after(state, call):
 
 
 def test_illegal_bids_change_nothing():
-    # spec §3.1: only (card, booster) pairs in hand; split-bid ids and the no-op never.
+    # rules §3.1: only (card, booster) pairs in hand; split-bid ids and the no-op never.
     s = G2.new_initial_state(random.Random(1))
     err = _unchanged_after(s, lambda: s.apply_action(0))
     assert "apply_joint_action" in str(err)
@@ -955,7 +955,7 @@ def test_malformed_documents_outside_the_state():
         G2.state_from_json({"schema": 1, "game": "rapa_nui", "state": _good()})
     with pytest.raises(StateFormatError, match="differs"):
         G2.state_from_json(_doc(_good(), config={"num_players": 3}))
-    # Solo has no draft decisions (spec §7).
+    # Solo has no draft decisions (rules §7).
     d = position(G1, removed=["1A", "1C", "3D", "4D"], beach_lots=["2B", "3A"],
                  beach_blocks=[1, 0], beach_builds=[0, 1], cards=[[3], [0]],
                  boosters=[[5], [0]], otto_cards=[6, 5, 4, 3, 2, 1],
@@ -966,7 +966,7 @@ def test_malformed_documents_outside_the_state():
 
 
 def test_add_on_phase_needs_a_target_in_json():
-    # spec §4: the Add-On decision exists only with an Add-On tile, a block and a target.
+    # rules §4: the Add-On decision exists only with an Add-On tile, a block and a target.
     s = _late_position([6, 9], [5, 3])
     s.apply_action(107 + 6)
     s.apply_action(132)
@@ -1000,7 +1000,7 @@ def test_json_and_clone_round_trips(cfg):
 
 
 def test_resample_hidden_changes_only_hidden_orders():
-    # DESIGN §4: the stack orders (and Otto's deck order) are hidden; nothing public changes.
+    # docs/design.md, "Information hygiene": the stack orders (and Otto's deck order) are hidden; nothing public changes.
     for game in (G2, G1):
         s = game.new_initial_state(random.Random(11))
         differs = False

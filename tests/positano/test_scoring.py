@@ -1,7 +1,7 @@
-"""Hand-worked tests of Positano final scoring (spec §5: sea view, goals and their tie rules).
+"""Hand-worked tests of Positano final scoring (rules §5: sea view, goals and their tie rules).
 
-Every expected value below is worked out by hand from the rules specification
-(``shared/rules/positano.md``); the working is in the comments. Positions are written as lot
+Every expected value below is worked out by hand from the rules reference
+(``docs/rules/positano.md``); the working is in the comments. Positions are written as lot
 names ("2C" = row 2, column C); the helper turns them into the shared 25-entry arrays
 (pos = r * 5 + c, r = row - 1).
 """
@@ -73,12 +73,12 @@ def keys(goal: str, spec, num_colours: int, size: int = 4, supply=None):
 
 
 def test_goal_names_and_competition_set():
-    # spec §1.8: 12 goals on 6 double-sided cards, Centro replacing Mezzo on 5×5.
+    # rules §1.8: 12 goals on 6 double-sided cards, Centro replacing Mezzo on 5×5.
     assert GOAL_NAMES == (
         "grande", "piccolo", "solitario", "gruppo", "eccesso", "equilibrato", "dietro",
         "colonna", "bordo", "mezzo", "centro", "perfetto", "altezza",
     )  # fmt: skip
-    # spec §5.3: the 6 / 3 goals.
+    # rules §5.3: the 6 / 3 goals.
     assert (
         frozenset(("grande", "gruppo", "eccesso", "dietro", "colonna", "bordo", "mezzo", "centro"))
         == COMPETITION_GOALS
@@ -103,7 +103,7 @@ def test_scoring_imports_only_the_standard_library_and_the_component_tables():
 
 
 # ------------------------------------------------------------------------------------------------
-# Sea view (spec §1.2 elevation model, §5.1 algorithm)
+# Sea view (rules §1.2 elevation model, §5.1 algorithm)
 #
 # Pictures show one column from the side, the sea on the left. A block on row r that is the j-th
 # block of its building sits at elevation r + j - 1. "v" = block with a view, "x" = hidden
@@ -113,7 +113,7 @@ def test_scoring_imports_only_the_standard_library_and_the_component_tables():
 
 
 def test_sea_view_spec_example_two_blocks_behind_two_blocks():
-    # spec §5.1 example: 1C has 2 blocks (elevations 1-2), 2C has 2 blocks (elevations 2-3).
+    # rules §5.1 example: 1C has 2 blocks (elevations 1-2), 2C has 2 blocks (elevations 2-3).
     #
     #  elev 4 |         ^
     #  elev 3 |   ^     v      2C's top block (elev 3) is above 1C's top (elev 2): view
@@ -127,7 +127,7 @@ def test_sea_view_spec_example_two_blocks_behind_two_blocks():
 
 
 def test_sea_view_spec_example_three_blocks_hide_two():
-    # spec §5.1 example: were 1C 3 blocks tall, its 3rd block hides 2C's 2nd block too.
+    # rules §5.1 example: were 1C 3 blocks tall, its 3rd block hides 2C's 2nd block too.
     #
     #  elev 3 |   v     x
     #  elev 2 |   v     x
@@ -139,7 +139,7 @@ def test_sea_view_spec_example_three_blocks_hide_two():
 
 
 def test_roofs_never_block():
-    # spec §5.1: a block partly obscured by the tip of a roof in front still counts.
+    # rules §5.1: a block partly obscured by the tip of a roof in front still counts.
     # Column A: 1A = 1 block under a Gold roof, 2A = 1 block under Bronze.
     #
     #  elev 2 |   ^     v      1A's roof tip is level with 2A's block, but roofs never block
@@ -160,7 +160,7 @@ def test_roofs_never_block():
 
 
 def test_tall_front_building_hides_several_rows():
-    # spec §5.1: column B with 1B = 3 blocks (elev 1-3) and 1-block buildings on 2B, 3B, 4B.
+    # rules §5.1: column B with 1B = 3 blocks (elev 1-3) and 1-block buildings on 2B, 3B, 4B.
     #
     #  elev 4 |   ^     ^     ^     v
     #  elev 3 |   v     .     x     =      3B (elev 3) is level with 1B's 3rd block
@@ -174,7 +174,7 @@ def test_tall_front_building_hides_several_rows():
 
 
 def test_hidden_part_is_the_max_over_all_buildings_in_front():
-    # spec §5.1: column D with 1D = 3 (elev 1-3), 2D empty, 3D = 4 (elev 3-6), 4D = 5 (elev 4-8).
+    # rules §5.1: column D with 1D = 3 (elev 1-3), 2D empty, 3D = 4 (elev 3-6), 4D = 5 (elev 4-8).
     #
     #  elev 8 |                     v
     #  elev 7 |                     v
@@ -195,7 +195,7 @@ def test_hidden_part_is_the_max_over_all_buildings_in_front():
 
 
 def test_columns_do_not_hide_each_other():
-    # spec §5.1: only buildings in the same column count. 1A = 3 blocks stands in front-left of
+    # rules §5.1: only buildings in the same column count. 1A = 3 blocks stands in front-left of
     # 2B = 1 block; a different column, so 2B keeps its view.
     #
     #  column A: elev 1-3 v v v at 1A          column B: elev 2  v at 2B
@@ -204,7 +204,7 @@ def test_columns_do_not_hide_each_other():
 
 
 def test_sea_view_on_5x5_column_e():
-    # spec §1.2, §8: the 5×5 cliff has rows 1-5; same elevation model.
+    # rules §1.2, §8: the 5×5 cliff has rows 1-5; same elevation model.
     # Column E: 1E = 1 (elev 1), 2E = 3 (elev 2-4), 3E = 2 (elev 3-4), 4E = 6 (elev 4-9),
     # 5E = 7 (elev 5-11).
     #
@@ -233,14 +233,14 @@ def test_sea_view_on_5x5_column_e():
 
 
 def test_colour_building_points_sums_per_colour():
-    # spec §5.1: the §5.1 example pair with owners. 1C colour 1 (2 blocks, Silver) -> 2x2 = 4;
+    # rules §5.1: the §5.1 example pair with owners. 1C colour 1 (2 blocks, Silver) -> 2x2 = 4;
     # 2C colour 0 (1 viewing block, Gold) -> 3; 4A colour 0 (4 blocks, Bronze) -> 4.
     owner, height, roof = cliff({"1C": (1, 2, S), "2C": (0, 2, G), "4A": (0, 4, B)})
     assert colour_building_points(owner, height, roof, 2, 4) == [7, 4]
 
 
 def test_sea_view_rejects_bad_boards():
-    # Shared conventions: 25 entries; 4×4 positions with r or c = 4 stay empty; spec §4 height
+    # Shared conventions: 25 entries; 4×4 positions with r or c = 4 stay empty; rules §4 height
     # limit = level + 2.
     with pytest.raises(ValueError, match="25 entries"):
         visible_blocks([0] * 16, 4)
@@ -259,46 +259,46 @@ def test_sea_view_rejects_bad_boards():
 
 
 # ------------------------------------------------------------------------------------------------
-# Competition ranking (spec §5.3)
+# Competition ranking (rules §5.3)
 # ------------------------------------------------------------------------------------------------
 
 
 def test_competition_clear_first_and_second():
-    # spec §5.3: 1st = 6, 2nd = 3, the rest 0.
+    # rules §5.3: 1st = 6, 2nd = 3, the rest 0.
     assert competition_points([(3, 7), (2, 5), (1, 1)]) == [6, 3, 0]
 
 
 def test_competition_tie_on_count_broken_by_blocks():
-    # spec §5.3: equal building counts -> more blocks is ahead.
+    # rules §5.3: equal building counts -> more blocks is ahead.
     assert competition_points([(2, 5), (2, 6)]) == [3, 6]
 
 
 def test_competition_two_way_tie_for_first_splits_nine_and_nobody_is_second():
-    # spec §5.3: 9 // 2 = 4 each; the third colour does not move up to 2nd.
+    # rules §5.3: 9 // 2 = 4 each; the third colour does not move up to 2nd.
     assert competition_points([(2, 5), (2, 5), (1, 1)]) == [4, 4, 0]
 
 
 def test_competition_three_way_tie_for_first():
-    # spec §5.3: 9 // 3 = 3 each, the fourth colour gets nothing.
+    # rules §5.3: 9 // 3 = 3 each, the fourth colour gets nothing.
     assert competition_points([(1, 3), (1, 3), (0, 0), (1, 3)]) == [3, 3, 0, 3]
 
 
 def test_competition_many_way_ties_for_first_round_down():
-    # spec §5.3: 9 // 4 = 2, 9 // 5 = 1, 9 // 6 = 1.
+    # rules §5.3: 9 // 4 = 2, 9 // 5 = 1, 9 // 6 = 1.
     assert competition_points([(1, 1)] * 4) == [2, 2, 2, 2]
     assert competition_points([(1, 1)] * 5 + [None]) == [1, 1, 1, 1, 1, 0]
     assert competition_points([(1, 1)] * 6) == [1] * 6
 
 
 def test_competition_ties_for_second_split_three():
-    # spec §5.3: 3 // 2 = 1 each, 3 // 3 = 1 each, 3 // 4 = 0 each.
+    # rules §5.3: 3 // 2 = 1 each, 3 // 3 = 1 each, 3 // 4 = 0 each.
     assert competition_points([(3, 1), (2, 5), (2, 5)]) == [6, 1, 1]
     assert competition_points([(2, 2), (3, 0), (2, 2), (1, 9), (2, 2)]) == [1, 6, 1, 0, 1]
     assert competition_points([(9, 9), (1, 1), (1, 1), (1, 1), (1, 1)]) == [6, 0, 0, 0, 0]
 
 
 def test_competition_no_item_scores_nothing_and_never_takes_second():
-    # spec §5.3 eligibility: a colour with no counted item (None) is not ranked.
+    # rules §5.3 eligibility: a colour with no counted item (None) is not ranked.
     assert competition_points([None, (1, 1), None]) == [0, 6, 0]
     assert competition_points([(2, 2), None, None]) == [6, 0, 0]
     assert competition_points([None, None]) == [0, 0]
@@ -313,12 +313,12 @@ def test_competition_points_rejects_bad_keys():
 
 
 # ------------------------------------------------------------------------------------------------
-# Per-item and threshold goals (spec §1.8, §5.3)
+# Per-item and threshold goals (rules §1.8, §5.3)
 # ------------------------------------------------------------------------------------------------
 
 
 def test_piccolo_three_per_building_below_regulation_height():
-    # spec §1.8 Piccolo: 3 per building with height < level.
+    # rules §1.8 Piccolo: 3 per building with height < level.
     # colour 0: 2A=1 (<2 yes), 4A=3 (<4 yes), 4B=4 (no), 1C=1 (= level, no) -> 2 x 3 = 6
     # colour 1: 3D=2 (yes), 3C=1 (yes), 4C=1 (yes) -> 9;  colour 2: 1D=3 (no) -> 0
     spec = {
@@ -330,7 +330,7 @@ def test_piccolo_three_per_building_below_regulation_height():
 
 
 def test_piccolo_and_perfetto_on_level_5():
-    # spec §8: 5×5 row 5 has regulation height 5. 5A=5 is Perfetto (2), 5B=4 is Piccolo (3),
+    # rules §8: 5×5 row 5 has regulation height 5. 5A=5 is Perfetto (2), 5B=4 is Piccolo (3),
     # 5C=7 is neither.
     spec = {"5A": (0, 5, B), "5B": (0, 4, B), "5C": (0, 7, B)}
     assert score("perfetto", spec, 4, size=5) == [2, 0, 0, 0]
@@ -338,7 +338,7 @@ def test_piccolo_and_perfetto_on_level_5():
 
 
 def test_perfetto_two_per_building_at_regulation_height():
-    # spec §1.8 Perfetto: 2 per building with height == level.
+    # rules §1.8 Perfetto: 2 per building with height == level.
     # colour 0: 1A=1 yes, 2B=2 yes, 3C=4 no, 4D=4 yes -> 6;  colour 1: 1B=2 no, 2C=1 no -> 0
     spec = {
         "1A": (0, 1, B), "2B": (0, 2, B), "3C": (0, 4, B), "4D": (0, 4, B),
@@ -348,7 +348,7 @@ def test_perfetto_two_per_building_at_regulation_height():
 
 
 def test_solitario_orthogonal_own_colour_only():
-    # spec §1.8 Solitario: 2 per building with no orthogonally adjacent building of its colour;
+    # rules §1.8 Solitario: 2 per building with no orthogonally adjacent building of its colour;
     # diagonals and other colours do not matter [R p.9].
     #
     #   row 4 |  .  .  1  .
@@ -368,14 +368,14 @@ def test_solitario_orthogonal_own_colour_only():
 
 
 def test_solitario_does_not_wrap_around_rows_on_5x5():
-    # spec §1.8: 1E (pos 4) and 2A (pos 5) are consecutive indices but not neighbours; 1E and
+    # rules §1.8: 1E (pos 4) and 2A (pos 5) are consecutive indices but not neighbours; 1E and
     # 2E are. colour 0: 1E, 2A alone -> 4. colour 1: 5E alone, 4A-5A together -> 2.
     spec = {"1E": (0, 1, B), "2A": (0, 1, B), "5E": (1, 1, B), "4A": (1, 1, B), "5A": (1, 1, B)}
     assert score("solitario", spec, 4, size=5) == [4, 2, 0, 0]
 
 
 def test_altezza_two_per_distinct_height():
-    # spec §1.8 Altezza: height = blocks, not elevation [R p.9].
+    # rules §1.8 Altezza: height = blocks, not elevation [R p.9].
     # colour 0: 1A=1, 2A=1, 3C=2, 4C=3 -> {1, 2, 3} -> 6.
     # colour 1: 1B=2 and 3B=2 (elevations differ, heights equal) -> {2} -> 2.  colour 2: none.
     spec = {
@@ -386,7 +386,7 @@ def test_altezza_two_per_distinct_height():
 
 
 def test_equilibrato_once_for_all_three_roofs():
-    # spec §1.8 Equilibrato: 5 once for >= 1 Bronze, Silver and Gold roof.
+    # rules §1.8 Equilibrato: 5 once for >= 1 Bronze, Silver and Gold roof.
     # colour 0: B, S, G -> 5.  colour 1: B, B, S -> 0.  colour 2: B, S, G, G -> 5 (once).
     # colour 3: nothing -> 0.
     spec = {
@@ -398,7 +398,7 @@ def test_equilibrato_once_for_all_three_roofs():
 
 
 def test_empty_lot_with_an_owner_counts_for_nothing():
-    # spec §4: a lot drafted by a player with no blocks stays empty; it is no building.
+    # rules §4: a lot drafted by a player with no blocks stays empty; it is no building.
     owner, height, roof = cliff({"1A": (0, 1, B)})
     owner[lot("2A")] = 0
     assert goal_points("solitario", owner, height, roof, [0, 0], 2, 4) == [2, 0]
@@ -406,12 +406,12 @@ def test_empty_lot_with_an_owner_counts_for_nothing():
 
 
 # ------------------------------------------------------------------------------------------------
-# Competition goals (spec §1.8, §5.3)
+# Competition goals (rules §1.8, §5.3)
 # ------------------------------------------------------------------------------------------------
 
 
 def test_grande_tie_on_count_broken_by_blocks_of_counted_buildings():
-    # spec §1.8 Grande: buildings with height > level; tie -> blocks in those buildings.
+    # rules §1.8 Grande: buildings with height > level; tie -> blocks in those buildings.
     # colour 0: 1A=2 (>1), 2B=3 (>2), 3C=3 (= level, not counted) -> (2, 5)
     # colour 1: 1B=3 (>1), 2C=4 (>2) -> (2, 7)
     # colour 2: 4D=5 (>4), 1D=1 (no) -> (1, 5)
@@ -426,7 +426,7 @@ def test_grande_tie_on_count_broken_by_blocks_of_counted_buildings():
 
 
 def test_grande_three_way_tie_for_first_and_ineligible_fourth():
-    # spec §5.3: (1, 3) three times -> 9 // 3 = 3 each; colour 3's only building 1D=1 is not
+    # rules §5.3: (1, 3) three times -> 9 // 3 = 3 each; colour 3's only building 1D=1 is not
     # above level -> no item -> 0.
     spec = {"1A": (0, 3, B), "1B": (1, 3, B), "2C": (2, 3, B), "1D": (3, 1, B)}
     assert keys("grande", spec, 4) == [(1, 3), (1, 3), (1, 3), None]
@@ -434,14 +434,14 @@ def test_grande_three_way_tie_for_first_and_ineligible_fourth():
 
 
 def test_grande_solo_two_colours():
-    # spec §7: solo is a 2-colour game (Otto Amalfi = colour 1). Only colour 0 has a building
+    # rules §7: solo is a 2-colour game (Otto Amalfi = colour 1). Only colour 0 has a building
     # above level (1A=2) -> 6; Otto has 1B=1 only -> no item -> 0.
     spec = {"1A": (0, 2, B), "1B": (1, 1, B)}
     assert score("grande", spec, 2) == [6, 0]
 
 
 def test_gruppo_l_shape_against_square_tie_broken_by_blocks():
-    # spec §1.8 Gruppo: size of the largest orthogonal group, then its blocks.
+    # rules §1.8 Gruppo: size of the largest orthogonal group, then its blocks.
     #
     #   row 4 |  1  1  .  .
     #   row 3 |  1  1  .  0
@@ -450,7 +450,7 @@ def test_gruppo_l_shape_against_square_tie_broken_by_blocks():
     #            A  B  C  D
     # colour 0: L 1C(1)-1D(1)-2D(2)-3D(3) -> 4 buildings, 7 blocks.
     # colour 1: 2×2 square 3A,3B,4A,4B of 1 block each -> 4 buildings, 4 blocks.
-    # (Distinct buildings, spec §9 item 7a: BGA would inflate the square to 6.)
+    # (Distinct buildings, rules §9 item 7a: BGA would inflate the square to 6.)
     # colour 2: 1B alone -> (1, 1). Ranking: colour 0 6, colour 1 3, colour 2 0.
     spec = {
         "1C": (0, 1, B), "1D": (0, 1, B), "2D": (0, 2, B), "3D": (0, 3, B),
@@ -462,7 +462,7 @@ def test_gruppo_l_shape_against_square_tie_broken_by_blocks():
 
 
 def test_gruppo_counts_distinct_buildings():
-    # spec §9 item 7a: two adjacent buildings are a group of 2 (not 3), a row of 4 is 4 (not 6).
+    # rules §9 item 7a: two adjacent buildings are a group of 2 (not 3), a row of 4 is 4 (not 6).
     spec = {
         "1A": (0, 1, B), "1B": (0, 1, B),
         "4A": (1, 1, B), "4B": (1, 1, B), "4C": (1, 1, B), "4D": (1, 2, B),
@@ -471,7 +471,7 @@ def test_gruppo_counts_distinct_buildings():
 
 
 def test_gruppo_equal_sized_groups_use_the_one_with_most_blocks():
-    # spec §5.3 Gruppo: a colour with several largest groups uses the one with the most blocks.
+    # rules §5.3 Gruppo: a colour with several largest groups uses the one with the most blocks.
     # colour 0: {1A=1, 2A=1} (2 blocks) and {1C=3, 1D=3} (6 blocks) -> (2, 6)
     #   (not the sum 8 of both groups, not the first group found).
     # colour 1: {3C=3, 3D=4} -> (2, 7).   colour 2: 4A=6 alone -> (1, 6).
@@ -486,13 +486,13 @@ def test_gruppo_equal_sized_groups_use_the_one_with_most_blocks():
 
 
 def test_gruppo_full_tie_splits_nine():
-    # spec §5.3: both colours have one pair of 1-block buildings -> (2, 2) each -> 4 each.
+    # rules §5.3: both colours have one pair of 1-block buildings -> (2, 2) each -> 4 each.
     spec = {"1A": (0, 1, B), "2A": (0, 1, B), "1C": (1, 1, B), "1D": (1, 1, B)}
     assert score("gruppo", spec, 2) == [4, 4]
 
 
 def test_eccesso_leftover_blocks_no_tiebreak():
-    # spec §5.3 Eccesso: the key is the leftover personal supply itself; 0 never scores.
+    # rules §5.3 Eccesso: the key is the leftover personal supply itself; 0 never scores.
     # [3, 3, 0, 1]: colours 0 and 1 tie for 1st -> 4 each, nobody 2nd, colour 3 gets 0.
     # Buildings on the cliff play no part.
     spec = {"4A": (0, 6, B), "1B": (1, 1, B)}
@@ -505,7 +505,7 @@ def test_eccesso_leftover_blocks_no_tiebreak():
 
 
 def test_dietro_back_rows_on_4x4():
-    # spec §1.8 Dietro (4×4): rows 3-4.
+    # rules §1.8 Dietro (4×4): rows 3-4.
     # colour 0: 3A=2, 4B=3 -> (2, 5); 2C=4 is row 2, not counted.
     # colour 1: 4A=4, 3D=1 -> (2, 5).   colour 2: 4C=6 -> (1, 6).
     # colours 0 and 1 tie on count and blocks -> 4 each; nobody 2nd, so colour 2 gets 0.
@@ -519,7 +519,7 @@ def test_dietro_back_rows_on_4x4():
 
 
 def test_dietro_back_rows_on_5x5_with_five_colours():
-    # spec §1.8, §8 Dietro (5×5): rows 4-5; row 3 does not count.
+    # rules §1.8, §8 Dietro (5×5): rows 4-5; row 3 does not count.
     # colour 0: 4A=1, 5A=1 -> (2, 2).   colour 1: 3B=5 (row 3, no), 5C=7 -> (1, 7).
     # colour 2: 3C=1 only -> none.   colour 3: 4E=4 -> (1, 4).   colour 4: 1A=1 -> none.
     # -> 6, 3, 0, 0, 0.
@@ -535,7 +535,7 @@ def test_dietro_back_rows_on_5x5_with_five_colours():
 
 
 def test_colonna_best_column_then_blocks():
-    # spec §1.8 Colonna: each colour's best single column by count, then blocks.
+    # rules §1.8 Colonna: each colour's best single column by count, then blocks.
     # colour 0: column A 1A, 2A, 3A (1 block each) -> (3, 3); column C 4C=6 -> (1, 6);
     #   best = (3, 3) (count first, not the column with most blocks).
     # colour 1: column D 1D, 2D, 3D (2 blocks each) -> (3, 6).
@@ -551,13 +551,13 @@ def test_colonna_best_column_then_blocks():
 
 
 def test_colonna_solo_tie():
-    # spec §5.3: solo, each colour has one 1-block building -> (1, 1) each -> 9 // 2 = 4 each.
+    # rules §5.3: solo, each colour has one 1-block building -> (1, 1) each -> 9 // 2 = 4 each.
     spec = {"1A": (0, 1, B), "1B": (1, 1, B)}
     assert score("colonna", spec, 2) == [4, 4]
 
 
 def test_bordo_outer_columns_on_4x4():
-    # spec §1.8 Bordo (4×4): columns A and D.
+    # rules §1.8 Bordo (4×4): columns A and D.
     # colour 0: 1A=1, 4D=6 -> (2, 7); 2B=4 not counted.
     # colour 1: 2A=2, 3D=3 -> (2, 5); 3C=5 not counted.   colour 2: 4A=4 -> (1, 4).
     spec = {
@@ -570,7 +570,7 @@ def test_bordo_outer_columns_on_4x4():
 
 
 def test_bordo_outer_columns_on_5x5_with_six_colours():
-    # spec §1.8, §8 Bordo (5×5): columns A and E; column D does not count.
+    # rules §1.8, §8 Bordo (5×5): columns A and E; column D does not count.
     # colour 0: 1E=1, 5A=5 -> (2, 6).   colour 1: 1D=3, 2D=4 (column D, no), 3E=1 -> (1, 1).
     # colour 2: 2A=1 -> (1, 1).   colour 3: nothing -> none.   colour 4: 4E=1 -> (1, 1).
     # colour 5: 4D=6 only -> none.
@@ -587,7 +587,7 @@ def test_bordo_outer_columns_on_5x5_with_six_colours():
 
 
 def test_mezzo_inner_columns_on_4x4():
-    # spec §1.8 Mezzo (4×4): columns B and C.
+    # rules §1.8 Mezzo (4×4): columns B and C.
     # colour 0: 1B=1, 2C=2 -> (2, 3).   colour 1: 3B=3, 4C=4 -> (2, 7).
     # colour 2: 1A=1, 1D=1 (outer only) -> none.   colour 3: 2B=1 -> (1, 1).
     spec = {
@@ -601,7 +601,7 @@ def test_mezzo_inner_columns_on_4x4():
 
 
 def test_centro_centre_block_on_5x5():
-    # spec §1.8 Centro (5×5): rows 2-4 × columns B-D.
+    # rules §1.8 Centro (5×5): rows 2-4 × columns B-D.
     #
     #   row 5 |  .  .  2  2  .
     #   row 4 |  .  1  .  0  .
@@ -624,7 +624,7 @@ def test_centro_centre_block_on_5x5():
 
 
 def test_mezzo_and_centro_validity_per_board_size():
-    # spec §1.8, §8: Centro replaces Mezzo on 5×5.
+    # rules §1.8, §8: Centro replaces Mezzo on 5×5.
     assert goal_valid_for_size("mezzo", 4) and not goal_valid_for_size("mezzo", 5)
     assert goal_valid_for_size("centro", 5) and not goal_valid_for_size("centro", 4)
     assert all(goal_valid_for_size(g, s) for g in GOAL_NAMES if g not in ("mezzo", "centro")
@@ -636,7 +636,7 @@ def test_mezzo_and_centro_validity_per_board_size():
 
 
 def test_every_goal_on_an_empty_cliff_scores_nothing():
-    # spec §5.3 eligibility: no building and no leftover block -> nobody scores anything.
+    # rules §5.3 eligibility: no building and no leftover block -> nobody scores anything.
     for size in (4, 5):
         for goal in GOAL_NAMES:
             if goal_valid_for_size(goal, size):

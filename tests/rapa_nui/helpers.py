@@ -1,6 +1,6 @@
 """Position builders for the Rapa Nui tests: JSON ``"state"`` dicts written from a few overrides.
 
-``position(...)`` starts from the setup of spec §2 (start hands, start Woodcutters, 2/3/4/5 wood,
+``position(...)`` starts from the setup of ``docs/rules/rapa_nui.md`` §2 (start hands, start Woodcutters, 2/3/4/5 wood,
 one offering card of each kind) and replaces what a test names. It fills in what the schema
 needs but the test does not care about: the supply stacks (25 minus the cards in use), and the
 cards not placed anywhere, which go to the draw pile (or, when a test fixes the draw pile, to the
@@ -29,7 +29,7 @@ FISH, GRAIN, MULB, SWEET = HG, HG + 1, HG + 2, HG + 3
 
 
 def start_hand(seat: int) -> list[int]:
-    """Spec §2: seat i holds one H&G of every kind except kind i."""
+    """Rules §2: seat i holds one H&G of every kind except kind i."""
     return [HG + k for k in range(NUM_KINDS) if k != seat]
 
 

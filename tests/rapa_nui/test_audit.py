@@ -1,7 +1,7 @@
-"""Audit tests of the Rapa Nui engine: rules of the spec that had no test yet, the JSON loader's
+"""Audit tests of the Rapa Nui engine: rules that had no test yet, the JSON loader's
 consistency checks, and the readable names (``action_to_string``, ``__str__``).
 
-Each test cites the spec section it checks (``shared/rules/rapa_nui.md``); expected values are
+Each test cites the rules section it checks (``docs/rules/rapa_nui.md``); expected values are
 worked out by hand in the comments. Positions are JSON ``"state"`` dicts from
 ``helpers.position`` loaded through ``state_from_json``.
 """
@@ -62,14 +62,14 @@ def reveal(n: int, revealed: int, displays: list[list[int]], **kw) -> RapaNuiSta
 
 
 def test_buy_needs_exactly_the_cost_in_wood() -> None:
-    # spec §3 phase 1: cost max(0, 5 − 0) = 5 for every kind with no H&G in the display; 5 wood
+    # rules §3 phase 1: cost max(0, 5 − 0) = 5 for every kind with no H&G in the display; 5 wood
     # affords any kind, 4 wood none.
     assert build(2, wood=[5, 3]).legal_actions() == [BUY + 0, BUY + 1, BUY + 2, BUY + 3, NO_BUY]
     assert build(2, wood=[4, 3]).legal_actions() == [NO_BUY]
 
 
 def test_hunters_played_this_turn_lower_the_cost_from_the_next_turn_on() -> None:
-    # spec §3 phase 1: phase 1 comes before phase 2, so a Grain H&G played this turn makes Grain
+    # rules §3 phase 1: phase 1 comes before phase 2, so a Grain H&G played this turn makes Grain
     # cheaper only on the seat's next turn (5 now, 5 − 1 = 4 then).
     s = build(2, wood=[9, 3])
     assert s.action_to_string(BUY + 1) == "buy Grain (5 wood)"
@@ -109,20 +109,20 @@ def test_hunters_played_this_turn_lower_the_cost_from_the_next_turn_on() -> None
 def test_majority_bonus_sole_most_with_at_least_two(
     woodcutters: list[int], gains: list[int]
 ) -> None:
-    # spec §4: the single player with strictly the most cards of the type gets +1, only with ≥ 2;
+    # rules §4: the single player with strictly the most cards of the type gets +1, only with ≥ 2;
     # any tie for most means no bonus. Start wood 2, 3, 4.
     s = reveal(3, W, [disp(W=c) for c in woodcutters])
     assert [s.wood(p) for p in range(3)] == [2 + gains[0], 3 + gains[1], 4 + gains[2]]
 
 
 def test_priest_bonus_against_seats_without_priests() -> None:
-    # spec §4: A 2 Priests, B and C none -> A 2 + 1 = 3 VP; the others nothing.
+    # rules §4: A 2 Priests, B and C none -> A 2 + 1 = 3 VP; the others nothing.
     s = reveal(3, P, [disp(P=2), disp(), disp()])
     assert [s.vp(p) for p in range(3)] == [3, 0, 0]
 
 
 def test_card_played_this_turn_counts_in_this_turns_scoring() -> None:
-    # spec §3 / §4: the card played in phase 2 is in the display when phase 3 scores. Seat 0
+    # rules §3 / §4: the card played in phase 2 is in the display when phase 3 scores. Seat 0
     # plays its second Woodcutter, takes the Priest and exposes a Woodcutter: 2 + 1 (sole most
     # with 2) = 3 wood; seat 1 has 1 -> 1 wood.
     s = build(
@@ -138,7 +138,7 @@ def test_card_played_this_turn_counts_in_this_turns_scoring() -> None:
 
 
 def test_moai_built_this_turn_counts_and_every_unit_is_split() -> None:
-    # spec §3.1 / §4 / E3: seat 0 builds its second Moai (7 wood), the round places seat 1's
+    # rules §3.1 / §4 / E3: seat 0 builds its second Moai (7 wood), the round places seat 1's
     # Fish face up, seat 0's Grain face down and a Sweet potato from the supply; then seat 0
     # takes the Priest exposing a Moai: seat 0 has 2 (sole most) -> 3 units, seat 1 has 1 -> 1.
     s = build(
@@ -181,7 +181,7 @@ def all_stacks_empty(holdings0: list[int], config: dict | None = None) -> RapaNu
 
 
 def test_no_supply_card_when_every_stack_is_empty() -> None:
-    # spec §1.4: an empty stack cannot be chosen as the supply offering; with every stack empty
+    # rules §1.4: an empty stack cannot be chosen as the supply offering; with every stack empty
     # (limited supply, mandatory card) nothing is placed and the round ends (docs: Readings).
     s = all_stacks_empty([12, 12, 12, 12])
     s.apply_action(OFFER + 0)  # seat 1, face up
@@ -206,7 +206,7 @@ def test_no_supply_card_when_every_stack_is_empty() -> None:
 
 
 def test_purchase_play_and_offering_round_stand_when_the_game_ends() -> None:
-    # spec §6: the turn's purchase, play and offering round have happened and stand; the game
+    # rules §6: the turn's purchase, play and offering round have happened and stand; the game
     # ends at the draw that empties column 1 with 2 cards in the pile (no turn scoring).
     s = build(
         2,

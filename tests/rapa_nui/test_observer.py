@@ -1,4 +1,4 @@
-"""Observer, render and information-hygiene tests of Rapa Nui (DESIGN §4, spec §2 and §3.1).
+"""Observer, render and information-hygiene tests of Rapa Nui (docs/design.md "Information"; rules §2 and §3.1).
 
 Hidden from a seat: the other seats' hands, the kinds of their offering cards and of the
 face-down stone cards they placed, the order of the draw pile. Everything else is public.
@@ -27,6 +27,7 @@ CONFIGS = [
         "moai_choice": "all_same",
         "offering_supply_limited": False,
         "zero_count_kind_value": "ranked",
+        "hunter_gatherer_majority_bonus": False,
     },
 ]
 
@@ -110,7 +111,7 @@ def test_ego_centric_order_and_padding() -> None:
 
 
 def test_offering_round_observation_e7() -> None:
-    # spec §3.1 / E7 from B's side (seat 1): public Fish 1, Grain 2 and 1 face-down card whose
+    # rules §3.1 / E7 from B's side (seat 1): public Fish 1, Grain 2 and 1 face-down card whose
     # kind B does not see.
     s = load(
         RapaNuiGame(num_players=3),

@@ -1,6 +1,6 @@
-"""Rules tests of the Rapa Nui engine, each citing the section of the rules spec it checks.
+"""Rules tests of the Rapa Nui engine, each citing the section of ``docs/rules/rapa_nui.md`` it checks.
 
-Expected values are worked out by hand from the spec (the working is in the comments); positions
+Expected values are worked out by hand from the rules (the working is in the comments); positions
 are JSON ``"state"`` dicts built by ``helpers.position`` and loaded through ``state_from_json``.
 """
 
@@ -81,7 +81,7 @@ def play_random(state: RapaNuiState, rng: random.Random) -> int:
 
 
 def test_config_defaults_follow_the_decisions_table() -> None:
-    # spec Decisions table: every switch with its default.
+    # Decisions table of the rules reference: every switch with its default.
     cfg = RapaNuiConfig()
     assert cfg.num_players == 2
     assert cfg.allow_voluntary_moai_discard is False
@@ -89,6 +89,7 @@ def test_config_defaults_follow_the_decisions_table() -> None:
     assert cfg.moai_choice == "per_unit"
     assert cfg.offering_supply_limited is True
     assert cfg.zero_count_kind_value == "zero"
+    assert cfg.hunter_gatherer_majority_bonus is True
     assert cfg.reward_type == "win_loss"
 
 
@@ -117,7 +118,7 @@ def test_game_facts() -> None:
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_setup(n: int) -> None:
-    # spec §2: Woodcutter in the display, 3 different H&G in hand (seat i lacks kind i), one
+    # rules §2: Woodcutter in the display, 3 different H&G in hand (seat i lacks kind i), one
     # offering card of each kind, wood 2/3/4/5, seat 0 starts; 4 columns of 4 and 34 in the pile.
     s = RapaNuiGame(num_players=n).new_initial_state(random.Random(3))
     d = s.to_dict()
@@ -133,12 +134,12 @@ def test_setup(n: int) -> None:
     assert [len(c) for c in d["columns"]] == [4, 4, 4, 4]
     assert len(d["draw_pile"]) == 34
     deck = [c for col in d["columns"] for c in col] + d["draw_pile"]
-    # spec §1.2: 12 Woodcutters, 9 Priests, 9 Moai, 5 H&G of each kind.
+    # rules §1.2: 12 Woodcutters, 9 Priests, 9 Moai, 5 H&G of each kind.
     assert [deck.count(c) for c in range(7)] == [12, 9, 9, 5, 5, 5, 5]
 
 
 def test_same_seed_same_game_and_seeds_differ() -> None:
-    # spec §2 step 3: the only chance event is the shuffle, drawn from the rng passed in.
+    # rules §2 step 3: the only chance event is the shuffle, drawn from the rng passed in.
     g = RapaNuiGame(num_players=3)
     a, b = g.new_initial_state(random.Random(11)), g.new_initial_state(random.Random(11))
     assert a.to_json() == b.to_json()
@@ -154,7 +155,7 @@ def test_same_seed_same_game_and_seeds_differ() -> None:
 
 
 def test_buy_costs_e4() -> None:
-    # spec §3 phase 1 / E4: 2 Fish H&G in the display (and 1 in hand) -> Fish costs 5 - 2 = 3,
+    # rules §3 phase 1 / E4: 2 Fish H&G in the display (and 1 in hand) -> Fish costs 5 - 2 = 3,
     # Grain (0 in the display) costs 5. Seat 1 starts with a Fish H&G in hand.
     s = build(2, active=1, displays=[disp(), disp(FISH=2)], wood=[2, 4])
     assert s.hand(1)[FISH] == 1
@@ -173,7 +174,7 @@ def test_buy_costs_e4() -> None:
 
 
 def test_buy_free_with_six_matching_hunters_and_hand_does_not_count() -> None:
-    # spec E4: with 6 Fish H&G in the display a Fish card costs 0 (n=2: 5 deck + seat 1's start).
+    # rules §8 E4: with 6 Fish H&G in the display a Fish card costs 0 (n=2: 5 deck + seat 1's start).
     s = build(
         2,
         active=1,
@@ -184,13 +185,13 @@ def test_buy_free_with_six_matching_hunters_and_hand_does_not_count() -> None:
     )
     assert s.legal_actions() == [BUY + 0, NO_BUY]
     assert s.action_to_string(BUY + 0) == "buy Fish (0 wood)"
-    # spec §3 phase 1: cards in hand do not lower the cost (seat 1 holds a Fish H&G in hand).
+    # rules §3 phase 1: cards in hand do not lower the cost (seat 1 holds a Fish H&G in hand).
     s = build(2, active=1, wood=[2, 4])
     assert s.legal_actions() == [NO_BUY]
 
 
 def test_no_purchase_changes_nothing_but_the_phase() -> None:
-    # spec §3 phase 1: buying is optional.
+    # rules §3 phase 1: buying is optional.
     s = build(2, wood=[9, 3])
     before = s.to_dict()
     s.apply_action(NO_BUY)
@@ -202,7 +203,7 @@ def test_no_purchase_changes_nothing_but_the_phase() -> None:
 
 
 def test_empty_stack_cannot_be_bought_unless_unlimited() -> None:
-    # spec §1.4: 25 cards per kind; with 24 + 1 Fish held the Fish stack is empty.
+    # rules §1.4: 25 cards per kind; with 24 + 1 Fish held the Fish stack is empty.
     kw = {"holdings": [[24, 1, 1, 1], [1, 1, 1, 1]], "wood": [9, 3]}
     s = build(2, **kw)
     assert s.supply() == [0, 23, 23, 23]
@@ -220,7 +221,7 @@ def test_empty_stack_cannot_be_bought_unless_unlimited() -> None:
 
 
 def test_play_options_e5() -> None:
-    # spec E5: hand Fish, Fish, Priest -> 1 Fish (0 wood), 2 Fish (1 wood) or the Priest.
+    # rules §8 E5: hand Fish, Fish, Priest -> 1 Fish (0 wood), 2 Fish (1 wood) or the Priest.
     kw = {"active": 1, "hands": [start_hand(0), [FISH, FISH, P]], "phase": "play"}
     s = build(2, wood=[2, 1], **kw)
     assert s.legal_actions() == [PLAY_PRIEST, play_hg_action(0, 1), play_hg_action(0, 2)]
@@ -236,7 +237,7 @@ def test_play_options_e5() -> None:
 
 
 def test_three_hunters_cost_two_wood() -> None:
-    # spec §3 phase 2: 1/2/3 H&G of one kind cost 0/1/2 wood in total.
+    # rules §3 phase 2: 1/2/3 H&G of one kind cost 0/1/2 wood in total.
     kw = {"active": 1, "hands": [start_hand(0), [FISH, FISH, FISH]], "phase": "play"}
     s = build(2, wood=[2, 2], **kw)
     assert play_hg_action(0, 3) in s.legal_actions()
@@ -246,19 +247,19 @@ def test_three_hunters_cost_two_wood() -> None:
 
 
 def test_woodcutter_and_priest_are_free_and_moai_costs_seven() -> None:
-    # spec §3 phase 2: Woodcutter and Priest cost 0, a Moai 7.
+    # rules §3 phase 2: Woodcutter and Priest cost 0, a Moai 7.
     kw = {"hands": [[M, P, W], start_hand(1)], "phase": "play"}
     assert build(2, wood=[6, 3], **kw).legal_actions() == [PLAY_WOODCUTTER, PLAY_PRIEST]
     s = build(2, wood=[7, 3], **kw)
     assert s.legal_actions() == [PLAY_WOODCUTTER, PLAY_PRIEST, PLAY_MOAI]
     s.apply_action(PLAY_MOAI)
     assert (s.wood(0), s.display(0)[M], s.hand_size(0)) == (0, 1, 2)
-    # spec §3.1: building a Moai starts the offering round before the draw.
+    # rules §3.1: building a Moai starts the offering round before the draw.
     assert (s.phase(), s.current_player()) == ("offer", 1)
 
 
 def test_stuck_hand_of_three_moai_must_remove_one() -> None:
-    # spec §3 phase 2 (stuck hand): 3 Moai in hand and wood < 7 -> remove one from the game.
+    # rules §3 phase 2 (stuck hand): 3 Moai in hand and wood < 7 -> remove one from the game.
     kw = {"hands": [[M, M, M], start_hand(1)], "phase": "play"}
     s = build(2, wood=[6, 3], **kw)
     assert s.legal_actions() == [REMOVE_MOAI]
@@ -273,7 +274,7 @@ def test_stuck_hand_of_three_moai_must_remove_one() -> None:
 
 
 def test_stuck_hand_switch_allows_voluntary_removal() -> None:
-    # spec §3 phase 2, allow_voluntary_moai_discard=True: also with wood >= 7.
+    # rules §3 phase 2, allow_voluntary_moai_discard=True: also with wood >= 7.
     kw = {"hands": [[M, M, M], start_hand(1)], "phase": "play"}
     cfg = {"allow_voluntary_moai_discard": True}
     assert build(2, cfg, wood=[7, 3], **kw).legal_actions() == [PLAY_MOAI, REMOVE_MOAI]
@@ -281,14 +282,14 @@ def test_stuck_hand_switch_allows_voluntary_removal() -> None:
 
 
 def test_removal_only_with_an_all_moai_hand() -> None:
-    # spec §3 phase 2: any other hand has a free card, so removal is never allowed.
+    # rules §3 phase 2: any other hand has a free card, so removal is never allowed.
     kw = {"hands": [[M, M, P], start_hand(1)], "phase": "play", "wood": [0, 3]}
     assert build(2, **kw).legal_actions() == [PLAY_PRIEST]
     assert build(2, {"allow_voluntary_moai_discard": True}, **kw).legal_actions() == [PLAY_PRIEST]
 
 
 def test_purchase_can_leave_the_player_stuck() -> None:
-    # spec §3 phase 2 note: a purchase may drop wood below 7; the stuck rule then applies.
+    # rules §3 phase 2 note: a purchase may drop wood below 7; the stuck rule then applies.
     s = build(2, hands=[[M, M, M], start_hand(1)], wood=[7, 3])
     s.apply_action(BUY + 1)  # Grain costs 5: 2 wood left
     assert s.legal_actions() == [REMOVE_MOAI]
@@ -298,7 +299,7 @@ def test_purchase_can_leave_the_player_stuck() -> None:
 
 
 def test_offering_round_e7() -> None:
-    # spec §3.1 / E7, 3 players: A = seat 0 builds; B (seat 1, A's left) then C (seat 2) place
+    # rules §3.1 / E7, 3 players: A = seat 0 builds; B (seat 1, A's left) then C (seat 2) place
     # face up; A places one own card face down, then one supply card face up.
     s = build(
         3,
@@ -351,7 +352,7 @@ def offer_order(n: int, active: int, holdings: list[list[int]], config: dict | N
 
 
 def test_offering_order_clockwise_from_the_left_of_the_active_player() -> None:
-    # spec §3.1: 4 players, seat 2 builds: seats 3, 0, 1 face up, then seat 2 face down.
+    # rules §3.1: 4 players, seat 2 builds: seats 3, 0, 1 face up, then seat 2 face down.
     order, s = offer_order(4, 2, [[1, 1, 1, 1]] * 4)
     assert order == [3, 0, 1, 2]
     assert s.stone_face_up() == [3, 0, 0, 0]
@@ -360,7 +361,7 @@ def test_offering_order_clockwise_from_the_left_of_the_active_player() -> None:
 
 
 def test_players_without_offering_cards_place_nothing() -> None:
-    # spec §3.1.3: seat 1 holds no offering card and is skipped.
+    # rules §3.1.3: seat 1 holds no offering card and is skipped.
     order, _ = offer_order(3, 0, [[1, 0, 0, 0], [0, 0, 0, 0], [0, 1, 0, 0]])
     assert order == [2, 0]
     # An active player without cards still adds the supply card (§3.1.3 [I]).
@@ -374,7 +375,7 @@ def test_players_without_offering_cards_place_nothing() -> None:
 
 
 def test_supply_offering_optional_switch() -> None:
-    # spec §3.1.4, active_supply_offering_optional=True: the supply card may be skipped.
+    # rules §3.1.4, active_supply_offering_optional=True: the supply card may be skipped.
     _, s = offer_order(
         2, 0, [[1, 0, 0, 0], [0, 1, 0, 0]], {"active_supply_offering_optional": True}
     )
@@ -385,7 +386,7 @@ def test_supply_offering_optional_switch() -> None:
 
 
 def test_empty_stack_cannot_be_the_supply_offering() -> None:
-    # spec §1.4: 24 + 1 Grain held -> the Grain stack is empty and cannot be chosen.
+    # rules §1.4: 24 + 1 Grain held -> the Grain stack is empty and cannot be chosen.
     holdings = [[0, 1, 0, 0], [0, 24, 0, 0]]
     _, s = offer_order(2, 0, holdings)
     assert s.supply()[1] == 0
@@ -424,7 +425,7 @@ def reveal(n: int, revealed: int, displays: list[list[int]], config: dict | None
 
 
 def test_woodcutter_scoring_e1() -> None:
-    # spec §4 / E1: A 3, B 2, C 1 Woodcutters -> A 3 + 1 = 4 wood, B 2, C 1 (wood 2/3/4 before).
+    # rules §4 / E1: A 3, B 2, C 1 Woodcutters -> A 3 + 1 = 4 wood, B 2, C 1 (wood 2/3/4 before).
     s = reveal(3, W, [disp(W=3), disp(W=2), disp(W=1)])
     assert [s.wood(p) for p in range(3)] == [2 + 4, 3 + 2, 4 + 1]
     # The turn is over: seat 1 buys next.
@@ -439,7 +440,7 @@ def test_woodcutter_scoring_e1() -> None:
 
 
 def test_priest_scoring_with_bonus() -> None:
-    # spec §4: Priest -> 1 VP per Priest, +1 for the sole majority of >= 2.
+    # rules §4: Priest -> 1 VP per Priest, +1 for the sole majority of >= 2.
     s = reveal(2, P, [disp(P=3), disp(P=1)])
     assert [s.vp(0), s.vp(1)] == [4, 1]
     s = reveal(2, P, [disp(P=1), disp()])
@@ -447,7 +448,7 @@ def test_priest_scoring_with_bonus() -> None:
 
 
 def test_hunter_scoring_e2() -> None:
-    # spec §4 / E2: A 2 Fish H&G, B 1, C 0 -> A 2 Fish cards (1 + bonus), B 1, C nothing.
+    # rules §4 / E2: A 2 Fish H&G, B 1, C 0 -> A 2 Fish cards (1 + bonus), B 1, C nothing.
     s = reveal(3, FISH, [disp(FISH=2), disp(FISH=1), disp()])
     assert [s.holdings(p)[0] for p in range(3)] == [1 + 2, 1 + 1, 1]
     # 25 - 3 held at the start - 3 gained.
@@ -462,7 +463,7 @@ def test_hunter_scoring_e2() -> None:
 
 
 def test_hunter_scoring_tie_e2() -> None:
-    # spec E2: A 3, B 3, C 1 -> 1 each, no bonus. Needs 7 Fish in displays + the revealed one, so
+    # rules §8 E2: A 3, B 3, C 1 -> 1 each, no bonus. Needs 7 Fish in displays + the revealed one, so
     # 4 players (5 + 3 start Fish); D has none. Hands hold no Fish.
     hands = [[GRAIN, MULB], [P, MULB, SWEET], [P, GRAIN, SWEET], [P, GRAIN, MULB]]
     s = build(
@@ -478,7 +479,7 @@ def test_hunter_scoring_tie_e2() -> None:
 
 
 def test_moai_scoring_e3() -> None:
-    # spec §4 / E3: A 2 Moai, B 1, C 0 -> A 3 units (2 + bonus), e.g. 2 VP + 1 wood; B 1 unit.
+    # rules §4 / E3: A 2 Moai, B 1, C 0 -> A 3 units (2 + bonus), e.g. 2 VP + 1 wood; B 1 unit.
     s = reveal(3, M, [disp(M=2), disp(M=1), disp()])
     assert (s.phase(), s.current_player()) == ("moai_split", 0)
     assert [s.moai_units(p) for p in range(3)] == [3, 1, 0]
@@ -495,7 +496,7 @@ def test_moai_scoring_e3() -> None:
 
 
 def test_moai_split_order_starts_with_the_active_player() -> None:
-    # spec §4 [I]: resolution clockwise from the active player (seat 1 here).
+    # rules §4 [I]: resolution clockwise from the active player (seat 1 here).
     s = reveal(3, M, [disp(M=2), disp(M=1), disp()], active=1)
     assert s.current_player() == 1
     s.apply_action(MOAI_VP + 1)
@@ -506,19 +507,19 @@ def test_moai_split_order_starts_with_the_active_player() -> None:
 
 
 def test_moai_all_same_switch() -> None:
-    # spec §4, moai_choice="all_same": all units wood or all VP.
+    # rules §4, moai_choice="all_same": all units wood or all VP.
     s = reveal(3, M, [disp(M=2), disp(M=1), disp()], {"moai_choice": "all_same"})
     assert s.legal_actions() == [MOAI_VP, MOAI_VP + 3]
 
 
 def test_moai_revealed_without_moai_in_any_display() -> None:
-    # spec §4: players with 0 cards of the type receive nothing; no decision is asked.
+    # rules §4: players with 0 cards of the type receive nothing; no decision is asked.
     s = reveal(2, M, [disp(P=1), disp()])
     assert (s.phase(), s.active_player(), s.vp(0), s.wood(0)) == ("buy", 1, 0, 2)
 
 
 def test_short_stack_resolved_clockwise_from_the_active_player() -> None:
-    # spec §1.4 / §4: 2 Fish left; seat 1 is active and first in order; it has the sole majority
+    # rules §1.4 / §4: 2 Fish left; seat 1 is active and first in order; it has the sole majority
     # (2) and takes both cards; seats 2 and 0 gain nothing.
     kw = {
         "active": 1,
@@ -537,11 +538,12 @@ def test_short_stack_resolved_clockwise_from_the_active_player() -> None:
 # --- phase 3: drawing, refill and the scored card (§3 phase 3, E6) ------------------------------
 
 
-def e6_state() -> RapaNuiState:
-    # spec E6, 2 players: seat 0 played 2 cards and draws 2. c1 = [Priest, Moai, Woodcutter,
+def e6_state(config: dict | None = None) -> RapaNuiState:
+    # rules §8 E6, 2 players: seat 0 played 2 cards and draws 2. c1 = [Priest, Moai, Woodcutter,
     # Fish], c2 = [Woodcutter, Grain, Priest], c3 = [Moai], c4 = 4 cards; pile top: Priest.
     return build(
         2,
+        config,
         phase="draw",
         draws_left=2,
         hands=[[GRAIN], start_hand(1)],
@@ -562,6 +564,25 @@ def test_refill_and_reveal_e6_grain() -> None:
     assert s.hand(0)[P] == 1 and s.hand(0)[W] == 1 and s.hand_size(0) == 3
     assert s.columns()[:2] == [[M, W, FISH], [GRAIN, P]]
     assert (s.wood(0), s.vp(0)) == (2, 0)
+
+
+def test_hunter_gatherer_majority_bonus_switch_off_gives_no_bonus_card() -> None:
+    # rules §4 + Decisions table: only secondary sources state the H&G bonus, so
+    # hunter_gatherer_majority_bonus=False plays without it. E6's Grain scoring then gives seat 0
+    # (1 Grain H&G) one card and seat 1 (2 Grain H&G, the sole majority) one card, not two.
+    off = e6_state({"hunter_gatherer_majority_bonus": False})
+    off.apply_action(DRAW + 0)
+    off.apply_action(DRAW + 1)
+    assert off.holdings(0) == [1, 2, 1, 1] and off.holdings(1) == [1, 2, 1, 1]
+
+
+def test_hunter_gatherer_switch_leaves_the_other_majority_bonuses() -> None:
+    # rules §4: the Woodcutter bonus is stated by S1 itself and stays. E6, c1 twice: the exposed
+    # Woodcutter gives seat 0 (2 Woodcutters, sole majority) 2 + 1 wood, seat 1 1 wood.
+    off = e6_state({"hunter_gatherer_majority_bonus": False})
+    off.apply_action(DRAW + 0)
+    off.apply_action(DRAW + 0)
+    assert (off.wood(0), off.wood(1)) == (2 + 3, 3 + 1)
 
 
 def test_refill_and_reveal_e6_moai() -> None:
@@ -600,7 +621,7 @@ def test_refill_and_reveal_e6_refilled_column_is_scored() -> None:
 
 
 def test_refilled_column_can_be_drawn_again_the_same_turn() -> None:
-    # spec §3 phase 3.2: the refill is immediate; c3 refilled, then its new front Priest taken,
+    # rules §3 phase 3.2: the refill is immediate; c3 refilled, then its new front Priest taken,
     # exposing a Woodcutter: seat 0 2 + 1, seat 1 1 wood.
     s = e6_state()
     s.apply_action(DRAW + 2)
@@ -629,7 +650,7 @@ def end_state(pile: list[int]) -> RapaNuiState:
 
 
 def test_game_ends_at_once_when_a_column_cannot_be_refilled_e10() -> None:
-    # spec §6 / E10: the column's last card is taken with 2 cards in the pile: the game ends on
+    # rules §6 / E10: the column's last card is taken with 2 cards in the pile: the game ends on
     # the spot, the second draw and the turn scoring are skipped.
     s = end_state([P, P])
     before = s.to_dict()
@@ -647,7 +668,7 @@ def test_game_ends_at_once_when_a_column_cannot_be_refilled_e10() -> None:
 
 
 def test_column_is_refilled_while_four_cards_remain() -> None:
-    # spec §3 phase 3.2: 4 cards in the pile are enough for a refill.
+    # rules §3 phase 3.2: 4 cards in the pile are enough for a refill.
     s = end_state([P, P, W, W])
     s.apply_action(DRAW + 0)
     assert not s.is_terminal()
@@ -656,7 +677,7 @@ def test_column_is_refilled_while_four_cards_remain() -> None:
 
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_full_game_ends_at_the_ninth_emptied_column_e10(n: int) -> None:
-    # spec E10: 34 cards after setup; 8 refills leave 2; the next emptied column ends the game,
+    # rules §8 E10: 34 cards after setup; 8 refills leave 2; the next emptied column ends the game,
     # during that turn and without its scoring.
     g = RapaNuiGame(num_players=n)
     for seed in range(3):
@@ -696,14 +717,14 @@ def test_full_game_ends_at_the_ninth_emptied_column_e10(n: int) -> None:
     ],
 )
 def test_offering_values_e8(stone: list[int], zero: list[int], ranked: list[int]) -> None:
-    # spec §7.4 / E8: dense ranking 3/2/1/0; a kind absent from the stone is worth 0 under the
+    # rules §7.4 / E8: dense ranking 3/2/1/0; a kind absent from the stone is worth 0 under the
     # default rule, ranked under "ranked"; an empty stone makes every kind worth 0.
     assert offering_values(stone, "zero") == zero
     assert offering_values(stone, "ranked") == ranked
 
 
 def final_state(config: dict | None = None, **seat1: Any) -> RapaNuiState:
-    # spec E9, as a finished 3-player game: seat 0 = A (12 VP tiles, 2 Moai, 13 wood, holdings
+    # rules §8 E9, as a finished 3-player game: seat 0 = A (12 VP tiles, 2 Moai, 13 wood, holdings
     # Fish 2, Grain 1, Mulberry 3, Sweet potato 4); the stone holds 6/6/3/1 once the face-down
     # cards are revealed (face up 5/5/3/0, face down by A Fish + Sweet potato, by B Grain). The
     # 13 face-up cards need at least 5 offering rounds (at most 3 face-up cards each with 3
@@ -729,7 +750,7 @@ def final_state(config: dict | None = None, **seat1: Any) -> RapaNuiState:
 
 
 def test_final_total_e9() -> None:
-    # spec §7 / E9: 12 + 2×4 + 13 // 5 + (2×3 + 1×3 + 3×2 + 4×1) = 12 + 8 + 2 + 19 = 41.
+    # rules §7 / E9: 12 + 2×4 + 13 // 5 + (2×3 + 1×3 + 3×2 + 4×1) = 12 + 8 + 2 + 19 = 41.
     s = final_state()
     b = s.score_breakdown()[0]
     assert b["kind_values"] == {"Fish": 3, "Grain": 3, "Paper mulberry": 2, "Sweet potato": 1}
@@ -741,7 +762,7 @@ def test_final_total_e9() -> None:
 
 
 def test_tie_broken_by_wood_then_shared() -> None:
-    # spec §7 winner: tied on points and Moai (2 each) -> most wood. Seat 1: 31 + 8 + 14 // 5 = 41.
+    # rules §7 winner: tied on points and Moai (2 each) -> most wood. Seat 1: 31 + 8 + 14 // 5 = 41.
     s = final_state(moai=2, vp=31, wood=14)
     assert s.scores() == [41.0, 41.0, 20.0]
     assert s.winners() == [1]
@@ -752,7 +773,7 @@ def test_tie_broken_by_wood_then_shared() -> None:
 
 
 def test_everybody_tied_shares_the_win() -> None:
-    # spec §7 winner: 2 players, both 0 points, 0 Moai, 3 wood: a shared win, and win_loss
+    # rules §7 winner: 2 players, both 0 points, 0 Moai, 3 wood: a shared win, and win_loss
     # gives 0 to everybody when all tie. The 9 Moai sit in hands and a column (no points).
     s = build(
         2,
@@ -778,7 +799,7 @@ def test_reward_types() -> None:
 
 
 def test_zero_count_kind_value_switch_in_final_scoring() -> None:
-    # spec §7.4: stone 4/2/2/0 (all face up); 5 Sweet potato held: 0 VP ("zero") or 5 × 1
+    # rules §7.4: stone 4/2/2/0 (all face up); 5 Sweet potato held: 0 VP ("zero") or 5 × 1
     # ("ranked").
     # The 8 face-up cards need 4 offering rounds (2 face-up cards each with 2 players): seat 1
     # has built 4 Moai.
@@ -795,10 +816,10 @@ def test_zero_count_kind_value_switch_in_final_scoring() -> None:
 
 
 def test_hand_cards_score_nothing() -> None:
-    # spec §7.5: seat 0 holds 3 Moai in hand: no Moai points.
+    # rules §7.5: seat 0 holds 3 Moai in hand: no Moai points.
     s = build(2, hands=[[M, M, M], start_hand(1)])
     assert s.score_breakdown()[0]["moai"] == 0
-    # spec §7.3: 1 VP per full 5 wood (start wood 2 and 3 -> 0).
+    # rules §7.3: 1 VP per full 5 wood (start wood 2 and 3 -> 0).
     assert s.scores() == [0.0, 0.0]
 
 
@@ -916,7 +937,7 @@ def test_malformed_documents_are_rejected() -> None:
 
 
 def test_offer_phase_decider_must_hold_a_card() -> None:
-    # spec §3.1.3: a seat without offering cards places nothing, so it cannot be the decider.
+    # rules §3.1.3: a seat without offering cards places nothing, so it cannot be the decider.
     d = position(
         2,
         phase="offer",
@@ -935,7 +956,7 @@ def test_offer_phase_decider_must_hold_a_card() -> None:
 
 
 def test_moai_split_units_must_match_the_displays() -> None:
-    # spec §4: units = Moai in the display (+1 for the sole majority of >= 2).
+    # rules §4: units = Moai in the display (+1 for the sole majority of >= 2).
     kw = {"phase": "moai_split", "displays": [disp(M=2), disp(M=1)]}
     with pytest.raises(StateFormatError, match="moai_units\\[0\\]=2"):
         load(RapaNuiGame(num_players=2), position(2, moai_units=[2, 1], **kw))
@@ -975,7 +996,7 @@ def test_clone_is_independent() -> None:
 @pytest.mark.parametrize("config", [{}, ALL_SWITCHES])
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_random_games_finish_within_the_bounds(n: int, config: dict) -> None:
-    # spec §6: every game ends; max_game_length and score_bounds hold; invariants after each step.
+    # rules §6: every game ends; max_game_length and score_bounds hold; invariants after each step.
     g = RapaNuiGame(num_players=n, **config)
     lo, hi = g.score_bounds
     for seed in range(20):
@@ -1034,7 +1055,7 @@ def _check_pure(tree: ast.Module, engine: tuple[str, ...]) -> None:
 
 
 def test_check_invariants_names_the_broken_rule() -> None:
-    # spec §1.2/§2 (card conservation) and §1.4 (supply): a corrupted state is reported.
+    # rules §1.2/§2 (card conservation) and §1.4 (supply): a corrupted state is reported.
     s = RapaNuiGame(num_players=2).new_initial_state(random.Random(0))
     s.check_invariants()
     s._pile.pop()

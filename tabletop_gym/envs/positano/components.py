@@ -1,4 +1,4 @@
-"""Every Positano component as data (rules spec §1, §2, §7, §8).
+"""Every Positano component as data (``docs/rules/positano.md`` §1, §2, §7, §8).
 
 Pure standard library. Board positions follow the shared convention ``pos = r * 5 + c``
 (``r = 0`` is row 1, the lowest row nearest the sea; ``c = 0`` is column A), and tiles are indexed
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-# --- roofs (spec §1.7, §4) ---------------------------------------------------------------------
+# --- roofs (rules §1.7, §4) ---------------------------------------------------------------------
 
 BRONZE = 1
 SILVER = 2
@@ -24,34 +24,34 @@ REMODEL = "remodel"
 
 BOARD_SIZES = (4, 5)
 MAX_LEVEL_BONUS = 2
-"""No building may ever exceed its regulation height + 2 (spec §4)."""
+"""No building may ever exceed its regulation height + 2 (rules §4)."""
 
 BLOCKS_PER_COLOUR = 16
-"""16 blocks per colour: 1 in the personal supply, 15 in the general supply (spec §1.1, §2.2)."""
+"""16 blocks per colour: 1 in the personal supply, 15 in the general supply (rules §1.1, §2.2)."""
 START_PERSONAL = 1
 START_GENERAL = 15
 
 
 def lot_name(pos: int) -> str:
-    """Name of the lot at ``pos`` in the rulebook's notation, e.g. ``2C`` (spec §1.2)."""
+    """Name of the lot at ``pos`` in the rulebook's notation, e.g. ``2C`` (rules §1.2)."""
     return f"{pos // 5 + 1}{'ABCDE'[pos % 5]}"
 
 
 def lot_level(pos: int) -> int:
-    """Level (= regulation height) of the lot at ``pos``: its row number (spec §1.2, §4)."""
+    """Level (= regulation height) of the lot at ``pos``: its row number (rules §1.2, §4)."""
     return pos // 5 + 1
 
 
 def board_positions(size: int) -> tuple[int, ...]:
-    """Positions of the lots of a ``size``×``size`` cliff, in ascending order (spec §1.2)."""
+    """Positions of the lots of a ``size``×``size`` cliff, in ascending order (rules §1.2)."""
     return tuple(r * 5 + c for r in range(size) for c in range(size))
 
 
-# --- base bid cards (spec §1.3) -----------------------------------------------------------------
+# --- base bid cards (rules §1.3) -----------------------------------------------------------------
 
 
 class BidCard(NamedTuple):
-    """A Base Bid card: bid values per tile type and its gelato icons (spec §1.3).
+    """A Base Bid card: bid values per tile type and its gelato icons (rules §1.3).
 
     Attributes:
         number: Printed card number 1..7 (= BGA id).
@@ -73,7 +73,7 @@ class BidCard(NamedTuple):
         return (self.lot, self.block, self.build)
 
 
-# spec §1.3, first table. Index c = card number - 1.
+# rules §1.3, first table. Index c = card number - 1.
 BID_CARDS: tuple[BidCard, ...] = (
     BidCard(1, 60, 50, 10, 1),
     BidCard(2, 10, 60, 50, 1),
@@ -85,7 +85,7 @@ BID_CARDS: tuple[BidCard, ...] = (
 )
 
 NUM_STAR_SETS = 6
-# spec §1.3 closed form: stars(card c, set s) = T[(c - s) mod 7] with c, s 1-based.
+# rules §1.3 closed form: stars(card c, set s) = T[(c - s) mod 7] with c, s 1-based.
 _STAR_BASE: tuple[tuple[int, int, int], ...] = (
     (0, 4, 5),
     (1, 5, 3),
@@ -98,7 +98,7 @@ _STAR_BASE: tuple[tuple[int, int, int], ...] = (
 
 
 def stars(card: int, star_set: int) -> tuple[int, int, int]:
-    """Tie-break stars (lot, block, build) of card index ``card`` (0..6) in set 1..6 (spec §1.3)."""
+    """Tie-break stars (lot, block, build) of card index ``card`` (0..6) in set 1..6 (§1.3)."""
     return _STAR_BASE[(card + 1 - star_set) % 7]
 
 
@@ -108,11 +108,11 @@ STARS: tuple[tuple[tuple[int, int, int], ...], ...] = tuple(
 """``STARS[set][card]`` = (lot, block, build) stars; row 0 is unused (sets are 1-based)."""
 
 
-# --- bid boosters (spec §1.4) -------------------------------------------------------------------
+# --- bid boosters (rules §1.4) -------------------------------------------------------------------
 
 
 class Booster(NamedTuple):
-    """A Bid Booster card (spec §1.4).
+    """A Bid Booster card (rules §1.4).
 
     Attributes:
         value: Amount added to each of the three bid values.
@@ -123,7 +123,7 @@ class Booster(NamedTuple):
     gelato: int
 
 
-# spec §1.4 table. Index b = BGA id - 8.
+# rules §1.4 table. Index b = BGA id - 8.
 BOOSTERS: tuple[Booster, ...] = (
     Booster(5, 2),
     Booster(6, 1),
@@ -134,11 +134,11 @@ BOOSTERS: tuple[Booster, ...] = (
 )
 
 
-# --- lot tiles (spec §1.5) ----------------------------------------------------------------------
+# --- lot tiles (rules §1.5) ----------------------------------------------------------------------
 
 
 class LotTile(NamedTuple):
-    """A Lot tile: it names one cliff lot (spec §1.5).
+    """A Lot tile: it names one cliff lot (rules §1.5).
 
     Attributes:
         pos: Board position (also the tile index).
@@ -152,7 +152,7 @@ class LotTile(NamedTuple):
 
 
 def _lot_tiles(size: int) -> dict[int, LotTile]:
-    # spec §1.5: no gelato on 4×4; on 5×5 each row-5 lot shows 1 gelato.
+    # rules §1.5: no gelato on 4×4; on 5×5 each row-5 lot shows 1 gelato.
     return {
         p: LotTile(p, lot_level(p), 1 if size == 5 and lot_level(p) == 5 else 0)
         for p in board_positions(size)
@@ -160,14 +160,14 @@ def _lot_tiles(size: int) -> dict[int, LotTile]:
 
 
 LOT_TILES: dict[int, dict[int, LotTile]] = {4: _lot_tiles(4), 5: _lot_tiles(5)}
-"""``LOT_TILES[size][pos]``: the lot tiles of each cliff size (spec §1.5)."""
+"""``LOT_TILES[size][pos]``: the lot tiles of each cliff size (rules §1.5)."""
 
 
-# --- block tiles (spec §1.6) --------------------------------------------------------------------
+# --- block tiles (rules §1.6) --------------------------------------------------------------------
 
 
 class BlockTile(NamedTuple):
-    """A Block tile (spec §1.6).
+    """A Block tile (rules §1.6).
 
     Attributes:
         index: Tile index = BGA id - 40.
@@ -185,7 +185,7 @@ class BlockTile(NamedTuple):
 
     @property
     def bga_id(self) -> int:
-        """The BGA id printed in the spec tables."""
+        """The BGA id printed in the tables of the rules reference."""
         return 40 + self.index
 
     def label(self) -> str:
@@ -202,7 +202,7 @@ def _blocks(rows: tuple[tuple[int, int, int], ...]) -> tuple[BlockTile, ...]:
     )
 
 
-# spec §1.6, 4×4 set (16 tiles, ids 40..55). -3 = 3X (or +3), -2 = 2X (or +2).
+# rules §1.6, 4×4 set (16 tiles, ids 40..55). -3 = 3X (or +3), -2 = 2X (or +2).
 BLOCK_TILES_4: tuple[BlockTile, ...] = _blocks(
     (
         (2, 1, 2),
@@ -224,7 +224,7 @@ BLOCK_TILES_4: tuple[BlockTile, ...] = _blocks(
     )
 )
 
-# spec §1.6, 5×5 set (25 tiles, ids 40..64).
+# rules §1.6, 5×5 set (25 tiles, ids 40..64).
 BLOCK_TILES_5: tuple[BlockTile, ...] = _blocks(
     (
         (2, 1, 2),
@@ -258,18 +258,18 @@ BLOCK_TILES_5: tuple[BlockTile, ...] = _blocks(
 BLOCK_TILES: dict[int, tuple[BlockTile, ...]] = {4: BLOCK_TILES_4, 5: BLOCK_TILES_5}
 
 
-# --- build tiles (spec §1.7) --------------------------------------------------------------------
+# --- build tiles (rules §1.7) --------------------------------------------------------------------
 
 
 class BuildTile(NamedTuple):
-    """A Build tile (spec §1.7).
+    """A Build tile (rules §1.7).
 
     Attributes:
         index: Tile index = BGA id - 60.
         roof: Roof rank placed on the building (1 Bronze, 2 Silver, 3 Gold).
         bonus: Blocks allowed above regulation height (0, 1 or 2).
         action: Extra action: ``""``, ``"add_on"`` or ``"remodel"``. A Remodel tile upgrades a
-            building whose roof is exactly one rank below this tile's roof (spec §1.7).
+            building whose roof is exactly one rank below this tile's roof (rules §1.7).
         gelato: Gelato icons.
         start_icon: Player-count icon of a starting tile (0: not a starting tile).
     """
@@ -283,7 +283,7 @@ class BuildTile(NamedTuple):
 
     @property
     def bga_id(self) -> int:
-        """The BGA id printed in the spec tables."""
+        """The BGA id printed in the tables of the rules reference."""
         return 60 + self.index
 
     def label(self) -> str:
@@ -306,7 +306,7 @@ def _builds(rows: tuple[tuple[int, int, str, int, int], ...]) -> tuple[BuildTile
     return tuple(BuildTile(i, *row) for i, row in enumerate(rows))
 
 
-# spec §1.7, 4×4 set (16 tiles, ids 60..75): (roof, bonus, action, gelato, start icon).
+# rules §1.7, 4×4 set (16 tiles, ids 60..75): (roof, bonus, action, gelato, start icon).
 BUILD_TILES_4: tuple[BuildTile, ...] = _builds(
     (
         (_B, 0, _N, 2, 2),
@@ -328,7 +328,7 @@ BUILD_TILES_4: tuple[BuildTile, ...] = _builds(
     )
 )
 
-# spec §1.7, 5×5 set (25 tiles, ids 60..84), from the art; id 68 is Bronze +1 Add-On (Decisions).
+# rules §1.7, 5×5 set (25 tiles, ids 60..84), from the art; id 68 is Bronze +1 Add-On (Decisions).
 BUILD_TILES_5: tuple[BuildTile, ...] = _builds(
     (
         (_B, 0, _N, 2, 2),
@@ -373,12 +373,12 @@ def _roof_supply(tiles: tuple[BuildTile, ...]) -> tuple[int, int, int]:
 
 
 ROOF_SUPPLY: dict[int, tuple[int, int, int]] = {4: (6, 6, 6), 5: _roof_supply(BUILD_TILES_5)}
-"""Roof pieces per rank (Bronze, Silver, Gold). 4×4: the retail 6 of each (spec §1.1), exactly
-sufficient (spec §1.7 "Derived"). 5×5: no source gives a count; the number the 25-tile set can
+"""Roof pieces per rank (Bronze, Silver, Gold). 4×4: the retail 6 of each (rules §1.1), exactly
+sufficient (rules §1.7 "Derived"). 5×5: no source gives a count; the number the 25-tile set can
 ever need (9/10/10), so roofs never run out, as on 4×4."""
 
 
-# --- goal cards (spec §1.8) ---------------------------------------------------------------------
+# --- goal cards (rules §1.8) ---------------------------------------------------------------------
 
 GOAL_NAMES: tuple[str, ...] = (
     "grande",
@@ -396,7 +396,7 @@ GOAL_NAMES: tuple[str, ...] = (
     "altezza",
 )
 
-# spec §1.8: the six double-sided goal cards (front, back). On 5×5 card 5's back reads Centro.
+# rules §1.8: the six double-sided goal cards (front, back). On 5×5 card 5's back reads Centro.
 GOAL_CARDS_4: tuple[tuple[str, str], ...] = (
     ("grande", "piccolo"),
     ("solitario", "gruppo"),
@@ -414,7 +414,7 @@ GOAL_CARDS: dict[int, tuple[tuple[str, str], ...]] = {4: GOAL_CARDS_4, 5: GOAL_C
 
 
 def goal_card(goal: str) -> int:
-    """Index 0..5 of the card that carries ``goal`` on one of its faces (spec §1.8)."""
+    """Index 0..5 of the card that carries ``goal`` on one of its faces (rules §1.8)."""
     for i, (front, back) in enumerate(GOAL_CARDS_4):
         if goal in (front, back):
             return i
@@ -424,7 +424,7 @@ def goal_card(goal: str) -> int:
 
 
 class GoalInfo(NamedTuple):
-    """Kind and most points of one goal for one player (spec §1.8, §5.3).
+    """Kind and most points of one goal for one player (rules §1.8, §5.3).
 
     Attributes:
         kind: ``"competition"``, ``"per_item"`` or ``"threshold"``.
@@ -435,7 +435,7 @@ class GoalInfo(NamedTuple):
     points: int
 
 
-# spec §1.8 goal table and §5.3.
+# rules §1.8 goal table and §5.3.
 GOALS: dict[str, GoalInfo] = {
     "grande": GoalInfo("competition", 6),
     "piccolo": GoalInfo("per_item", 3),
@@ -452,9 +452,9 @@ GOALS: dict[str, GoalInfo] = {
     "altezza": GoalInfo("per_item", 2),
 }
 COMPETITION_POINTS = (6, 3)
-"""1st and 2nd place of a competition goal (spec §5.3)."""
+"""1st and 2nd place of a competition goal (rules §5.3)."""
 
-# spec §7: the six recommended solo goal sets; ``solo_goal_set`` k uses SOLO_GOAL_SETS[k - 1].
+# rules §7: the six recommended solo goal sets; ``solo_goal_set`` k uses SOLO_GOAL_SETS[k - 1].
 SOLO_GOAL_SETS: tuple[tuple[str, tuple[str, str, str]], ...] = (
     ("Big in the Back", ("grande", "gruppo", "dietro")),
     ("The Spice of Life", ("altezza", "equilibrato", "bordo")),
@@ -465,9 +465,9 @@ SOLO_GOAL_SETS: tuple[tuple[str, tuple[str, str, str]], ...] = (
 )
 
 
-# --- set-up tables (spec §2, §6, §8) ------------------------------------------------------------
+# --- set-up tables (rules §2, §6, §8) ------------------------------------------------------------
 
-# spec §2.4 and §8: lots removed face-up at set-up, keyed (board size, players); solo = 1.
+# rules §2.4 and §8: lots removed face-up at set-up, keyed (board size, players); solo = 1.
 LOTS_REMOVED: dict[tuple[int, int], int] = {
     (4, 1): 4,
     (4, 2): 4,
@@ -480,15 +480,15 @@ LOTS_REMOVED: dict[tuple[int, int], int] = {
 
 
 def tiles_per_round(num_players: int) -> int:
-    """Tiles revealed per Beach Board row each round: one per player, 2 in solo (spec §2.5)."""
+    """Tiles revealed per Beach Board row each round: one per player, 2 in solo (rules §2.5)."""
     return max(2, num_players)
 
 
 def num_rounds(size: int, num_players: int) -> int:
-    """Rounds of a game = lots available / tiles per round (spec §2, §6, §8)."""
+    """Rounds of a game = lots available / tiles per round (rules §2, §6, §8)."""
     lots = size * size - LOTS_REMOVED[(size, num_players)]
     return lots // tiles_per_round(num_players)
 
 
 ROUNDS: dict[tuple[int, int], int] = {key: num_rounds(*key) for key in LOTS_REMOVED}
-"""Rounds per (board size, players): 1p 6, 2p 6, 3p 5, 4p 4; 5×5 4p 6, 5p 5, 6p 4 (spec §2)."""
+"""Rounds per (board size, players): 1p 6, 2p 6, 3p 5, 4p 4; 5×5 4p 6, 5p 5, 6p 4 (rules §2)."""

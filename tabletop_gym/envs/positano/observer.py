@@ -56,11 +56,11 @@ NUM_BOOSTERS = len(C.BOOSTERS)
 NUM_GOALS = len(C.GOAL_NAMES)
 MAX_ROUNDS = max(C.ROUNDS.values())
 MAX_HEIGHT = max(C.BOARD_SIZES) + C.MAX_LEVEL_BONUS
-"""Tallest possible building: regulation height 5 + 2 (spec §4)."""
+"""Tallest possible building: regulation height 5 + 2 (rules §4)."""
 MAX_BID = max(max(card.values) for card in C.BID_CARDS) + max(b.value for b in C.BOOSTERS)
 
 BLOCK_KINDS: tuple[str, ...] = ("1", "2", "3", "4", "5", "2X", "3X")
-"""Block tile kinds: plain tiles by blocks gained, then the 2X and 3X tiles (spec §1.6). A kind
+"""Block tile kinds: plain tiles by blocks gained, then the 2X and 3X tiles (rules §1.6). A kind
 determines the tile's gelato (1-block tiles 2, 2-block tiles 1, others 0) in both sets."""
 
 _ACTIONS = (C.NO_ACTION, C.ADD_ON, C.REMODEL)
@@ -71,7 +71,7 @@ BUILD_KINDS: tuple[str, ...] = tuple(
     for act in _ACTIONS
 )
 """Build tile kinds: roof × height bonus (+0/+1/+2) × extra action (none, Add-On, Remodel),
-roof-major (spec §1.7)."""
+roof-major (rules §1.7)."""
 
 # Per-tile content features written for face-up tiles, indexed by tile index.
 _BLOCK_FEATURES = ("face up", "blocks (flat amount for 2X/3X)", "2X", "3X", "gelato")
@@ -93,7 +93,7 @@ def _best(values: list[int], k: int) -> int:
 
 
 def _bounds() -> dict[str, int]:
-    """Maxima over every configuration, derived from the component tables (spec §1)."""
+    """Maxima over every configuration, derived from the component tables (rules §1)."""
     gelato = 0
     kind_block = 0
     kind_build = 0
@@ -203,7 +203,7 @@ class PositanoObserver(Observer):
                     NUM_LOTS,
                     0,
                     MAX_HEIGHT,
-                    "per lot, blocks with a sea view now (spec §5.1)",
+                    "per lot, blocks with a sea view now (rules §5.1)",
                 ),
                 ("lot_removed", NUM_LOTS, 0, 1, "per lot, removed face-up at set-up"),
                 (
@@ -335,7 +335,7 @@ class PositanoObserver(Observer):
                     m * C.NUM_STAR_SETS,
                     0,
                     1,
-                    "per relative colour, tie-break star set one-hot (1..6, spec §1.3)",
+                    "per relative colour, tie-break star set one-hot (1..6, rules §1.3)",
                 ),
                 (
                     "personal",
@@ -357,7 +357,7 @@ class PositanoObserver(Observer):
                     m,
                     0,
                     3 * C.BLOCKS_PER_COLOUR,
-                    "per relative colour, sea-view points of its buildings now (spec §5.1)",
+                    "per relative colour, sea-view points of its buildings now (rules §5.1)",
                 ),
                 ("roofs_left", 3, 0, b["roofs"], "roof pieces left: Bronze, Silver, Gold"),
                 (
@@ -462,7 +462,7 @@ class PositanoObserver(Observer):
         self._multiplier = [t.multiplier for t in g.block_tiles]
         self._flat = [t.blocks for t in g.block_tiles]
         self._bonus = [t.bonus for t in g.build_tiles]
-        # Gelato tables by index (spec §5.2); lots only carry gelato on 5×5.
+        # Gelato tables by index (rules §5.2); lots only carry gelato on 5×5.
         lot_gel = [0] * NUM_LOTS
         for p, lot in g.lot_tiles.items():
             lot_gel[p] = lot.gelato
@@ -474,7 +474,7 @@ class PositanoObserver(Observer):
             [t.gelato for t in g.block_tiles],
             [t.gelato for t in g.build_tiles],
         )
-        # Bid values (lot, block, build) of card c with booster b at c * 6 + b (spec §3.1).
+        # Bid values (lot, block, build) of card c with booster b at c * 6 + b (rules §3.1).
         self._bid_values = [
             tuple(float(v + bo.value) for v in card.values)
             for card in C.BID_CARDS
@@ -549,7 +549,7 @@ class PositanoObserver(Observer):
         val: list[float] = []
         points: list[tuple[int, int]] = []
         # cover = how many bottom blocks of the next building back the buildings in front hide:
-        # each step back is one block higher (spec §1.2), so cover drops by one a row.
+        # each step back is one block higher (rules §1.2), so cover drops by one a row.
         cover = 0
         for p in column:
             h = height[p]
@@ -596,7 +596,7 @@ class PositanoObserver(Observer):
         return ones, idx, val
 
     def _gelato(self, s: PositanoState) -> list[int]:
-        """Gelato so far of every colour (spec §5.2), by colour."""
+        """Gelato so far of every colour (rules §5.2), by colour."""
         cg, bg, lg, kg, ug = self._gelato_tables
         out = []
         for c in range(self._nc):
@@ -669,7 +669,7 @@ class PositanoObserver(Observer):
         for goal in s.goals:
             ones_append(gi[goal])
 
-        # --- cliff: owner, height, roof, sea view (spec §5.1), points per colour. Heights and
+        # --- cliff: owner, height, roof, sea view (rules §5.1), points per colour. Heights and
         # roofs only ever grow, so their sums identify the cliff along one state's history;
         # the entries are cached on the state per observing seat.
         entry = self._cliff(s, player, rel)
@@ -698,7 +698,7 @@ class PositanoObserver(Observer):
             nb = len(builds_taken[c])
             for i, p in enumerate(taken):
                 # A drafted lot without a building is empty for good once its build tile was
-                # drafted and the build decision (if any) is over (spec §4).
+                # drafted and the build decision (if any) is over (rules §4).
                 if not height[p] and i < nb and not (ph == BUILD and acting == c and i == rnd - 1):
                     ones_append(o_empty + p)
             if len(taken) == rnd:

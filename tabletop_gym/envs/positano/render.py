@@ -32,7 +32,7 @@ GOAL_TEXT: dict[str, str] = {
     "perfetto": "2 per building at exactly regulation height",
     "altezza": "2 per different building height",
 }
-"""One-line summary of each goal (spec §1.8, §5.3); "6/3" marks a competition goal."""
+"""One-line summary of each goal (rules §1.8, §5.3); "6/3" marks a competition goal."""
 
 _ROOF_LETTER = "-BSG"
 _ORDINAL = ("1st", "2nd", "3rd", "4th", "5th", "6th")
@@ -89,7 +89,7 @@ def _decision(s: PositanoState) -> str:
     if s.is_terminal():
         return "game over"
     if cur == SIMULTANEOUS:
-        return "every seat bids at once (a base bid card and a booster, revealed together)"
+        return "every seat bids a base bid card and a booster; the bids are revealed together"
     colour = s.acting_colour()
     who = f"seat {cur}"
     if g.solo and colour == 1:

@@ -1,11 +1,11 @@
-"""The Positano rules engine (rules spec ``shared/rules/positano.md``, all sections).
+"""The Positano rules engine (rules reference ``docs/rules/positano.md``, all sections).
 
 Pure standard library. Every chance event (lot removal, stack shuffles, goal cards and sides,
 star sets, Otto Amalfi's decks, the solo round-1 tile order) is drawn in
 :meth:`PositanoGame.new_initial_state` from the ``random.Random`` passed in; the state carries
 every deck order, so the rest of the game is a pure function of the actions.
 
-Round (spec §3): a simultaneous bid (solo: the player bids after Otto's card and booster are
+Round (rules §3): a simultaneous bid (solo: the player bids after Otto's card and booster are
 revealed), lots drafted in descending lot-bid order, block tiles in descending block-bid order
 (blocks gained at once, 2X/3X choice as the same player's next decision), build tiles in
 descending build-bid order with each player building at once after drafting, then the optional
@@ -41,7 +41,7 @@ The JSON ``"state"`` object and its loader live in
 :meth:`PositanoState.check_invariants`.
 
 Rewards: ``returns()`` follows ``reward_type`` for 2–6 players. In solo the player's result is
-min(own score, Otto's score) (spec §7) and ``returns()`` is ``[result / 100]`` whatever
+min(own score, Otto's score) (rules §7) and ``returns()`` is ``[result / 100]`` whatever
 ``reward_type`` says; ``winners()`` is ``[0]``.
 """
 
@@ -127,7 +127,7 @@ _BID_VALUE = [
 
 @dataclasses.dataclass(frozen=True)
 class PositanoConfig(GameConfig):
-    """Positano switches (spec "Decisions" table).
+    """Positano switches ("Decisions" table of docs/rules/positano.md).
 
     Attributes:
         num_players: 1 (solo against Otto Amalfi) to 6.
@@ -371,10 +371,10 @@ class PositanoGame(Game):
             raise ValueError(f"{action!r} is not a bid action; bid ids are 0..41")
         return (A_BID_CARD + action // 6, A_BID_BOOSTER + action % 6)
 
-    # --- set-up (spec §2, §7) ------------------------------------------------------------------
+    # --- set-up (rules §2, §7) ------------------------------------------------------------------
 
     def new_initial_state(self, rng: random.Random) -> PositanoState:
-        """Set up a game (spec §2; solo §7); every chance event is drawn from ``rng``.
+        """Set up a game (rules §2; solo §7); every chance event is drawn from ``rng``.
 
         Draw order: lot shuffle (first lots removed face-up, then the round-1 row, then the
         stack), block stack shuffle, build stack shuffle, solo row orders, goals (cards, then
@@ -392,7 +392,7 @@ class PositanoGame(Game):
         s.removed_lots = sorted(lots[:k])
         s.lot_row = lots[k : k + t]
         s.lot_stack = lots[k + t :]
-        # spec §2.6-7: starting tiles whose icon ≤ players (solo: a 2-player game) face up;
+        # rules §2.6-7: starting tiles whose icon ≤ players (solo: a 2-player game) face up;
         # every other tile, unused starting tiles included, shuffled into the stack.
         icon_max = max(2, n)
         s.block_row = [b.index for b in self.block_tiles if 0 < b.start_icon <= icon_max]
@@ -402,7 +402,7 @@ class PositanoGame(Game):
         s.build_stack = [b.index for b in self.build_tiles if not 0 < b.start_icon <= icon_max]
         rng.shuffle(s.build_stack)
         if self.solo:
-            # spec §7: randomise the order of the 2 tiles within each Beach Board row (the lot
+            # rules §7: randomise the order of the 2 tiles within each Beach Board row (the lot
             # row already comes off a shuffled stack).
             rng.shuffle(s.block_row)
             rng.shuffle(s.build_row)
@@ -561,7 +561,7 @@ class PositanoState(State):
         return (pc[self.round - 1], self.played_boosters[colour][self.round - 1])
 
     def bid_values(self, colour: int) -> tuple[int, int, int] | None:
-        """This round's (lot, block, build) bid values of ``colour`` (spec §3.1), or None."""
+        """This round's (lot, block, build) bid values of ``colour`` (rules §3.1), or None."""
         b = self.bid(colour)
         if b is None:
             return None
@@ -579,7 +579,7 @@ class PositanoState(State):
         return list(self._orders[k])
 
     def gelato(self, colour: int) -> int:
-        """Gelato icons of ``colour`` so far: played cards and drafted tiles (spec §5.2)."""
+        """Gelato icons of ``colour`` so far: played cards and drafted tiles (rules §5.2)."""
         return sum(self.gelato_parts(colour).values())
 
     def gelato_parts(self, colour: int) -> dict[str, int]:
@@ -594,7 +594,7 @@ class PositanoState(State):
         }
 
     def empty_lots(self) -> list[int]:
-        """Drafted lots that stay empty for good (their owner had no block to build, spec §4)."""
+        """Drafted lots that stay empty for good (their owner had no block to build, rules §4)."""
         out = []
         for c in range(self.game.num_colours):
             for i, p in enumerate(self.lots_taken[c]):
@@ -619,7 +619,7 @@ class PositanoState(State):
         return -1
 
     def add_on_targets(self, colour: int, bonus: int) -> list[int]:
-        """``colour``'s buildings an Add-On with ``bonus`` may raise (spec §4), sorted."""
+        """``colour``'s buildings an Add-On with ``bonus`` may raise (rules §4), sorted."""
         h = self.height
         out = [
             p
@@ -630,7 +630,7 @@ class PositanoState(State):
         return out
 
     def remodel_targets(self, colour: int, roof: int) -> list[int]:
-        """``colour``'s buildings a Remodel tile with roof ``roof`` may upgrade (spec §4)."""
+        """``colour``'s buildings a Remodel tile with roof ``roof`` may upgrade (rules §4)."""
         out = [
             p
             for p in self.lots_taken[colour]
@@ -704,7 +704,7 @@ class PositanoState(State):
         self._legal_sim = None
 
     def _apply_joint_action(self, actions: list[int | None]) -> None:
-        """Reveal every bid at once (spec §3.1) and start drafting."""
+        """Reveal every bid at once (rules §3.1) and start drafting."""
         for c, a in enumerate(actions):
             assert a is not None  # every seat bids; apply_joint_action checked legality
             self._play_bid(c, a // 6, a % 6)
@@ -752,12 +752,12 @@ class PositanoState(State):
         self.played_boosters[colour].append(booster)
 
     def _reveal_otto(self) -> None:
-        # spec §7: Otto's top base bid card and top booster are revealed before the player bids.
+        # rules §7: Otto's top base bid card and top booster are revealed before the player bids.
         self.played_cards[1].append(self.hand_cards[1].pop(0))
         self.played_boosters[1].append(self.hand_boosters[1].pop(0))
 
     def _compute_orders(self) -> tuple[list[int], list[int], list[int]]:
-        # spec §3.2: descending bid; a tie goes to the card with more stars for that tile type.
+        # rules §3.2: descending bid; a tie goes to the card with more stars for that tile type.
         nc = self.game.num_colours
         r = self.round - 1
         cards = [self.played_cards[c][r] for c in range(nc)]
@@ -797,7 +797,7 @@ class PositanoState(State):
                     self.turn = 0
                     continue
                 if solo:
-                    # spec §7: the higher bid takes the leftmost tile, no choice.
+                    # rules §7: the higher bid takes the leftmost tile, no choice.
                     self._take_lot(self.lot_row[0])
                     continue
             elif ph == DRAFT_BLOCK:
@@ -824,7 +824,7 @@ class PositanoState(State):
         self.turn += 1
 
     def _take_block(self, t: int) -> None:
-        # spec §3.3: blocks come at once from the colour's general supply, capped by what is left.
+        # rules §3.3: blocks come at once from the colour's general supply, capped by what is left.
         c = self._orders[1][self.turn]  # type: ignore[index]
         self.block_row.remove(t)
         self.blocks_taken[c].append(t)
@@ -838,7 +838,7 @@ class PositanoState(State):
         self.turn += 1
 
     def _choose_blocks(self, multiply: bool) -> None:
-        # spec §1.6: with n in the personal supply, multiply gains n·(N−1), flat gains N; both
+        # rules §1.6: with n in the personal supply, multiply gains n·(N−1), flat gains N; both
         # capped by the general supply.
         c = self._orders[1][self.turn]  # type: ignore[index]
         tile = self.game.block_tiles[self.blocks_taken[c][-1]]
@@ -855,7 +855,7 @@ class PositanoState(State):
         self.build_row.remove(t)
         self.builds_taken[c].append(t)
         if self.personal[c] == 0:
-            # spec §4 + Decisions: no block → no building, the lot stays empty, no extra action.
+            # rules §4 + Decisions: no block → no building, the lot stays empty, no extra action.
             self.turn += 1
             return
         self.phase_index = BUILD
@@ -870,7 +870,7 @@ class PositanoState(State):
         self.roof[pos] = tile.roof
         self.roofs_left[tile.roof - 1] -= 1
         self.personal[c] -= h
-        # spec §4: the optional extra action is offered only when it has a target.
+        # rules §4: the optional extra action is offered only when it has a target.
         if tile.action == C.ADD_ON:
             if self.personal[c] > 0 and self.add_on_targets(c, tile.bonus):
                 self.phase_index = ADD_ON
@@ -889,7 +889,7 @@ class PositanoState(State):
         self.turn += 1
 
     def _refresh(self) -> None:
-        # spec §3.5 / §6: refill the Beach Board, or end after the round that took the last lots.
+        # rules §3.5 / §6: refill the Beach Board, or end after the round that took the last lots.
         self._orders = None
         self.turn = 0
         if not self.lot_stack:
@@ -908,7 +908,7 @@ class PositanoState(State):
         if self.game.solo:
             self._reveal_otto()
 
-    # --- results (spec §5, §7) -----------------------------------------------------------------
+    # --- results (rules §5, §7) -----------------------------------------------------------------
 
     def _colour_results(self) -> list[dict[str, Any]]:
         # A finished position never changes: score it once (scores, breakdown, winners and
@@ -953,7 +953,7 @@ class PositanoState(State):
         return out
 
     def scores(self) -> list[float]:
-        """Building points + gelato + goals per seat (spec §5); solo: min(own, Otto's) (§7).
+        """Building points + gelato + goals per seat (rules §5); solo: min(own, Otto's) (§7).
 
         While the game runs, the same formula on the current position.
         """
@@ -983,7 +983,7 @@ class PositanoState(State):
         return res
 
     def winners(self) -> list[int]:
-        """Seats with the top total; ties share the win (spec §5). Solo: ``[0]``."""
+        """Seats with the top total; ties share the win (rules §5). Solo: ``[0]``."""
         if self.game.solo:
             return [0]
         sc = self.scores()

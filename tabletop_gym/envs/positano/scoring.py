@@ -1,10 +1,10 @@
-"""Positano end-of-game scoring: sea view (spec §5.1) and the 13 goals (spec §1.8, §5.3).
+"""Positano end-of-game scoring: sea view (rules §5.1) and the 13 goals (rules §1.8, §5.3).
 
 Pure standard library, no state: every function reads the per-lot arrays of the shared Positano
 conventions and returns fresh lists, so the engine can call it on a live state or on a position
 written by hand.
 
-Board conventions (spec §1.2):
+Board conventions (rules §1.2):
 
 * A lot is indexed ``pos = r * 5 + c`` with ``r = 0..4`` (``r = 0`` is row 1, the lowest row,
   nearest the sea) and ``c = 0..4`` (``c = 0`` is column A). On the 4×4 cliff only ``r, c < 4``
@@ -13,9 +13,9 @@ Board conventions (spec §1.2):
 * Per-lot arrays have 25 entries: ``owner`` (colour, or -1), ``height`` (blocks, 0 = no building),
   ``roof`` (0 none, 1 Bronze, 2 Silver, 3 Gold). A building is a lot with ``height > 0``; it must
   have an owner and a roof. An empty lot may keep an owner (a lot drafted by a player who had no
-  block to build with stays empty, spec §4) and is ignored by every goal.
+  block to build with stays empty, rules §4) and is ignored by every goal.
 
-Competition goals (spec §5.3) rank each colour by a comparison key, a tuple compared
+Competition goals (rules §5.3) rank each colour by a comparison key, a tuple compared
 lexicographically: ``(counted buildings, blocks in those buildings)`` for most goals, the size and
 blocks of the largest group for Gruppo, the best column for Colonna, and ``(leftover blocks,)``
 for Eccesso. A colour with no counted item has no key (``None``) and scores nothing.
@@ -49,7 +49,7 @@ _ROW_STRIDE = 5
 COMPETITION_GOALS: frozenset[str] = frozenset(
     ("grande", "gruppo", "eccesso", "dietro", "colonna", "bordo", "mezzo", "centro")
 )
-"""Goals scored 6 / 3 for 1st / 2nd place (spec §5.3); the others score per item or once."""
+"""Goals scored 6 / 3 for 1st / 2nd place (rules §5.3); the others score per item or once."""
 
 GOAL_POINTS: dict[str, int] = {
     "piccolo": 3,
@@ -58,15 +58,15 @@ GOAL_POINTS: dict[str, int] = {
     "altezza": 2,
     "equilibrato": 5,
 }
-"""Points per item (once for Equilibrato) of the non-competition goals (spec §1.8)."""
+"""Points per item (once for Equilibrato) of the non-competition goals (rules §1.8)."""
 
 FIRST_PLACE_POINTS = 6
 SECOND_PLACE_POINTS = 3
 
 ROOF_VALUES: tuple[int, int, int, int] = (0, 1, 2, 3)
-"""Points per viewing block by roof code: none, Bronze, Silver, Gold (spec §5.1)."""
+"""Points per viewing block by roof code: none, Bronze, Silver, Gold (rules §5.1)."""
 
-_MAX_ABOVE_REGULATION = 2  # spec §4: no building may ever exceed Regulation Height + 2
+_MAX_ABOVE_REGULATION = 2  # rules §4: no building may ever exceed Regulation Height + 2
 
 
 def goal_valid_for_size(goal: str, size: int) -> bool:
@@ -77,7 +77,7 @@ def goal_valid_for_size(goal: str, size: int) -> bool:
         size: The board size, 4 or 5.
 
     Returns:
-        False for Mezzo on 5×5 and Centro on 4×4 (spec §1.8: Centro replaces Mezzo on 5×5),
+        False for Mezzo on 5×5 and Centro on 4×4 (rules §1.8: Centro replaces Mezzo on 5×5),
         True for every other goal name.
 
     Raises:
@@ -129,7 +129,7 @@ def _check_heights(height: Sequence[int], size: int) -> None:
         if type(h) is not int or h < 0 or h > limit:
             raise ValueError(
                 f"height[{pos}] (lot {_lot_name(pos)}) = {h!r}; allowed 0..{limit} "
-                "(regulation height + 2, spec §4)"
+                "(regulation height + 2, rules §4)"
             )
 
 
@@ -181,7 +181,7 @@ def _lot_name(pos: int) -> str:
 
 
 # --------------------------------------------------------------------------------------------
-# Sea view (spec §5.1)
+# Sea view (rules §5.1)
 # --------------------------------------------------------------------------------------------
 
 
@@ -206,7 +206,7 @@ def _visible(height: Sequence[int], size: int) -> list[int]:
 
 
 def visible_blocks(height: Sequence[int], size: int) -> list[int]:
-    """Count the blocks of each building that have a sea view (spec §5.1).
+    """Count the blocks of each building that have a sea view (rules §5.1).
 
     A building on row r (0-based) is covered by a building k rows in front of it in the same
     column with h' blocks up to its bottom ``h' - k`` blocks; the hidden part is the maximum over
@@ -231,7 +231,7 @@ def visible_blocks(height: Sequence[int], size: int) -> list[int]:
 def building_points(
     height: Sequence[int], roof: Sequence[int], size: int, *, check: bool = True
 ) -> list[int]:
-    """Score every building's sea view: viewing blocks times the roof value (spec §5.1).
+    """Score every building's sea view: viewing blocks times the roof value (rules §5.1).
 
     Args:
         height: 25 block counts, ``pos = r * 5 + c``.
@@ -262,7 +262,7 @@ def colour_building_points(
     num_colours: int,
     size: int,
 ) -> list[int]:
-    """Sum the sea-view points of each colour's buildings (spec §5.1).
+    """Sum the sea-view points of each colour's buildings (rules §5.1).
 
     Args:
         owner: 25 owners (colour, or -1).
@@ -288,12 +288,12 @@ def colour_building_points(
 
 
 # --------------------------------------------------------------------------------------------
-# Competition ranking (spec §5.3)
+# Competition ranking (rules §5.3)
 # --------------------------------------------------------------------------------------------
 
 
 def competition_points(keys: Sequence[tuple[int, ...] | None]) -> list[int]:
-    """Award 1st / 2nd place points of a competition goal (spec §5.3).
+    """Award 1st / 2nd place points of a competition goal (rules §5.3).
 
     The highest key scores 6 and the next highest 3. Colours tied for 1st split 6 + 3 = 9,
     rounded down, and nobody is 2nd. Colours tied for 2nd split 3, rounded down. A colour whose
@@ -378,7 +378,7 @@ def _group_keys(
     owner: Sequence[int], height: Sequence[int], num_colours: int, size: int
 ) -> list[tuple[int, ...] | None]:
     # Each building is visited once, so a group's size counts distinct buildings (the BGA code
-    # re-adds the start building and inflates groups, spec §9 item 7a; not copied).
+    # re-adds the start building and inflates groups, rules §9 item 7a; not copied).
     keys: list[tuple[int, ...] | None] = [None] * num_colours
     seen = [False] * BOARD_POSITIONS
     for start in range(BOARD_POSITIONS):
@@ -437,7 +437,7 @@ def _competition_keys(
     if goal == "gruppo":
         return _group_keys(owner, height, num_colours, size)
     if goal == "eccesso":
-        # The key is the block count itself: there is no further tiebreak (spec §5.3).
+        # The key is the block count itself: there is no further tiebreak (rules §5.3).
         return [(n,) if n > 0 else None for n in personal_supply]
     if goal == "dietro":
         lots = _lots(size, (size - 2, size - 1), every_row)
@@ -465,7 +465,7 @@ def _check_goal_inputs(
         other = "centro" if goal == "mezzo" else "mezzo"
         raise ValueError(
             f"goal {goal!r} is not played on the {size}x{size} cliff (use {other!r}; "
-            "Mezzo is 4x4 only, Centro 5x5 only, spec §1.8)"
+            "Mezzo is 4x4 only, Centro 5x5 only, rules §1.8)"
         )
     _check_num_colours(num_colours)
     _check_heights(height, size)
@@ -483,7 +483,7 @@ def competition_keys(
     num_colours: int,
     size: int,
 ) -> list[tuple[int, ...] | None]:
-    """Compute each colour's comparison key for a competition goal (spec §5.3).
+    """Compute each colour's comparison key for a competition goal (rules §5.3).
 
     Keys: Grande, Dietro, Bordo, Mezzo, Centro ``(buildings counted, blocks in them)``; Gruppo
     ``(distinct buildings in the largest orthogonal group, its blocks)`` taking the group with the
@@ -517,7 +517,7 @@ def competition_keys(
 
 
 # --------------------------------------------------------------------------------------------
-# Goal points (spec §1.8, §5.3)
+# Goal points (rules §1.8, §5.3)
 # --------------------------------------------------------------------------------------------
 
 
@@ -571,7 +571,7 @@ def goal_points(
     *,
     check: bool = True,
 ) -> list[int]:
-    """Score one goal card face for every colour (spec §1.8, §5.3).
+    """Score one goal card face for every colour (rules §1.8, §5.3).
 
     Per-item goals: Piccolo 3 per building below regulation height (height < level), Solitario 2
     per building with no orthogonally adjacent building of its colour, Perfetto 2 per building at

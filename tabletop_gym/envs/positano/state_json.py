@@ -93,21 +93,21 @@ def check_state(s: PositanoState) -> None:
     if ph == OVER and s.round != g.num_rounds:
         fail(f"the game ends after round {g.num_rounds}, but the state is over in round {s.round}")
     if g.solo and ph in (DRAFT_LOT, DRAFT_BLOCK, DRAFT_BUILD):
-        fail(f"phase {PHASES[ph]!r} has no decision in solo (tiles are allocated, spec §7)")
+        fail(f"phase {PHASES[ph]!r} has no decision in solo (tiles are allocated, rules §7)")
     if ph in (BID, OVER) and s.turn != 0:
         fail(f"turn must be 0 in phase {PHASES[ph]!r}, got {s.turn}")
     if not 0 <= s.turn < nc:
         fail(f"turn {s.turn} is out of range 0..{nc - 1}")
-    # Goals (spec §1.8).
+    # Goals (rules §1.8).
     problem = goal_problem(s.goals, g.size)
     if problem:
         fail(f"goals: {problem}")
     if g.fixed_goals and list(s.goals) != list(g.fixed_goals):
         fail(f"goals {s.goals} differ from the configured goals {list(g.fixed_goals)}")
-    # Star sets (spec §1.3): distinct per colour.
+    # Star sets (rules §1.3): distinct per colour.
     if len(set(s.star_sets)) != nc or not all(1 <= x <= 6 for x in s.star_sets):
         fail(f"star_sets {s.star_sets} must be {nc} distinct sets in 1..6")
-    # Cards: hand + played = the 7 cards and the 6 boosters, each once (spec §1.3, §1.4, §3.1).
+    # Cards: hand + played = the 7 cards and the 6 boosters, each once (rules §1.3, §1.4, §3.1).
     for c in range(nc):
         otto = g.solo and c == 1
         if sorted(s.hand_cards[c] + s.played_cards[c]) != _ALL_CARDS:
@@ -169,7 +169,7 @@ def check_state(s: PositanoState) -> None:
                 f"the Beach Board {TILE_TYPES[k]} row must hold {t - len(done[k])} tiles in "
                 f"phase {PHASES[ph]!r}, turn {s.turn}; got {row}"
             )
-    # Tiles: each exactly once (spec §2).
+    # Tiles: each exactly once (rules §2).
     lots = s.removed_lots + s.lot_stack + s.lot_row + [p for x in s.lots_taken for p in x]
     if sorted(lots) != sorted(g.positions):
         fail(
@@ -193,7 +193,7 @@ def check_state(s: PositanoState) -> None:
                 f"{name} tiles (stack + beach + drafted) must be 0..{total - 1} once each, got "
                 f"{sorted(tiles)}"
             )
-    # Board (spec §4).
+    # Board (rules §4).
     on_board = set(g.positions)
     for p in range(25):
         o, h, q = s.owner[p], s.height[p], s.roof[p]
@@ -253,7 +253,7 @@ def check_state(s: PositanoState) -> None:
                 f"{C.ROOF_NAMES[k]} roofs: {placed} placed + {left} left must be "
                 f"{g.roof_supply[k - 1]}"
             )
-    # The pending decision must exist (spec §1.6, §4).
+    # The pending decision must exist (rules §1.6, §4).
     if ph in (BLOCK_CHOICE, BUILD, ADD_ON, REMODEL):
         a = s.acting_colour()
         if ph == BLOCK_CHOICE:
@@ -262,7 +262,7 @@ def check_state(s: PositanoState) -> None:
         else:
             tile = g.build_tiles[s.builds_taken[a][-1]]
             if ph == BUILD and s.personal[a] == 0:
-                fail(f"phase 'build' but colour {a} has no block (it would not build, spec §4)")
+                fail(f"phase 'build' but colour {a} has no block (it would not build, rules §4)")
             if ph == ADD_ON and (
                 tile.action != C.ADD_ON
                 or s.personal[a] == 0

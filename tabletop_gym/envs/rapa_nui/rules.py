@@ -2,8 +2,8 @@
 
 Pure standard library, deterministic: every chance event (the shuffle of the 50 Rapa Nui cards)
 is drawn in :meth:`RapaNuiGame.new_initial_state` from the ``random.Random`` it is given; the rest
-of the game is a pure function of the actions. The authority is the rules spec
-``shared/rules/rapa_nui.md`` (sections cited as §n below).
+of the game is a pure function of the actions. The authority is the rules reference
+``docs/rules/rapa_nui.md`` (sections cited as §n below).
 
 Card ids (Rapa Nui cards, in hands, displays, the columns and the draw pile):
 
@@ -179,7 +179,7 @@ def card_totals(num_players: int) -> list[int]:
 
 @dataclasses.dataclass(frozen=True)
 class RapaNuiConfig(GameConfig):
-    """Configuration of Rapa Nui; the switches are the spec's Decisions table.
+    """Configuration of Rapa Nui; the switches are the Decisions table of the rules reference.
 
     Attributes:
         num_players: 2, 3 or 4 seats.
@@ -193,6 +193,10 @@ class RapaNuiConfig(GameConfig):
             lost (§1.4). False: unlimited stacks.
         zero_count_kind_value: ``"zero"``: kinds absent from the stone are worth 0;
             ``"ranked"``: pure dense ranking (§7.4).
+        hunter_gatherer_majority_bonus: At an H&G scoring the sole majority (≥ 2 of that kind)
+            gets one more offering card (§4). Only secondary sources state this bonus (the
+            rules summary S1 leaves it out), so False plays without it; the Woodcutter, Priest
+            and Moai bonuses are not affected.
     """
 
     num_players: int = dataclasses.field(default=2, metadata={"range": (2, 4)})
@@ -205,6 +209,7 @@ class RapaNuiConfig(GameConfig):
     zero_count_kind_value: str = dataclasses.field(
         default="zero", metadata={"choices": ("zero", "ranked")}
     )
+    hunter_gatherer_majority_bonus: bool = True
 
 
 class RapaNuiGame(Game):
@@ -639,6 +644,8 @@ class RapaNuiState(State):
                 return
         else:
             k = card - HG
+            if not self.game.config.hunter_gatherer_majority_bonus:
+                bonus = -1
             # Clockwise from the active player: the order matters only for a short stack (§1.4).
             for i in range(n):
                 q = (a + i) % n

@@ -1,0 +1,1 @@
+"""The engine contract, the one PettingZoo adapter and parallel view, observers, records."""

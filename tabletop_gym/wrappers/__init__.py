@@ -1,0 +1,1 @@
+"""Game transforms (turn-based bids) and the single-agent Gymnasium view."""

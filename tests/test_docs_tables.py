@@ -1,0 +1,56 @@
+"""The docs tables that hold numbers are the ones their generators make from the code now."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("docs_tables", ROOT / "tools" / "docs_tables.py")
+docs_tables = importlib.util.module_from_spec(_spec)
+sys.modules["docs_tables"] = docs_tables
+_spec.loader.exec_module(docs_tables)
+
+# Where each generated table stands.
+PLACES = {
+    "rapa_nui-cards": "docs/envs/rapa_nui.md",
+    "rapa_nui-actions": "docs/envs/rapa_nui.md",
+    "rapa_nui-observation": "docs/envs/rapa_nui.md",
+    "positano-shapes": "docs/envs/positano.md",
+    "positano-actions": "docs/envs/positano.md",
+    "positano-observation": "docs/envs/positano.md",
+    "training-budgets": "docs/training.md",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLACES))
+def test_generated_table_is_in_its_page_and_current(name):
+    text = (ROOT / PLACES[name]).read_text(encoding="utf-8")
+    opening = f"<!-- generated: {name} (python tools/docs_tables.py) -->\n"
+    assert opening in text, f"{PLACES[name]} lost its {name} table"
+    regenerated, changed = docs_tables.regenerate(text)
+    assert name not in changed, (
+        f"{PLACES[name]}: the {name} table is stale; run `python tools/docs_tables.py`"
+    )
+    assert regenerated == text
+
+
+def test_every_generator_has_a_place():
+    assert set(PLACES) == set(docs_tables.GENERATORS)
+
+
+def test_no_page_is_stale():
+    assert docs_tables.main(["--check"]) == 0
+
+
+def test_regenerate_rewrites_a_stale_block_and_rejects_unknown_names():
+    name = "rapa_nui-cards"
+    stale = f"x\n<!-- generated: {name} (python tools/docs_tables.py) -->\nold\n<!-- end generated: {name} -->\n"
+    new, changed = docs_tables.regenerate(stale)
+    assert changed == [name]
+    assert "| 0 | Woodcutter | 12 + 1 start card per seat |" in new
+    with pytest.raises(KeyError, match="no generator"):
+        docs_tables.regenerate("<!-- generated: nope (python tools/docs_tables.py) -->\n\n<!-- end generated: nope -->")

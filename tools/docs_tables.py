@@ -1,0 +1,246 @@
+"""The docs tables that hold numbers, generated from the code: ``python tools/docs_tables.py``.
+
+A generated table stands in its page between two markers::
+
+    <!-- generated: NAME (python tools/docs_tables.py) -->
+    ...
+    <!-- end generated: NAME -->
+
+Running this file rewrites every such block from its generator below (``--check`` only reports
+the stale ones); ``tests/test_docs_tables.py`` fails when a committed block differs from what its
+generator makes now, so a table cannot drift from the code it describes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script from a source checkout
+    sys.path.insert(0, str(ROOT))
+
+_BLOCK = re.compile(
+    r"(?P<open><!-- generated: (?P<name>[\w-]+) \(python tools/docs_tables\.py\) -->\n)"
+    r"(?P<body>.*?)"
+    r"(?P<close><!-- end generated: (?P=name) -->)",
+    re.S,
+)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+# --- Rapa Nui -------------------------------------------------------------------------------------
+
+
+def rapa_nui_cards() -> str:
+    """Card ids with the counts of the deck and the start cards."""
+    from tabletop_gym.envs.rapa_nui import rules as r
+
+    rows = []
+    for card, (name, count) in enumerate(zip(r.CARD_NAMES, r.DECK_COUNTS, strict=True)):
+        if card == r.WOODCUTTER:
+            extra = f"{count} + 1 start card per seat"
+        elif card >= r.HG:
+            extra = f"{count} + 1 per seat other than seat {card - r.HG}"
+        else:
+            extra = str(count)
+        rows.append([str(card), name, extra])
+    return _table(["id", "card", "count"], rows)
+
+
+def rapa_nui_actions() -> str:
+    """One row per action id, from the id constants of the engine."""
+    from tabletop_gym.envs.rapa_nui import rules as r
+
+    rows: list[list[str]] = []
+    for k, kind in enumerate(r.KIND_NAMES):
+        rows.append([str(r.BUY + k), f"`BUY + {k}`", "buy",
+                     f"buy one {kind} offering card (cost max(0, {r.BUY_BASE_COST} − own {kind} "
+                     "H&G in the display))"])
+    rows.append([str(r.NO_BUY), "`NO_BUY`", "buy", "make no purchase"])
+    rows.append([str(r.PLAY_WOODCUTTER), "`PLAY_WOODCUTTER`", "play", "play a Woodcutter (free)"])
+    rows.append([str(r.PLAY_PRIEST), "`PLAY_PRIEST`", "play", "play a Priest (free)"])
+    rows.append([str(r.PLAY_MOAI), "`PLAY_MOAI`", "play",
+                 f"build a Moai ({r.MOAI_COST} wood); starts an offering round"])
+    for k, kind in enumerate(r.KIND_NAMES):
+        for c in (1, 2, 3):
+            i = 3 * k + c - 1
+            rows.append([str(r.PLAY_HG + i), f"`PLAY_HG + {i}`", "play",
+                         f"play {c} H&G {kind} ({c - 1} wood)"])
+    rows.append([str(r.REMOVE_MOAI), "`REMOVE_MOAI`", "play",
+                 "remove a Moai from the game (hand of three Moai)"])
+    for c in range(r.NUM_COLUMNS):
+        rows.append([str(r.DRAW + c), f"`DRAW + {c}`", "draw",
+                     f"take the front card of column {c + 1}"])
+    for k, kind in enumerate(r.KIND_NAMES):
+        rows.append([str(r.OFFER + k), f"`OFFER + {k}`", "offer",
+                     f"place an own {kind} offering card (face up; face down when the active "
+                     "player places it)"])
+    for k, kind in enumerate(r.KIND_NAMES):
+        rows.append([str(r.SUPPLY + k), f"`SUPPLY + {k}`", "supply_offer",
+                     f"place a {kind} card from the supply face up"])
+    rows.append([str(r.SUPPLY_SKIP), "`SUPPLY_SKIP`", "supply_offer",
+                 "no supply card (only with active_supply_offering_optional)"])
+    for v in range(r.MAX_MOAI_UNITS + 1):
+        rows.append([str(r.MOAI_VP + v), f"`MOAI_VP + {v}`", "moai_split",
+                     f"take {v} of the Moai units as VP, the rest as wood"])
+    assert [int(row[0]) for row in rows] == list(range(r.NUM_ACTIONS))
+    return _table(["id", "constant", "phase", "meaning"], rows)
+
+
+def rapa_nui_observation() -> str:
+    """The observation slices (2 players, default switches)."""
+    from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
+    from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
+
+    return RapaNuiObserver(RapaNuiGame()).layout.markdown_table()
+
+
+# --- Positano -------------------------------------------------------------------------------------
+
+
+def positano_shapes() -> str:
+    """Observation shapes of the engine observer and the AEC env for every configuration."""
+    from tabletop_gym.envs.positano.observer import PositanoObserver
+    from tabletop_gym.envs.positano.rules import PositanoGame
+    from tabletop_gym.wrappers.turn_based import TurnBasedGame, TurnBasedObserver
+
+    rows = []
+    for n, board, label in [(1, 4, "1 (solo)"), (2, 4, "2"), (3, 4, "3"), (4, 4, "4"),
+                            (4, 5, "4"), (5, 5, "5"), (6, 5, "6")]:
+        game = PositanoGame(num_players=n, board_size=board)
+        engine = PositanoObserver(game)
+        aec = [TurnBasedObserver(TurnBasedGame(game, split=s), PositanoObserver(game)).size
+               for s in (False, True)]
+        rows.append([label, f"{board}×{board}", f"`({aec[0]},)`", f"`({aec[1]},)`",
+                     f"`({engine.size},)`"])
+    return _table(["players", "board", "AEC env", "AEC env, `split_bids=True`",
+                   "parallel env (engine observer)"], rows)
+
+
+def positano_actions() -> str:
+    """The action-id ranges, from the id bases of the engine."""
+    from tabletop_gym.envs.positano import rules as r
+
+    def span(lo: int, hi: int) -> str:
+        return str(lo) if lo == hi else f"{lo}–{hi}"
+
+    rows = [
+        [span(r.A_BID, r.A_BID_CARD - 1), "bid: base card c (0..6 = card #1..#7) with booster b "
+         "(0..5 = +5, +6, +13, +14, +21, +22): id = "
+         + (f"{r.A_BID} + " if r.A_BID else "") + "6·c + b"],
+        [span(r.A_BID_CARD, r.A_BID_BOOSTER - 1), f"bid card c only: {r.A_BID_CARD} + c (first "
+         "sub-decision with `split_bids=True`; never legal in the engine itself)"],
+        [span(r.A_BID_BOOSTER, r.A_LOT - 1), f"booster b only: {r.A_BID_BOOSTER} + b (second "
+         "sub-decision with `split_bids=True`; never legal in the engine itself)"],
+        [span(r.A_LOT, r.A_BLOCK - 1), f"draft the lot tile at position pos: {r.A_LOT} + pos "
+         "(pos = r·5 + c, r = row − 1, c = column A = 0)"],
+        [span(r.A_BLOCK, r.A_MULTIPLY - 1), f"draft block tile index t: {r.A_BLOCK} + t "
+         "(t = printed id − 40)"],
+        [str(r.A_MULTIPLY), "2X/3X tile: multiply option (double/triple the personal supply)"],
+        [str(r.A_FLAT), "2X/3X tile: flat option (+2 / +3)"],
+        [span(r.A_BUILD_TILE, r.A_HEIGHT), f"draft build tile index t: {r.A_BUILD_TILE} + t "
+         "(t = printed id − 60)"],
+        [span(r.A_HEIGHT + 1, r.A_ADD_ON - 1), f"build with height h = 1..7: {r.A_HEIGHT} + h"],
+        [span(r.A_ADD_ON, r.A_SKIP_ADD_ON - 1), "Add-On: add 1 block to own building at pos: "
+         f"{r.A_ADD_ON} + pos"],
+        [str(r.A_SKIP_ADD_ON), "skip the Add-On"],
+        [span(r.A_REMODEL, r.A_SKIP_REMODEL - 1), "Remodel: upgrade the roof of own building at "
+         f"pos: {r.A_REMODEL} + pos"],
+        [str(r.A_SKIP_REMODEL), "skip the Remodel"],
+        [str(r.A_NOOP), "no-op (never legal in the engine; the parallel env's only id for agents "
+         "not to act)"],
+    ]
+    assert r.A_NOOP == r.NUM_ACTIONS - 1
+    return _table(["ids", "meaning"], rows)
+
+
+def positano_observation() -> str:
+    """The engine observer's slices (2 players)."""
+    from tabletop_gym.envs.positano.observer import PositanoObserver
+    from tabletop_gym.envs.positano.rules import PositanoGame
+
+    return PositanoObserver(PositanoGame(num_players=2)).layout.markdown_table()
+
+
+# --- training -------------------------------------------------------------------------------------
+
+
+def training_budgets() -> str:
+    """The default training budget of each env (``tabletop-gym train`` without ``--timesteps``)."""
+    from tabletop_gym.training import DEFAULT_TIMESTEPS
+
+    return _table(["env", "default budget (timesteps)"],
+                  [[f"`{env}`", f"{steps:,}"] for env, steps in DEFAULT_TIMESTEPS.items()])
+
+
+GENERATORS: dict[str, Callable[[], str]] = {
+    "rapa_nui-cards": rapa_nui_cards,
+    "rapa_nui-actions": rapa_nui_actions,
+    "rapa_nui-observation": rapa_nui_observation,
+    "positano-shapes": positano_shapes,
+    "positano-actions": positano_actions,
+    "positano-observation": positano_observation,
+    "training-budgets": training_budgets,
+}
+
+
+def regenerate(text: str, cache: dict[str, str] | None = None) -> tuple[str, list[str]]:
+    """``text`` with every generated block rewritten, and the names of the blocks that changed.
+
+    Raises:
+        KeyError: A block names no generator.
+    """
+    cache = {} if cache is None else cache
+    changed: list[str] = []
+
+    def sub(m: re.Match[str]) -> str:
+        name = m.group("name")
+        if name not in GENERATORS:
+            known = sorted(GENERATORS)
+            raise KeyError(f"generated block {name!r} has no generator; known: {known}")
+        if name not in cache:
+            cache[name] = GENERATORS[name]().rstrip("\n") + "\n"
+        if m.group("body") != cache[name]:
+            changed.append(name)
+        return m.group("open") + cache[name] + m.group("close")
+
+    return _BLOCK.sub(sub, text), changed
+
+
+def pages() -> list[Path]:
+    """Every Markdown page that may hold generated blocks."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Rewrite (or with ``--check`` only report) the stale generated blocks."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="report stale blocks, change nothing")
+    args = parser.parse_args(argv)
+    cache: dict[str, str] = {}
+    stale = []
+    for page in pages():
+        text = page.read_text(encoding="utf-8")
+        new, changed = regenerate(text, cache)
+        rel = page.relative_to(ROOT)
+        stale += [f"{rel}: {name}" for name in changed]
+        if changed and not args.check:
+            page.write_text(new, encoding="utf-8")
+            print(f"rewrote {rel}: {', '.join(changed)}")
+    if args.check and stale:
+        print("stale generated blocks:\n" + "\n".join(stale))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
