@@ -99,7 +99,7 @@ def test_every_deal_is_a_full_deck_and_an_early_end_still_gets_a_full_shuffle():
     base = sorted(g.deck.tolist())
     # An illegal action ends every game at once, 1 swap into the pending shuffles: the slots get
     # decks from the full-shuffle fallback, all different and each a permutation of the 50 cards.
-    illegal = jnp.full(4, 44, jnp.int32)  # a Moai split outside the split phase (rules §4)
+    illegal = jnp.full(4, 44, jnp.int32)  # a Moai split outside the split phase (docs/rules/rapa_nui.md §4)
     old = np.asarray(state.games.deck)
     state, ts = env.step(state, illegal)
     assert np.asarray(ts.done).all()
