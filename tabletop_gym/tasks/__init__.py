@@ -111,7 +111,7 @@ class Task:
         config: The game config, every field given explicitly.
         opponents: The bots in every other seat (``"vs"``), else ``None``.
         seat_mode: The learner's seat policy in the Gymnasium env (``"rotate"``: episode ``e``
-            after the last seeded reset plays seat ``e mod n``); ``None`` for self-play.
+            plays seat ``e mod n``); ``None`` for self-play.
         reference_opponents: Who fills the other seats when an agent is scored on the task (solo:
             the policy that plays the same deals for the win-rate comparison).
         description: One line.
