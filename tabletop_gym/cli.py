@@ -1,4 +1,4 @@
-"""Command line: ``tabletop-gym play | replay | train | eval | bench | suite``.
+"""Command line: ``tabletop-gym play | replay | train | eval | league | bench | suite``.
 
 Examples::
 
@@ -7,6 +7,7 @@ Examples::
     tabletop-gym replay game.json --view 1 --gif game.gif
     tabletop-gym train --env RapaNui-v0 --timesteps 200000
     tabletop-gym eval --game positano --players 2 --candidate heuristic --opponent random
+    tabletop-gym league --game rapa_nui --players 2 --agents random heuristic ismcts:200 ppo
     tabletop-gym bench
     tabletop-gym suite run --suite core --agent heuristic --seeds 5
 """
@@ -65,6 +66,8 @@ def cmd_train(args: argparse.Namespace) -> int:
         eval_games=args.eval_games,
         progress_bar=not args.no_progress,
         env_kwargs=_parse_kv(args.set),
+        hparams=_parse_kv(args.hp),
+        time_limit=args.time_limit,
     )
     return 0
 
@@ -91,6 +94,21 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.out:
         for p in save_results([res], args.out):
             print(f"saved {p}")
+    return 0
+
+
+def cmd_league(args: argparse.Namespace) -> int:
+    """Play a round-robin league and save its matrix, ratings, heatmap and table."""
+    from tabletop_gym.league import run_league
+
+    cfg = _parse_kv(args.set)
+    cfg["num_players"] = args.players
+    res = run_league(args.game, [_agent_spec(a) for a in args.agents],
+                     games_per_pair=args.games, seed=args.seed, bootstrap=args.bootstrap,
+                     verbose=True, **cfg)
+    print(res.markdown())
+    for path in res.save(args.out, heatmap=not args.no_heatmap):
+        print(f"saved {path}")
     return 0
 
 
@@ -144,7 +162,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     """Play a game against bots at the terminal; only what the human's seat may know is shown."""
     import numpy as np
 
-    from tabletop_gym.agents.base import make_agent
+    from tabletop_gym.agents.base import choose_action, make_agent
 
     cfg = _parse_kv(args.set)
     cfg["num_players"] = args.players
@@ -173,7 +191,7 @@ def cmd_play(args: argparse.Namespace) -> int:
                 print("game abandoned")
                 return 0
         else:
-            action = int(bots[agent].act(env.observe(agent)))
+            action = choose_action(bots[agent], env, agent)
         before = env.game_state.clone()
         line = env.public_action_string(action, me)
         env.step(action)
@@ -283,18 +301,38 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--no-progress", action="store_true")
     t.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                    help="env kwargs, e.g. num_players=2 opponents=heuristic")
+    t.add_argument("--hp", nargs="*", default=[], metavar="KEY=VALUE",
+                   help="MaskablePPO settings over the defaults, e.g. net_arch=[64,64] "
+                        "obs_scaling=none (see tabletop_gym.training.DEFAULT_HPARAMS)")
+    t.add_argument("--time-limit", type=float, default=None,
+                   help="stop training after this many seconds")
     t.set_defaults(func=cmd_train)
 
     e = sub.add_parser("eval", help="evaluate an agent with seat rotation and 95%% CIs")
     e.add_argument("--game", default="positano", choices=["positano", "rapa_nui"])
     e.add_argument("--players", type=int, default=2)
-    e.add_argument("--candidate", default="heuristic", help="random, heuristic or model.zip")
-    e.add_argument("--opponent", default="random", help="random, heuristic or model.zip")
+    e.add_argument("--candidate", default="heuristic",
+                   help="random, heuristic, ismcts[:N[:heuristic]], ppo or model.zip")
+    e.add_argument("--opponent", default="random",
+                   help="random, heuristic, ismcts[:N[:heuristic]], ppo or model.zip")
     e.add_argument("--games", type=int, default=200)
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--out", default=None, help="save <out>.csv and <out>.json")
     e.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE")
     e.set_defaults(func=cmd_eval)
+
+    lg = sub.add_parser("league", help="round robin with seat rotation, ratings and a heatmap")
+    lg.add_argument("--game", default="rapa_nui", choices=["positano", "rapa_nui"])
+    lg.add_argument("--players", type=int, default=2)
+    lg.add_argument("--agents", nargs="+", required=True,
+                    help="random, heuristic, ismcts[:N[:heuristic]], ppo or model.zip")
+    lg.add_argument("--games", type=int, default=40, help="games per pair")
+    lg.add_argument("--seed", type=int, default=0)
+    lg.add_argument("--bootstrap", type=int, default=1000)
+    lg.add_argument("--out", default="runs/league")
+    lg.add_argument("--no-heatmap", action="store_true", help="skip the PNG (no matplotlib)")
+    lg.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE")
+    lg.set_defaults(func=cmd_league)
 
     pl = sub.add_parser("play", help="play at the terminal against bots")
     pl.add_argument("--game", default="rapa_nui", choices=["positano", "rapa_nui"])

@@ -33,7 +33,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_gym.agents.base import Agent, make_agent
+from tabletop_gym.agents.base import Agent, choose_action, make_agent
 from tabletop_gym.core.aec import ILLEGAL_REWARD, TabletopAECEnv
 from tabletop_gym.core.game import IllegalActionError
 from tabletop_gym.core.render import (
@@ -61,8 +61,8 @@ class SingleAgentEnv(gymnasium.Env):
             seat order: ``"random"``, ``"heuristic"``, an Agent, a callable
             ``f(observation_dict) -> int``, or a trained SB3 model.
         learner_seat: The learner's seat (with ``seat_mode="fixed"``) or the first seat.
-        seat_mode: ``"fixed"``; ``"rotate"`` (seat = (learner_seat + k) mod n at the k-th reset
-            since the last seeded one, so ``reset(seed=s)`` always starts at ``learner_seat``);
+        seat_mode: ``"fixed"``; ``"rotate"`` (seat = (learner_seat + e) mod n, where e is the
+            seed of a seeded reset and goes up by one at each unseeded reset);
             ``"random"`` (drawn from the env's generator at each reset).
         observation_type: ``"flat"`` (the float32 vector) or ``"dict"`` (with the mask).
         illegal_action: ``"terminate"`` (reward -1, episode ends, ``info["illegal_action"]``)
@@ -172,8 +172,9 @@ class SingleAgentEnv(gymnasium.Env):
     ) -> tuple[Any, dict[str, Any]]:
         """Deal a new game, let the opponents act until the learner's first turn."""
         super().reset(seed=seed)
-        # Gymnasium's seeding contract: the same seed gives the same episode, seat included.
-        self._episode = 0 if seed is not None else self._episode + 1
+        # Gymnasium's seeding contract: the same seed gives the same episode, seat included; a
+        # seeded reset puts the rotation at the seed, so seeds 0, 1, 2, ... rotate too.
+        self._episode = seed if seed is not None else self._episode + 1
         n = self.num_players
         if self.seat_mode == "fixed":
             self.learner_seat = self.learner_seat0
@@ -243,8 +244,7 @@ class SingleAgentEnv(gymnasium.Env):
         reward = 0.0
         while not self._is_over() and aec.agent_selection != self._learner:
             name = aec.agent_selection
-            obs = aec.observe(name)
-            aec.step(self._opponents[name].act(obs))
+            aec.step(choose_action(self._opponents[name], aec, name))
             reward += float(aec.rewards.get(self._learner, 0.0))
         if self._is_over():
             self._done = True

@@ -1050,12 +1050,14 @@ class PositanoState(State):
                 f"player {player} is not a seat; seats are 0..{self.game.num_players - 1}"
             )
         s = self.clone()
-        rng.shuffle(s.lot_stack)
-        rng.shuffle(s.block_stack)
-        rng.shuffle(s.build_stack)
+        # Shuffled from a canonical (sorted) order, so the copy depends on the seat's view and
+        # the generator only, never on the hidden order it replaces.
+        hidden = [s.lot_stack, s.block_stack, s.build_stack]
         if self.game.solo:
-            rng.shuffle(s.hand_cards[1])
-            rng.shuffle(s.hand_boosters[1])
+            hidden += [s.hand_cards[1], s.hand_boosters[1]]
+        for part in hidden:
+            part.sort()
+            rng.shuffle(part)
         s._legal = None
         return s
 

@@ -804,7 +804,9 @@ class RapaNuiState(State):
         (each hand keeps its size, the pile its size); the kinds of the other seats' offering
         cards and of the face-down stone cards they placed are shuffled together and dealt back
         (each place keeps its count). Everything public stays: the displays, the columns, the
-        face-up stone, the supply stacks, every count.
+        face-up stone, the supply stacks, every count. The hidden parts are shuffled from a
+        canonical (sorted) order, so the copy is a function of ``player``'s view and ``rng``
+        alone: two states that ``player`` cannot tell apart give the same copy.
 
         Args:
             player: The seat whose view must stay the same.
@@ -820,6 +822,9 @@ class RapaNuiState(State):
             b = q * NUM_CARD_TYPES
             for t in range(NUM_CARD_TYPES):
                 cards.extend([t] * s._hands[b + t])
+        # Shuffled from a canonical order, so the result depends on the seat's view and the
+        # generator only, never on the hidden deal it replaces.
+        cards.sort()
         rng.shuffle(cards)
         pos = 0
         for q in others:
@@ -837,6 +842,7 @@ class RapaNuiState(State):
             for place in places:
                 for k in range(NUM_KINDS):
                     kinds.extend([k] * place[b + k])
+        kinds.sort()
         rng.shuffle(kinds)
         pos = 0
         for q in others:
