@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint train bench playthroughs clean docs docs-build docs-tables
+.PHONY: venv test lint train bench playthroughs pictures baselines clean docs docs-build docs-tables
 
 # Extra venvs, built by `make test` only for their tests (docs/libraries.md): RLlib pins its own
 # gymnasium, and the core package is also tested on the oldest gymnasium/pettingzoo it claims.
@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install --quiet --upgrade pip
 	# torch first and pinned: any other version would pull a multi-GB build.
 	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -e ".[dev,train,bench,integrations,docs]"
+	$(PIP) install --quiet -e ".[dev,train,bench,integrations,docs,jax,human,video]"
 	touch $(STAMP)
 
 $(RLLIB_STAMP): pyproject.toml
@@ -44,10 +44,11 @@ venv: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
-test: $(STAMP) $(MIN_STAMP)
+test: $(STAMP) $(RLLIB_STAMP) $(MIN_STAMP)
 	$(VENV)/bin/ruff check .
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir build/site
 	$(PY) -m pytest -n 2 -q --ignore=$(RLLIB_TESTS)
+	$(RLLIB_VENV)/bin/python -m pytest -q $(RLLIB_TESTS)
 	$(MIN_VENV)/bin/python -m pytest -n 2 -q $(CORE_TESTS)
 
 # The documentation site: `make docs` serves it at http://127.0.0.1:8000 and rebuilds on change.
@@ -64,11 +65,21 @@ docs-build: $(STAMP)
 train: $(STAMP)
 	$(PY) -m tabletop_gym.cli train --env Positano-v0
 
+# docs/baselines.md and docs/baselines.json from the evaluation and league jobs (results cached
+# under runs/baselines/; PPO seeds summarised from runs/final/).
+baselines: $(STAMP)
+	$(PY) -m tabletop_gym.baselines
+
 bench: $(STAMP)
 	$(PY) bench/run.py
+	$(PY) bench/jax_run.py
 
 playthroughs: $(STAMP)
 	$(PY) -m tests.playthroughs.regenerate
+
+# The pictures of README.md and docs/envs/*.md, and the milliseconds per drawn frame.
+pictures: $(STAMP)
+	$(PY) bench/pictures.py
 
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) $(MIN_VENV) build site *.egg-info .pytest_cache .ruff_cache

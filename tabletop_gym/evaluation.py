@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.agents.base import Agent, make_agent
+from tabletop_gym.agents.base import Agent, choose_action, make_agent
 from tabletop_gym.core.aec import TabletopAECEnv
 
 Z95 = 1.959963984540054
@@ -132,7 +132,7 @@ def _play(env: TabletopAECEnv, agents: dict[str, Agent], seed: int) -> TabletopA
     env.reset(seed=seed)
     while not env.game_state.is_terminal():
         name = env.agent_selection
-        env.step(agents[name].act(env.observe(name)))
+        env.step(choose_action(agents[name], env, name))
     return env
 
 

@@ -105,8 +105,8 @@ def test_seat_rotation_and_opponents_see_only_their_own_observation():
     for seed in (0, None, None, 5, None):
         _learner_episode(env, seed, rng)
         seats.append(env.learner_seat)
-    # a seeded reset restarts the rotation at learner_seat; unseeded resets move on
-    assert seats == [0, 1, 2, 0, 1]
+    # a seeded reset puts the rotation at the seed (mod 3); unseeded resets move on
+    assert seats == [0, 1, 2, 2, 0]
     assert seen and all(s in (0, 1, 2) for s in seen)
 
 

@@ -8,6 +8,12 @@ An opponent may be given as:
 
 * ``"random"``: a uniformly random legal action;
 * ``"heuristic"``: the game's rule-based bot (``tabletop_gym.agents.heuristic``);
+* ``"ismcts"``, ``"ismcts:200"``, ``"ismcts:200:heuristic"``: information-set MCTS with that
+  many simulations per move and random (default) or heuristic rollouts
+  (``tabletop_gym.agents.ismcts``); it is handed the engine state and determinizes it before
+  looking, so it too decides on its own information only;
+* ``"ppo"``: the trained MaskablePPO checkpoint shipped for the game and player count
+  (``tabletop_gym/agents/checkpoints/``; loading it needs the ``train`` extra);
 * an :class:`Agent` object, or any callable ``f(observation_dict) -> int``;
 * a loaded Stable-Baselines3 model (anything with ``predict(obs, action_masks=..., ...)``),
   which plays greedily with its mask.
@@ -15,7 +21,9 @@ An opponent may be given as:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -89,6 +97,46 @@ class ModelAgent:
         return int(np.asarray(action).reshape(-1)[0])
 
 
+CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
+"""The shipped checkpoints, one per game and player count: ``<game>_<players>p.zip``."""
+
+
+def checkpoint_path(game: Game) -> Path:
+    """Where the shipped checkpoint of ``game`` at its player count lies.
+
+    Raises:
+        ValueError: When no checkpoint is shipped for it (the message lists those that are).
+    """
+    path = CHECKPOINTS / f"{game.name}_{game.num_players}p.zip"
+    if not path.exists():
+        shipped = sorted(p.stem for p in CHECKPOINTS.glob("*.zip"))
+        raise ValueError(f"no trained checkpoint for {game.name} with {game.num_players} "
+                         f"player(s); shipped: {shipped}")
+    return path
+
+
+@functools.lru_cache(maxsize=8)
+def _load(path: str) -> Any:
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO.load(path, device="cpu")
+
+
+def load_checkpoint(game: Game, observer: Observer) -> Any:
+    """The shipped MaskablePPO model for ``game`` (loaded once, needs the ``train`` extra).
+
+    Raises:
+        ValueError: When none is shipped, or its observations do not fit ``observer``'s layout.
+    """
+    model = _load(str(checkpoint_path(game)))
+    want = tuple(model.observation_space.shape)
+    if want != (observer.size,):
+        raise ValueError(f"the shipped {game.name} checkpoint reads observations of shape {want}, "
+                         f"this game's observer gives ({observer.size},): the config differs "
+                         "from the one it was trained on")
+    return model
+
+
 def make_agent(
     spec: Any, game: Game, observer: Observer, rng: np.random.Generator | None = None
 ) -> Agent:
@@ -106,12 +154,20 @@ def make_agent(
     if isinstance(spec, str):
         if spec == "random":
             return RandomAgent(rng)
+        if spec == "ppo":
+            return ModelAgent(load_checkpoint(game, observer))
+        if spec == "ismcts" or spec.startswith("ismcts:"):
+            from tabletop_gym.agents.ismcts import ISMCTSAgent, parse_spec
+
+            sims, rollout = parse_spec(spec)
+            return ISMCTSAgent(game, observer, rng, simulations=sims, rollout=rollout)
         if spec == "heuristic":
             from tabletop_gym.agents.heuristic import heuristic_for
 
             return heuristic_for(game, observer, rng)
-        raise ValueError(f"unknown opponent {spec!r}; use 'random', 'heuristic', an Agent, "
-                         "a callable or a trained model")
+        raise ValueError(f"unknown opponent {spec!r}; use 'random', 'heuristic', "
+                         "'ismcts[:simulations[:rollout]]', 'ppo', an Agent, a callable or a "
+                         "trained model")
     if hasattr(spec, "predict"):
         return ModelAgent(spec)
     if isinstance(spec, Agent):
@@ -120,3 +176,16 @@ def make_agent(
         return CallableAgent(spec)
     raise ValueError(f"cannot use {spec!r} as an opponent; use 'random', 'heuristic', an Agent, "
                      "a callable or a trained model")
+
+
+def choose_action(agent: Any, env: Any, name: str) -> int:
+    """The action of ``agent`` playing ``name`` in the AEC ``env``.
+
+    An observation agent gets its own observation; a search agent (one with ``act_in``, such as
+    :class:`tabletop_gym.agents.ismcts.ISMCTSAgent`) gets the engine state and its seat, and
+    re-deals what that seat cannot see before it searches.
+    """
+    if getattr(agent, "needs_state", False):
+        return agent.act_in(env.game_state, env.seat_of(name))
+    # Passed on unchanged: the env refuses a float such as 5.9 instead of cutting it to 5.
+    return agent.act(env.observe(name))

@@ -40,7 +40,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_gym.agents.base import Agent, make_agent
+from tabletop_gym.agents.base import Agent, choose_action, make_agent
 from tabletop_gym.core.aec import (
     ILLEGAL_REWARD,
     TabletopAECEnv,
@@ -50,7 +50,13 @@ from tabletop_gym.core.aec import (
     reset_options,
 )
 from tabletop_gym.core.game import IllegalActionError, as_int, check_names, shown
-from tabletop_gym.core.render import frame
+from tabletop_gym.core.render import (
+    RENDER_MODES,
+    HumanWindow,
+    check_render_view,
+    render_frame,
+    view_seat,
+)
 
 SEAT_MODES = ("fixed", "rotate", "random")
 
@@ -69,16 +75,18 @@ class SingleAgentEnv(gymnasium.Env):
             seat order: ``"random"``, ``"heuristic"``, an Agent, a callable
             ``f(observation_dict) -> int``, or a trained SB3 model.
         learner_seat: The learner's seat (with ``seat_mode="fixed"``) or the first seat.
-        seat_mode: ``"fixed"``; ``"rotate"`` (seat = (learner_seat + k) mod n at the k-th reset
-            since the last seeded one, so ``reset(seed=s)`` always starts at ``learner_seat``);
+        seat_mode: ``"fixed"``; ``"rotate"`` (seat = (learner_seat + e) mod n, where e is the
+            seed of a seeded reset and goes up by one at each unseeded reset);
             ``"random"`` (drawn from the env's generator at each reset).
         observation_type: ``"flat"`` (the float32 vector) or ``"dict"`` (with the mask).
         illegal_action: ``"terminate"`` (reward -1, episode ends, ``info["illegal_action"]``)
             or ``"raise"``.
-        render_mode: ``None``, ``"ansi"`` or ``"rgb_array"`` (rendered as the learner sees it).
+        render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+        render_view: ``"public"`` (default for pictures), a seat, or ``"learner"`` (the
+            learner's view; the default for ``ansi``).
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}  # noqa: RUF012
+    metadata: dict[str, Any] = {"render_modes": RENDER_MODES, "render_fps": 1}  # noqa: RUF012
 
     def __init__(
         self,
@@ -89,6 +97,7 @@ class SingleAgentEnv(gymnasium.Env):
         observation_type: str = "flat",
         illegal_action: str = "terminate",
         render_mode: str | None = None,
+        render_view: str | int | None = None,
     ):
         if not isinstance(aec_env, TabletopAECEnv):
             raise TypeError("aec_env must be a raw tabletop AEC env (e.g. rapa_nui_v0.raw_env())")
@@ -106,6 +115,10 @@ class SingleAgentEnv(gymnasium.Env):
         if seat is None or not 0 <= seat < n:
             raise ValueError(f"learner_seat must be an int in 0..{n - 1}, got {learner_seat!r}")
         learner_seat = seat
+        check_render_view(render_view, n, ("learner",))
+        self.render_view = render_view
+        human = render_mode == "human"
+        self._window = HumanWindow(type(aec_env).metadata["name"]) if human else None
         self.aec = aec_env
         # The inner env always raises: the wrapper applies its own policy to the learner only.
         self.aec.illegal_action = "raise"
@@ -185,8 +198,9 @@ class SingleAgentEnv(gymnasium.Env):
         # Seats are the wrapper's business (seat_mode), so the only option is a start state.
         options = reset_options(self.aec.game, options, allowed=("state",))
         super().reset(seed=seed)
-        # Gymnasium's seeding contract: the same seed gives the same episode, seat included.
-        self._episode = 0 if seed is not None else self._episode + 1
+        # Gymnasium's seeding contract: the same seed gives the same episode, seat included; a
+        # seeded reset puts the rotation at the seed, so seeds 0, 1, 2, ... rotate too.
+        self._episode = seed if seed is not None else self._episode + 1
         n = self.num_players
         if self.seat_mode == "fixed":
             self.learner_seat = self.learner_seat0
@@ -263,9 +277,8 @@ class SingleAgentEnv(gymnasium.Env):
         n = self.action_space.n
         while not self._is_over() and aec.agent_selection != self._learner:
             name = aec.agent_selection
-            obs = aec.observe(name)
             self._done = True  # until the opponent's move is in: an exception ends the episode
-            raw = self._opponents[name].act(obs)
+            raw = choose_action(self._opponents[name], aec, name)
             try:
                 aec.step(as_action(raw, n, f"opponent {name}"))
             except ValueError as exc:  # outside the action space, or illegal
@@ -319,12 +332,18 @@ class SingleAgentEnv(gymnasium.Env):
         return self._mask_int8().astype(bool)
 
     def render(self) -> str | np.ndarray | None:
-        """The table as the learner sees it."""
+        """The table in ``render_view`` (``human``: shown in a window, returns ``None``)."""
         if self.render_mode is None:
             return None
-        state = self.aec.game_state
-        text = type(self.aec).renderer(state, self.learner_seat)
-        return frame(text, self.render_mode)
+        seat = view_seat(self.render_view, self.render_mode, self.learner_seat)
+        cls = type(self.aec)
+        return render_frame(cls.renderer, cls.painter, self.aec.game_state, seat,
+                            self.render_mode, self._window)
+
+    def close(self) -> None:
+        """Close the ``human`` window, if one is open."""
+        if self._window is not None:
+            self._window.close()
 
     def record(self) -> Any:
         """The game record of the current episode (replays exactly)."""
@@ -332,7 +351,8 @@ class SingleAgentEnv(gymnasium.Env):
 
 
 WRAPPER_KWARGS = (
-    "opponents", "learner_seat", "seat_mode", "observation_type", "illegal_action", "render_mode"
+    "opponents", "learner_seat", "seat_mode", "observation_type", "illegal_action", "render_mode",
+    "render_view",
 )
 """Keyword arguments that belong to :class:`SingleAgentEnv`; all others configure the game."""
 

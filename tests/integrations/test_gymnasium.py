@@ -39,11 +39,11 @@ def test_a_seed_fixes_the_seat_in_rotate_mode(env_id, cfg):
     env = gymnasium.make(env_id, seat_mode="rotate", opponents="random", **cfg)
     n = cfg["num_players"]
     seats = []
-    for seed in (0, None, None, 0, None):
+    for seed in (0, None, None, 0, None, 5, 5, None):
         _, info = env.reset(seed=seed)
         seats.append(info["seat"])
-    # every seeded reset starts the rotation at learner_seat 0, then one seat per episode
-    assert seats == [0, 1 % n, 2 % n, 0, 1 % n]
+    # a seeded reset plays seat seed mod n, and each unseeded reset one seat further
+    assert seats == [0, 1 % n, 2 % n, 0, 1 % n, 5 % n, 5 % n, 6 % n]
     obs_a, _ = env.reset(seed=3)
     obs_b, _ = env.reset(seed=3)
     np.testing.assert_array_equal(obs_a, obs_b)
@@ -134,3 +134,22 @@ def test_the_first_illegal_action_of_an_env_warns_once(env_id):
     _, info = fresh.reset(seed=0)
     with pytest.warns(IllegalActionWarning):
         fresh.step(illegal)
+
+
+@pytest.mark.parametrize("env_id", ["Positano-v0", "RapaNui-v0"])
+def test_stable_infos_through_gymnasium_make(env_id):
+    env = gymnasium.make(env_id, info_mode="stable")
+    _, info = env.reset(seed=4)
+    keys = set(info)
+    assert keys == {"action_mask", "seat", "is_acting", "phase", "game_over", "scores",
+                    "winners", "illegal_action"}
+    rng = np.random.default_rng(4)
+    done = False
+    while not done:
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        _, reward, terminated, truncated, info = env.step(action)
+        assert set(info) == keys and isinstance(info["phase"], int)
+        done = terminated or truncated
+    assert info["game_over"]
+    state = env.unwrapped.aec.game_state
+    np.testing.assert_array_equal(info["scores"], np.asarray(state.scores(), np.float32))

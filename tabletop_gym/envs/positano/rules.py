@@ -1051,12 +1051,14 @@ class PositanoState(State):
                 f"player {player} is not a seat; seats are 0..{self.game.num_players - 1}"
             )
         s = self.clone()
-        rng.shuffle(s.lot_stack)
-        rng.shuffle(s.block_stack)
-        rng.shuffle(s.build_stack)
+        # Shuffled from a canonical (sorted) order, so the copy depends on the seat's view and
+        # the generator only, never on the hidden order it replaces.
+        hidden = [s.lot_stack, s.block_stack, s.build_stack]
         if self.game.solo:
-            rng.shuffle(s.hand_cards[1])
-            rng.shuffle(s.hand_boosters[1])
+            hidden += [s.hand_cards[1], s.hand_boosters[1]]
+        for part in hidden:
+            part.sort()
+            rng.shuffle(part)
         s._legal = None
         return s
 
@@ -1181,6 +1183,23 @@ class PositanoState(State):
         if action == A_SKIP_REMODEL:
             return "skip the Remodel"
         return "no-op"
+
+    def public_action_string(
+        self, action: int, viewer: int | None, actor: int | None = None
+    ) -> str:
+        """What ``viewer`` may know of ``actor``'s action: a sealed bid stays sealed (§3.1).
+
+        At the simultaneous bid every other seat (and a spectator) learns only that a bid, a
+        bid card or a booster was committed; the bid itself is public once all are revealed.
+        Every other action (drafts, builds, the solo bid against revealed Otto cards) is public.
+        """
+        if action < A_LOT and self.phase_index == BID and not self.game.solo and viewer != actor:
+            if action < A_BID_CARD:
+                return "commits a sealed bid"
+            if action < A_BID_BOOSTER:
+                return "commits a sealed bid card"
+            return "commits a sealed booster"
+        return self.action_to_string(action, actor)
 
     def __str__(self) -> str:
         g = self.game

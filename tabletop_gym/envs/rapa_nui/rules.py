@@ -734,6 +734,22 @@ class RapaNuiState(State):
             return f"Moai scoring: {v} VP + {u - v} wood"
         return f"Moai scoring: {v} VP, rest wood"
 
+    def public_action_string(
+        self, action: int, viewer: int | None, actor: int | None = None
+    ) -> str:
+        """What ``viewer`` may know of ``actor``'s action (costs as they are for ``actor``).
+
+        The active player's own offering goes onto the stone face down (§3.1): every other seat
+        and a spectator learn only that a card was placed face down. Everything else is public:
+        purchases come from open supply stacks, draws from the open columns, the other seats'
+        offerings go face up.
+        """
+        if actor is None and self._cur != TERMINAL:
+            actor = self._cur
+        if OFFER <= action < SUPPLY and actor == self._active and viewer != actor:
+            return "places an offering card face down"
+        return self.action_to_string(action, actor)
+
     # --- results ------------------------------------------------------------------------------
 
     def kind_values(self) -> list[int]:
@@ -790,7 +806,9 @@ class RapaNuiState(State):
         (each hand keeps its size, the pile its size); the kinds of the other seats' offering
         cards and of the face-down stone cards they placed are shuffled together and dealt back
         (each place keeps its count). Everything public stays: the displays, the columns, the
-        face-up stone, the supply stacks, every count.
+        face-up stone, the supply stacks, every count. The hidden parts are shuffled from a
+        canonical (sorted) order, so the copy is a function of ``player``'s view and ``rng``
+        alone: two states that ``player`` cannot tell apart give the same copy.
 
         Args:
             player: The seat whose view must stay the same.
@@ -806,6 +824,9 @@ class RapaNuiState(State):
             b = q * NUM_CARD_TYPES
             for t in range(NUM_CARD_TYPES):
                 cards.extend([t] * s._hands[b + t])
+        # Shuffled from a canonical order, so the result depends on the seat's view and the
+        # generator only, never on the hidden deal it replaces.
+        cards.sort()
         rng.shuffle(cards)
         pos = 0
         for q in others:
@@ -823,6 +844,7 @@ class RapaNuiState(State):
             for place in places:
                 for k in range(NUM_KINDS):
                     kinds.extend([k] * place[b + k])
+        kinds.sort()
         rng.shuffle(kinds)
         pos = 0
         for q in others:

@@ -1,0 +1,219 @@
+"""Information-set Monte Carlo tree search (single-observer ISMCTS).
+
+The search agent of the baselines (Cowling, Powley & Whitehouse 2012, "Information Set Monte Carlo
+Tree Search"). Every simulation starts from a *determinization*: a full state drawn with
+``state.resample_hidden(seat, rng)``, i.e. the true position with everything the acting seat cannot
+see re-dealt at random. The tree is keyed by action sequences, so one tree gathers statistics over
+all determinizations; at a node only the children legal in the current determinization compete,
+with UCB1 using availability counts in place of the parent's visits. A leaf is expanded by one
+untried action and finished with a rollout by the random or the heuristic policy. The move played
+is the root child with the most visits.
+
+The agent reads the engine state only through ``resample_hidden``, which re-deals every hidden part
+from a canonical order, so what the agent decides is a function of its own view and its seed
+(``tests/agents/test_ismcts.py`` checks that decisions do not change when the hidden parts do).
+
+Named ``"ismcts"`` or ``"ismcts:<simulations>"`` or ``"ismcts:<simulations>:heuristic"`` wherever
+opponents are named.
+
+Example:
+    >>> from tabletop_gym.evaluation import evaluate
+    >>> res = evaluate("rapa_nui", "ismcts:8", "random", n_games=2, seed=0, num_players=2)
+    >>> res.n_games
+    2
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import numpy as np
+
+from tabletop_gym.core.game import Game, State
+from tabletop_gym.core.observer import Observer
+
+ROLLOUTS = ("random", "heuristic")
+DEFAULT_SIMULATIONS = 200
+SCORE_WEIGHT = 0.1
+"""Share of a simulation's value given to the score margin (the rest is the win/loss), so the
+search still prefers the larger margin when every line wins or every line loses."""
+
+
+class _Node:
+    __slots__ = ("avail", "children", "player", "value", "visits")
+
+    def __init__(self, player: int):
+        self.player = player  # the seat whose action led here; the value is from its side
+        self.visits = 0
+        self.value = 0.0
+        self.avail = 0
+        self.children: dict[int, _Node] = {}
+
+
+def parse_spec(spec: str) -> tuple[int, str]:
+    """Read ``"ismcts[:simulations[:rollout]]"``.
+
+    Raises:
+        ValueError: When the name, the budget or the rollout policy is not understood.
+    """
+    parts = spec.split(":")
+    if parts[0] != "ismcts" or len(parts) > 3:
+        raise ValueError(f"cannot read {spec!r}; write 'ismcts', 'ismcts:200' or "
+                         "'ismcts:200:heuristic'")
+    sims = DEFAULT_SIMULATIONS
+    if len(parts) > 1:
+        if not parts[1].isdigit() or int(parts[1]) < 1:
+            raise ValueError(f"the simulation budget in {spec!r} must be a positive integer")
+        sims = int(parts[1])
+    rollout = parts[2] if len(parts) > 2 else "random"
+    if rollout not in ROLLOUTS:
+        raise ValueError(f"rollout {rollout!r} in {spec!r} is not one of {ROLLOUTS}")
+    return sims, rollout
+
+
+class ISMCTSAgent:
+    """Single-observer ISMCTS over the engine (``clone``/``resample_hidden``).
+
+    A search agent needs the position, not an observation vector: callers hand it the engine state
+    with :meth:`act_in` (:func:`tabletop_gym.agents.base.choose_action` does this for every agent
+    that has ``act_in``). It determinizes that state before looking at it.
+
+    Args:
+        game: The game (its ``score_bounds`` scale the score margin).
+        observer: The observer whose observations the heuristic rollout policy reads.
+        rng: Numpy generator or seed; the search draws from a ``random.Random`` seeded from it.
+        simulations: Simulations per decision.
+        rollout: ``"random"`` or ``"heuristic"`` rollout policy.
+        exploration: The UCB1 exploration constant (values lie in [0, 1]).
+    """
+
+    needs_state = True
+
+    def __init__(
+        self,
+        game: Game,
+        observer: Observer | None = None,
+        rng: np.random.Generator | int | None = None,
+        simulations: int = DEFAULT_SIMULATIONS,
+        rollout: str = "random",
+        exploration: float = 0.7,
+    ):
+        if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
+            raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"rollout={rollout!r}; choose one of {ROLLOUTS}")
+        if rollout == "heuristic" and observer is None:
+            raise ValueError("heuristic rollouts need the observer of the game")
+        self.game = game
+        self.observer = observer
+        self.simulations = simulations
+        self.rollout = rollout
+        self.exploration = float(exploration)
+        self.name = f"ismcts:{simulations}" + (":heuristic" if rollout == "heuristic" else "")
+        self.seed(rng if isinstance(rng, int) or rng is None else
+                  int(rng.integers(0, 2**63 - 1)))
+        self._bots: dict[int, Any] = {}
+
+    def seed(self, seed: int | None) -> None:
+        """Reseed the search's generator."""
+        self.rng = random.Random(seed)
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        """Refuse: a search agent needs the position (use :meth:`act_in`)."""
+        raise TypeError("ISMCTSAgent searches the engine: call act_in(state, seat), or play it "
+                        "through tabletop_gym.agents.base.choose_action / evaluate / the envs")
+
+    # --- search -------------------------------------------------------------------------------
+
+    def act_in(self, state: State, seat: int) -> int:
+        """Search from ``seat``'s information set in ``state`` and return the chosen action."""
+        legal = state.legal_actions()
+        if state.current_player() != seat or not legal:
+            raise ValueError(f"seat {seat} is not the one to act in this state")
+        if len(legal) == 1:
+            return legal[0]
+        root = _Node(-1)
+        rng = self.rng
+        c = self.exploration
+        for _ in range(self.simulations):
+            d = state.resample_hidden(seat, rng)  # type: ignore[attr-defined]
+            node = root
+            path = [root]
+            while not d.is_terminal():
+                acts = d.legal_actions()
+                player = d.current_player()
+                untried = [a for a in acts if a not in node.children]
+                if untried:
+                    a = untried[rng.randrange(len(untried))]
+                    for b in acts:
+                        child = node.children.get(b)
+                        if child is not None:
+                            child.avail += 1
+                    child = _Node(player)
+                    child.avail = 1
+                    node.children[a] = child
+                    d.apply_action(a)
+                    path.append(child)
+                    break
+                best, best_a = -math.inf, acts[0]
+                for b in acts:
+                    ch = node.children[b]
+                    ch.avail += 1
+                    u = ch.value / ch.visits + c * math.sqrt(math.log(ch.avail) / ch.visits)
+                    if u > best:
+                        best, best_a = u, b
+                node = node.children[best_a]
+                d.apply_action(best_a)
+                path.append(node)
+            values = self._finish(d, rng)
+            for n in path[1:]:
+                n.visits += 1
+                n.value += values[n.player]
+        return max(legal, key=lambda a: (root.children[a].visits if a in root.children else -1,
+                                         -a))
+
+    def _finish(self, d: State, rng: random.Random) -> list[float]:
+        if self.rollout == "random":
+            while not d.is_terminal():
+                acts = d.legal_actions()
+                d.apply_action(acts[rng.randrange(len(acts))])
+        else:
+            observer = self.observer
+            assert observer is not None
+            while not d.is_terminal():
+                p = d.current_player()
+                bot = self._bot(p)
+                obs = {"observation": observer.encode(d, p),
+                       "action_mask": observer.action_mask(d, p)}
+                d.apply_action(bot.act(obs))
+        return self._values(d)
+
+    def _bot(self, seat: int) -> Any:
+        bot = self._bots.get(seat)
+        if bot is None:
+            from tabletop_gym.agents.heuristic import heuristic_for
+
+            assert self.observer is not None
+            bot = heuristic_for(self.game, self.observer,
+                                np.random.default_rng(self.rng.randrange(2**63)))
+            self._bots[seat] = bot
+        return bot
+
+    def _values(self, d: State) -> list[float]:
+        """Each seat's value of a finished game in [0, 1]: win share and score margin."""
+        scores = [float(x) for x in d.scores()]
+        n = len(scores)
+        lo, hi = self.game.score_bounds
+        span = max(hi - lo, 1.0)
+        if n == 1:
+            return [min(1.0, max(0.0, (scores[0] - lo) / span))]
+        winners = d.winners()
+        out = []
+        for p in range(n):
+            win = 1.0 / len(winners) if p in winners else 0.0
+            best_other = max(scores[q] for q in range(n) if q != p)
+            margin = 0.5 + 0.5 * max(-1.0, min(1.0, (scores[p] - best_other) / span))
+            out.append((1 - SCORE_WEIGHT) * win + SCORE_WEIGHT * margin)
+        return out

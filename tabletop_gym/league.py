@@ -1,0 +1,253 @@
+"""A round-robin league of agents with a win-rate matrix, ratings and their uncertainty.
+
+Every pair of agents meets in :func:`tabletop_gym.evaluation.evaluate`: seats rotated over paired
+deals, the first agent of the pair in one seat and the second in every other seat. From all games
+the league fits Bradley–Terry strengths by maximum likelihood and reports them on the Elo scale
+(400 · log10 odds, the first agent pinned at 0); a shared win counts as half a win. Each pair also
+gets one virtual drawn game, a weak prior that keeps the fit finite when one agent wins every game
+against another (random against the heuristic). The 95 % interval of each rating comes from a
+bootstrap that re-draws the games of every pair with replacement (stratified by pair), refitting
+each time.
+
+Example:
+    >>> res = run_league("rapa_nui", ["random", "heuristic"], games_per_pair=4, seed=0,
+    ...                  bootstrap=20, num_players=2)
+    >>> res.matrix[1][0] > 0.5
+    True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+import pathlib
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tabletop_gym.evaluation import evaluate, wilson_interval
+from tabletop_gym.provenance import metadata
+
+ELO = 400.0 / np.log(10.0)
+
+
+@dataclasses.dataclass
+class LeagueResult:
+    """What a league produced.
+
+    Attributes:
+        game: Game name.
+        config: Game config.
+        agents: Agent names, in the order given.
+        games_per_pair: Games every pair played.
+        seed: First deal's seed.
+        matrix: ``matrix[i][j]``: agent ``i``'s win rate against ``j`` (NaN on the diagonal).
+        ci: ``ci[i][j]``: the Wilson 95 % interval of ``matrix[i][j]``.
+        ratings: Elo-scale rating of each agent (the first at 0).
+        rating_ci: Bootstrap 95 % interval of each rating.
+        bootstrap: Bootstrap resamples drawn.
+        pairs: One summary row per pair (``EvalResult.row()``).
+        games: Every game: the pair, the seat of the first agent, the scores and its outcome.
+    """
+
+    game: str
+    config: dict[str, Any]
+    agents: list[str]
+    games_per_pair: int
+    seed: int
+    matrix: list[list[float]]
+    ci: list[list[tuple[float, float]]]
+    ratings: list[float]
+    rating_ci: list[tuple[float, float]]
+    bootstrap: int
+    pairs: list[dict[str, Any]]
+    games: list[dict[str, Any]] = dataclasses.field(repr=False, default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The league as JSON-ready data, with the provenance block."""
+        data = dataclasses.asdict(self)
+        data["metadata"] = metadata(game=self.game, agents=self.agents,
+                                    games_per_pair=self.games_per_pair, seed=self.seed,
+                                    bootstrap=self.bootstrap)
+        return data
+
+    def markdown(self, digits: int = 2) -> str:
+        """The ratings table and the win-rate matrix as markdown."""
+        order = sorted(range(len(self.agents)), key=lambda i: -self.ratings[i])
+        lines = ["| rank | agent | rating (Elo) [95 % CI] |", "|---|---|---|"]
+        for rank, i in enumerate(order, 1):
+            lo, hi = self.rating_ci[i]
+            lines.append(f"| {rank} | `{self.agents[i]}` | {self.ratings[i]:.0f} "
+                         f"[{lo:.0f}, {hi:.0f}] |")
+        lines += ["", "| row beats column | " + " | ".join(f"`{a}`" for a in self.agents) + " |",
+                  "|---|" + "---|" * len(self.agents)]
+        for i, a in enumerate(self.agents):
+            cells = []
+            for j in range(len(self.agents)):
+                if i == j:
+                    cells.append("–")
+                else:
+                    lo, hi = self.ci[i][j]
+                    cells.append(f"{self.matrix[i][j]:.{digits}f} [{lo:.{digits}f}, "
+                                 f"{hi:.{digits}f}]")
+            lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+    def save(self, out: str | pathlib.Path, heatmap: bool = True) -> list[pathlib.Path]:
+        """Write ``league.json``, ``league.md`` and (with matplotlib) ``league.png`` to ``out``."""
+        folder = pathlib.Path(out)
+        folder.mkdir(parents=True, exist_ok=True)
+        paths = [folder / "league.json", folder / "league.md"]
+        paths[0].write_text(json.dumps(self.to_dict(), indent=1))
+        paths[1].write_text(self.markdown() + "\n")
+        if heatmap:
+            paths.append(self.heatmap(folder / "league.png"))
+        return paths
+
+    def heatmap(self, path: str | pathlib.Path) -> pathlib.Path:
+        """Draw the win-rate matrix as a heatmap PNG (needs matplotlib, the ``train`` extra)."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        k = len(self.agents)
+        m = np.array(self.matrix, dtype=float)
+        fig, ax = plt.subplots(figsize=(1.3 * k + 2.5, 1.1 * k + 1.5))
+        im = ax.imshow(m, cmap="RdBu", vmin=0.0, vmax=1.0)
+        for i in range(k):
+            for j in range(k):
+                if i != j:
+                    ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center",
+                            color="white" if abs(m[i, j] - 0.5) > 0.3 else "black")
+        ax.set_xticks(range(k), self.agents, rotation=30, ha="right")
+        ax.set_yticks(range(k), self.agents)
+        ax.set_xlabel("opponent")
+        ax.set_ylabel("agent (row's win rate)")
+        n = self.config.get("num_players")
+        ax.set_title(f"{self.game}, {n} players, {self.games_per_pair} games per pair")
+        fig.colorbar(im, ax=ax, fraction=0.046)
+        fig.tight_layout()
+        out = pathlib.Path(path)
+        fig.savefig(out, dpi=100)
+        plt.close(fig)
+        return out
+
+
+def fit_ratings(k: int, i: np.ndarray, j: np.ndarray, y: np.ndarray,
+                prior_draws: float = 1.0, iters: int = 200) -> np.ndarray:
+    """Bradley–Terry strengths on the Elo scale from games ``i`` vs ``j`` with outcome ``y``.
+
+    Args:
+        k: Number of agents.
+        i: First agent of each game.
+        j: Second agent of each game.
+        y: The first agent's result in each game (1 win, 0.5 draw, 0 loss).
+        prior_draws: Virtual drawn games added to every pair (keeps the fit finite).
+        iters: Minorisation–maximisation iterations (Hunter 2004).
+
+    Returns:
+        Ratings with the first agent at 0.
+    """
+    wins = np.zeros((k, k))
+    np.add.at(wins, (i, j), y)
+    np.add.at(wins, (j, i), 1.0 - y)
+    games = wins + wins.T
+    met = games > 0
+    prior = prior_draws * (met & ~np.eye(k, dtype=bool))
+    wins = wins + prior / 2
+    games = games + prior
+    total_wins = wins.sum(axis=1)
+    gamma = np.ones(k)
+    for _ in range(iters):
+        denom = (games / (gamma[:, None] + gamma[None, :])).sum(axis=1)
+        gamma = np.where(denom > 0, total_wins / np.maximum(denom, 1e-300), gamma)
+        gamma /= np.exp(np.mean(np.log(gamma)))
+    r = ELO * np.log(gamma)
+    return r - r[0]
+
+
+def run_league(
+    game: str,
+    agents: Sequence[Any],
+    games_per_pair: int = 40,
+    seed: int = 0,
+    bootstrap: int = 1000,
+    verbose: bool = False,
+    **config: Any,
+) -> LeagueResult:
+    """Play every pair of ``agents`` and rate them.
+
+    Args:
+        game: ``"positano"`` or ``"rapa_nui"``.
+        agents: Agent specs (names such as ``"random"``, ``"heuristic"``, ``"ismcts:200"``,
+            ``"ppo"``, or objects); at least two.
+        games_per_pair: Games per pair (a multiple of the player count keeps seats balanced).
+        seed: First deal's seed; every pair plays the same deals.
+        bootstrap: Bootstrap resamples for the rating intervals.
+        verbose: Print each pair's result as it finishes.
+        **config: Game config (``num_players``, variants); solo games are not leagues.
+
+    Raises:
+        ValueError: With fewer than two agents or a solo game.
+    """
+    if len(agents) < 2:
+        raise ValueError(f"a league needs at least two agents, got {len(agents)}")
+    if int(config.get("num_players", 2)) < 2:
+        raise ValueError("a league needs at least 2 players; compare solo agents with evaluate()")
+    if games_per_pair < 1:
+        raise ValueError(f"games_per_pair must be positive, got {games_per_pair}")
+    names = [a if isinstance(a, str) else getattr(a, "name", type(a).__name__) for a in agents]
+    if len(set(names)) != len(names):
+        raise ValueError(f"agent names must be distinct, got {names}")
+    k = len(agents)
+    matrix = [[float("nan")] * k for _ in range(k)]
+    ci: list[list[tuple[float, float]]] = [[(float("nan"),) * 2 for _ in range(k)]  # type: ignore[misc]
+                                           for _ in range(k)]
+    pairs, games = [], []
+    gi, gj, gy, gpair = [], [], [], []
+    cfg: dict[str, Any] = {}
+    for p, (a, b) in enumerate(itertools.combinations(range(k), 2)):
+        res = evaluate(game, agents[a], agents[b], n_games=games_per_pair, seed=seed, **config)
+        res.candidate, res.opponent = names[a], names[b]
+        cfg = res.config
+        n = len(res.per_game)
+        matrix[a][b], matrix[b][a] = res.win_rate, 1.0 - res.win_rate
+        ci[a][b] = res.win_ci
+        ci[b][a] = wilson_interval(1.0 - res.win_rate, n)
+        pairs.append(res.row())
+        for g in res.per_game:
+            games.append({"agent": names[a], "opponent": names[b], **g})
+            gi.append(a)
+            gj.append(b)
+            gy.append(g["outcome"])
+            gpair.append(p)
+        if verbose:
+            print(f"{names[a]:>20} vs {names[b]:<20} {res.win_rate:.3f} "
+                  f"[{res.win_ci[0]:.3f}, {res.win_ci[1]:.3f}]", flush=True)
+    i_arr, j_arr, y_arr = np.array(gi), np.array(gj), np.array(gy, dtype=float)
+    ratings = fit_ratings(k, i_arr, j_arr, y_arr)
+    rng = np.random.default_rng(seed)
+    pair_arr = np.array(gpair)
+    groups = [np.flatnonzero(pair_arr == p) for p in range(len(pairs))]
+    boots = np.empty((bootstrap, k))
+    for b in range(bootstrap):
+        idx = np.concatenate([g[rng.integers(0, g.size, g.size)] for g in groups])
+        boots[b] = fit_ratings(k, i_arr[idx], j_arr[idx], y_arr[idx])
+    lo, hi = np.percentile(boots, [2.5, 97.5], axis=0) if bootstrap else (ratings, ratings)
+    return LeagueResult(
+        game=game,
+        config=cfg,
+        agents=names,
+        games_per_pair=games_per_pair,
+        seed=seed,
+        matrix=matrix,
+        ci=ci,
+        ratings=[float(x) for x in ratings],
+        rating_ci=[(float(a), float(b)) for a, b in zip(lo, hi, strict=True)],
+        bootstrap=bootstrap,
+        pairs=pairs,
+        games=games,
+    )
