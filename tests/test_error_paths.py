@@ -422,7 +422,7 @@ def test_floats_bools_and_other_values_are_refused_as_actions(bad):
     (lambda: gymnasium.make("RapaNui-v0", opponent="random"), "opponent", "opponents"),
     (lambda: gymnasium.make("Positano-v0", num_player=2), "num_player", "num_players"),
     (lambda: rapa_nui_v0.env(num_player=3), "num_player", "num_players"),
-    (lambda: rapa_nui_v0.env(render="ansi"), "render", "render_mode"),
+    (lambda: rapa_nui_v0.env(render_mod="ansi"), "render_mod", "render_mode"),
     (lambda: positano_v0.env(split_bid=True), "split_bid", "split_bids"),
     (lambda: positano_v0.parallel_env(reward_typ="score"), "reward_typ", "reward_type"),
     (lambda: RapaNuiGame(num_player=2), "num_player", "num_players"),
