@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install --quiet --upgrade pip
 	# torch first and pinned: any other version would pull a multi-GB build.
 	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -e ".[dev,train,bench,integrations,docs]"
+	$(PIP) install --quiet -e ".[dev,train,bench,integrations,docs,jax]"
 	touch $(STAMP)
 
 $(RLLIB_STAMP): pyproject.toml
@@ -72,6 +72,7 @@ baselines: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/run.py
+	$(PY) bench/jax_run.py
 
 playthroughs: $(STAMP)
 	$(PY) -m tests.playthroughs.regenerate

@@ -1,0 +1,151 @@
+"""What every batched game shares: exact returns and the bound game interface.
+
+A game module (``tabletop_gym.jax.rapa_nui``) defines pure functions over its own state pytree;
+:func:`make` binds them to one config as a :class:`BatchedGame`, the object the batched envs and
+the benchmarks take.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tabletop_gym.core.game import REWARD_TYPES, ConfigError
+
+
+@functools.cache
+def _ratio_table(divisor: int, bound: int) -> np.ndarray:
+    # Entry i is float32((i - bound) / divisor) rounded once from the exact quotient, which is
+    # what float32 of the reference's float64 arithmetic gives (a quotient by 2..5 is never
+    # within float64 error of a float32 rounding midpoint unless it is exact).
+    return (np.arange(-bound, bound + 1, dtype=np.float64) / divisor).astype(np.float32)
+
+
+def exact_ratio(numerator: jax.Array, divisor: int, bound: int) -> jax.Array:
+    """Float32 ``numerator / divisor`` correctly rounded, for ``|numerator| <= bound``.
+
+    XLA's vectorised float32 division on CPU is not correctly rounded (it may be one unit in
+    the last place off), so rewards that must equal the reference's bit for bit come from a
+    table of the exact quotients instead.
+    """
+    table = jnp.asarray(_ratio_table(divisor, bound))
+    return table[jnp.clip(numerator, -bound, bound) + bound]
+
+
+def returns(
+    reward_type: jax.Array, totals: jax.Array, won: jax.Array, score_bound: int
+) -> jax.Array:
+    """``compute_returns`` of the reference engine in JAX, float32 per seat.
+
+    Args:
+        reward_type: Index into :data:`~tabletop_gym.core.game.REWARD_TYPES` (may be traced).
+        totals: Int32 final score per seat.
+        won: Bool per seat, the winners after the game's tie-breaks.
+        score_bound: Upper bound of any seat's score (scores are ≥ 0).
+    """
+    n = totals.shape[0]
+    win_loss = jnp.where(won.all(), 0.0, jnp.where(won, 1.0, -1.0))
+    if n == 1:
+        diff = totals.astype(jnp.float32)
+    else:
+        num = (n - 1) * totals - (totals.sum() - totals)
+        diff = exact_ratio(num, n - 1, (n - 1) * score_bound)
+    score = totals.astype(jnp.float32)
+    return jnp.stack([win_loss, diff, score])[reward_type.astype(jnp.int32)]
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class BatchedGame:
+    """One game and config with its pure functions bound (hashable: usable as a static arg).
+
+    Attributes:
+        name: The game's registry name (``"rapa_nui"``).
+        config: The reference engine's config.
+        num_players: Seats.
+        num_actions: Action ids (the same as the reference engine's).
+        observation_size: Length of one observation vector.
+        init: ``key -> state``.
+        step: ``(state, action) -> state``.
+        observe: ``(state, player) -> float32 (observation_size,)``.
+        legal_action_mask: ``state -> bool (num_actions,)``.
+        rewards: ``state -> float32 (num_players,)``.
+        terminated: ``state -> bool``.
+        current_player: ``state -> int32`` (negative at the end).
+        deck: The cards whose order is the game's only chance event, in a fixed order.
+        init_from_deck: ``permuted deck -> state``; ``init`` is this after a shuffle.
+        min_decisions: No game (without an illegal action) ends in fewer decisions.
+    """
+
+    name: str
+    config: Any
+    num_players: int
+    num_actions: int
+    observation_size: int
+    init: Callable[[jax.Array], Any]
+    step: Callable[[Any, jax.Array], Any]
+    observe: Callable[[Any, jax.Array], jax.Array]
+    legal_action_mask: Callable[[Any], jax.Array]
+    rewards: Callable[[Any], jax.Array]
+    terminated: Callable[[Any], jax.Array]
+    current_player: Callable[[Any], jax.Array]
+    deck: np.ndarray
+    init_from_deck: Callable[[jax.Array], Any]
+    min_decisions: int
+
+
+GAMES = ("rapa_nui",)
+"""Games with a batched engine."""
+
+
+def make(game: str, **config: Any) -> BatchedGame:
+    """The batched engine of ``game`` bound to a config given by its switches.
+
+    Args:
+        game: One of :data:`GAMES`.
+        **config: The reference config's switches (``num_players``, ``reward_type``, ...),
+            validated by the reference config class.
+
+    Raises:
+        ConfigError: For an unknown game, key or value.
+    """
+    if game == "rapa_nui":
+        from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
+
+        return _bind(game, RapaNuiGame(**config).config)
+    raise ConfigError(f"game={game!r} has no batched engine; choose one of {GAMES}")
+
+
+@functools.cache
+def _bind(game: str, cfg: Any) -> BatchedGame:
+    # One object per config, so that jit caches keyed on it are reused, not recompiled.
+    if game == "rapa_nui":
+        from tabletop_gym.envs.rapa_nui.rules import NUM_ACTIONS
+        from tabletop_gym.jax import rapa_nui as mod
+
+        return BatchedGame(
+            name=game,
+            config=cfg,
+            num_players=cfg.num_players,
+            num_actions=NUM_ACTIONS,
+            observation_size=mod.OBSERVATION_SIZE,
+            init=functools.partial(mod.init, config=cfg),
+            step=mod.step,
+            observe=mod.observe,
+            legal_action_mask=mod.legal_action_mask,
+            rewards=mod.rewards,
+            terminated=mod.terminated,
+            current_player=mod.current_player,
+            deck=mod.BASE_DECK,
+            init_from_deck=functools.partial(mod.init_from_deck, config=cfg),
+            min_decisions=mod.MIN_DECISIONS,
+        )
+    raise AssertionError(game)
+
+
+__all__ = ["GAMES", "REWARD_TYPES", "BatchedGame", "exact_ratio", "make", "returns"]

@@ -1,0 +1,207 @@
+"""Batched envs with auto-reset: a pure JAX one for training loops, a Gymnasium one on top.
+
+:class:`BatchedEnv` steps ``batch_size`` games at once. Each call returns, per game, the
+observation and legal mask of the seat to decide; a game that ends in a step reports its
+returns and ``done`` and is replaced in that same step by a fresh deal, whose first observation
+is the one returned. Both methods are pure and ``jax.jit``-compiled, so they also run inside
+``lax.scan``.
+
+A vmapped shuffle of the whole batch at every step (to have a deal ready wherever a game ends)
+would cost more than the game itself. Instead each game carries the deck of its next deal and
+shuffles it by one Fisher–Yates swap per step: a game lasts longer than the 49 swaps of a full
+shuffle (``min_decisions``), so the deck is a uniform permutation by the time it is dealt. A game
+that ends sooner (only an illegal action can end one) gets a full shuffle at that step.
+
+:class:`VectorEnv` wraps it as a ``gymnasium.vector.VectorEnv`` with numpy arrays in and out,
+for people who do not write JAX (one policy plays every seat: the observation is always that of
+the seat to act).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import Any, NamedTuple
+
+import gymnasium
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tabletop_gym.jax.core import BatchedGame, make
+
+
+class EnvState(NamedTuple):
+    """The batch of game states and what the next deals are drawn from.
+
+    Attributes:
+        games: The batched game states.
+        key: The key of the next random draws.
+        next_decks: Per game, the deck of its next deal, shuffled one Fisher–Yates swap per step.
+        shuffled: Per game, how many swaps of the pending shuffle are done (``len(deck) - 1``:
+            complete, a uniform permutation).
+    """
+
+    games: Any
+    key: jax.Array
+    next_decks: jax.Array
+    shuffled: jax.Array
+
+
+class TimeStep(NamedTuple):
+    """What one call returns for every game of the batch.
+
+    Attributes:
+        observation: Float32 ``(B, observation_size)``, the view of the seat to decide.
+        action_mask: Bool ``(B, num_actions)``, that seat's legal actions.
+        current_player: Int32 ``(B,)``, the seat to decide.
+        rewards: Float32 ``(B, num_players)``: the returns of a game that ended in this call,
+            zeros otherwise.
+        done: Bool ``(B,)``: the game ended in this call (its slot now holds a new deal).
+    """
+
+    observation: jax.Array
+    action_mask: jax.Array
+    current_player: jax.Array
+    rewards: jax.Array
+    done: jax.Array
+
+
+@dataclasses.dataclass(frozen=True)
+class BatchedEnv:
+    """``batch_size`` games of one :class:`~tabletop_gym.jax.core.BatchedGame`, auto-reset."""
+
+    game: BatchedGame
+    batch_size: int
+
+    def _timestep(self, games: Any, rewards: jax.Array, done: jax.Array) -> TimeStep:
+        g = self.game
+        player = jax.vmap(g.current_player)(games)
+        return TimeStep(
+            observation=jax.vmap(g.observe)(games, player),
+            action_mask=jax.vmap(g.legal_action_mask)(games),
+            current_player=player,
+            rewards=rewards,
+            done=done,
+        )
+
+    def _shuffle(self, key: jax.Array, decks: jax.Array) -> jax.Array:
+        return jax.vmap(jax.random.permutation)(jax.random.split(key, self.batch_size), decks)
+
+    @functools.partial(jax.jit, static_argnums=0)
+    def reset(self, key: jax.Array) -> tuple[EnvState, TimeStep]:
+        """Deal ``batch_size`` games from ``key``."""
+        key, k1, k2 = jax.random.split(key, 3)
+        base = jnp.broadcast_to(jnp.asarray(self.game.deck), (self.batch_size, self.game.deck.size))
+        games = jax.vmap(self.game.init_from_deck)(self._shuffle(k1, base))
+        full = jnp.full(self.batch_size, self.game.deck.size - 1, jnp.int32)
+        zeros = jnp.zeros((self.batch_size, self.game.num_players), jnp.float32)
+        state = EnvState(games, key, self._shuffle(k2, base), full)
+        return state, self._timestep(games, zeros, jnp.zeros(self.batch_size, bool))
+
+    @functools.partial(jax.jit, static_argnums=0)
+    def step(self, state: EnvState, actions: jax.Array) -> tuple[EnvState, TimeStep]:
+        """Apply one action per game (that of its seat to decide); deal anew where one ended."""
+        g = self.game
+        games = jax.vmap(g.step)(state.games, actions)
+        done = jax.vmap(g.terminated)(games)
+        rewards = jax.vmap(g.rewards)(games)
+        key, k1, k2 = jax.random.split(state.key, 3)
+        size = g.deck.size
+        decks, i = state.next_decks, state.shuffled
+        # The pending shuffles of the games that end now must be complete before they are dealt.
+        short = done & (i < size - 1)
+        decks = jax.lax.cond(
+            short.any(),
+            lambda: jnp.where(short[:, None], self._shuffle(k2, decks), decks),
+            lambda: decks,
+        )
+        fresh = jax.vmap(g.init_from_deck)(decks)
+
+        def pick(new: jax.Array, old: jax.Array) -> jax.Array:
+            return jnp.where(done.reshape((-1,) + (1,) * (old.ndim - 1)), new, old)
+
+        games = jax.tree.map(pick, fresh, games)
+        # A dealt deck starts its next shuffle; one swap per step (a no-op once complete).
+        i = jnp.where(done, 0, i)
+        rows = jnp.arange(self.batch_size)
+        j = jax.random.randint(k1, (self.batch_size,), i, size)
+        a, b = decks[rows, i], decks[rows, j]
+        decks = decks.at[rows, i].set(b).at[rows, j].set(a)
+        i = jnp.minimum(i + 1, size - 1)
+        return EnvState(games, key, decks, i), self._timestep(games, rewards, done)
+
+
+class VectorEnv(gymnasium.vector.VectorEnv):
+    """A Gymnasium vector env over :class:`BatchedEnv` (numpy in, numpy out).
+
+    ``step(actions)`` takes one action id per game for its seat to decide. The reward is the
+    return of the seat that acted (non-zero only when its action ended the game);
+    ``info["rewards"]`` holds every seat's returns, ``info["action_mask"]`` (int8) and
+    ``info["current_player"]`` describe the next decision. A finished game is replaced in the same
+    step (``autoreset_mode`` ``SAME_STEP``): the observation returned is the new deal's.
+    """
+
+    metadata: dict[str, Any] = {  # noqa: RUF012 - gymnasium reads it from the class
+        "autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP
+    }
+
+    def __init__(self, game: str = "rapa_nui", num_envs: int = 64, **config: Any):
+        """Build ``num_envs`` games of ``game`` with the reference config switches ``config``."""
+        self.batched = BatchedEnv(make(game, **config), num_envs)
+        g = self.batched.game
+        self.num_envs = num_envs
+        self.single_observation_space = gymnasium.spaces.Box(
+            -np.inf, np.inf, (g.observation_size,), np.float32
+        )
+        self.single_action_space = gymnasium.spaces.Discrete(g.num_actions)
+        self.observation_space = gymnasium.vector.utils.batch_space(
+            self.single_observation_space, num_envs
+        )
+        self.action_space = gymnasium.vector.utils.batch_space(self.single_action_space, num_envs)
+        self._state: EnvState | None = None
+        self._mask: np.ndarray | None = None
+        self._player: np.ndarray | None = None
+
+    def _out(self, ts: TimeStep) -> tuple[np.ndarray, dict[str, Any]]:
+        ts = jax.device_get(ts)
+        self._mask = np.asarray(ts.action_mask, np.int8)
+        self._player = np.asarray(ts.current_player)
+        info = {"action_mask": self._mask, "current_player": self._player}
+        return np.asarray(ts.observation), info
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Deal every game; ``seed`` fixes the whole sequence of deals."""
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
+        self._state, ts = self.batched.reset(jax.random.PRNGKey(seed))
+        return self._out(ts)
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """One action id per game; see the class docstring for what comes back."""
+        if self._state is None:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(
+                f"actions must be {self.num_envs} integer action ids (shape ({self.num_envs},)), "
+                f"got shape {actions.shape} dtype {actions.dtype}"
+            )
+        mover = self._player
+        self._state, ts = self.batched.step(self._state, jnp.asarray(actions, jnp.int32))
+        rewards = np.asarray(ts.rewards)
+        obs, info = self._out(ts)
+        info["rewards"] = rewards
+        reward = rewards[np.arange(self.num_envs), mover]
+        done = np.asarray(ts.done)
+        return obs, reward, done, np.zeros_like(done), info
+
+    def action_masks(self) -> np.ndarray:
+        """Int8 ``(num_envs, num_actions)``: the legal actions of each game's seat to decide."""
+        if self._mask is None:
+            raise RuntimeError("call reset() before action_masks()")
+        return self._mask
