@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint train bench playthroughs baselines clean docs docs-build docs-tables
+.PHONY: venv test lint train bench playthroughs pictures baselines clean docs docs-build docs-tables
 
 # Extra venvs, built by `make test` only for their tests (docs/libraries.md): RLlib pins its own
 # gymnasium, and the core package is also tested on the oldest gymnasium/pettingzoo it claims.
@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install --quiet --upgrade pip
 	# torch first and pinned: any other version would pull a multi-GB build.
 	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -e ".[dev,train,bench,integrations,docs,jax]"
+	$(PIP) install --quiet -e ".[dev,train,bench,integrations,docs,jax,human,video]"
 	touch $(STAMP)
 
 $(RLLIB_STAMP): pyproject.toml
@@ -76,6 +76,10 @@ bench: $(STAMP)
 
 playthroughs: $(STAMP)
 	$(PY) -m tests.playthroughs.regenerate
+
+# The pictures of README.md and docs/envs/*.md, and the milliseconds per drawn frame.
+pictures: $(STAMP)
+	$(PY) bench/pictures.py
 
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) $(MIN_VENV) build site *.egg-info .pytest_cache .ruff_cache

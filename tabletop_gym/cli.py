@@ -1,8 +1,10 @@
-"""Command line: ``tabletop-gym play | train | eval | league | bench | suite``.
+"""Command line: ``tabletop-gym play | replay | train | eval | league | bench | suite``.
 
 Examples::
 
-    tabletop-gym play --game rapa_nui --players 2 --seat 0 --opponent heuristic --seed 7
+    tabletop-gym play --game rapa_nui --players 2 --seat 0 --opponents heuristic --seed 7
+    tabletop-gym play --game positano --players 3 --seat 1 --save-record game.json
+    tabletop-gym replay game.json --view 1 --gif game.gif
     tabletop-gym train --env RapaNui-v0 --timesteps 200000
     tabletop-gym eval --game positano --players 2 --candidate heuristic --opponent random
     tabletop-gym league --game rapa_nui --players 2 --agents random heuristic ismcts:200 ppo
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -25,7 +28,7 @@ def _parse_kv(items: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for item in items:
         if "=" not in item:
-            raise SystemExit(f"--set expects key=value, got {item!r}")
+            raise CLIError(f"--set expects key=value, got {item!r}")
         key, raw = item.split("=", 1)
         try:
             out[key] = json.loads(raw)
@@ -35,10 +38,18 @@ def _parse_kv(items: list[str]) -> dict[str, Any]:
 
 
 def _agent_spec(text: str) -> Any:
-    if text.endswith(".zip"):
-        from sb3_contrib import MaskablePPO
-
-        return MaskablePPO.load(text, device="cpu")
+    """An opponent spec from the command line: an agent name, or a checkpoint path."""
+    if text.endswith(".zip") or os.sep in text or "/" in text:
+        path = pathlib.Path(text)
+        if not path.exists():
+            raise CLIError(f"checkpoint {text!r} not found")
+        try:
+            from sb3_contrib import MaskablePPO
+        except ImportError:
+            raise CLIError(
+                'loading a checkpoint needs the train extra: pip install "tabletop-gym[train]"'
+            ) from None
+        return MaskablePPO.load(str(path), device="cpu")
     return text
 
 
@@ -61,10 +72,20 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+class CLIError(Exception):
+    """A bad argument or input: printed as one line, never as a traceback."""
+
+
+def _positive(name: str, value: int) -> None:
+    if value < 1:
+        raise CLIError(f"{name} must be at least 1, got {value}")
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate an agent against an opponent and print/save the table."""
     from tabletop_gym.evaluation import evaluate, format_table, save_results
 
+    _positive("--games", args.games)
     cfg = _parse_kv(args.set)
     cfg["num_players"] = args.players
     res = evaluate(args.game, _agent_spec(args.candidate), _agent_spec(args.opponent),
@@ -91,46 +112,165 @@ def cmd_league(args: argparse.Namespace) -> int:
     return 0
 
 
+def _env_class(game: str) -> Any:
+    from tabletop_gym.evaluation import _raw_env_factory
+
+    return _raw_env_factory(game)
+
+
+def _ask(prompt: str) -> str:
+    try:
+        return input(prompt).strip()
+    except EOFError:
+        raise CLIError("input ended before the game did; the game is abandoned") from None
+
+
+def _choose(env: Any, me: str) -> int | None:
+    """Ask the human for one of the legal actions; ``None`` to quit. Asks again on bad input."""
+    legal = env.legal_actions(me)
+    seat = env.seat_of(me)
+    state = env.game_state
+    print(type(env).renderer(state, seat))
+    for i, a in enumerate(legal):
+        print(f"  [{i}] {state.action_to_string(a, seat)}")
+    while True:
+        choice = _ask(f"your choice 0..{len(legal) - 1} (b: board, q: quit): ")
+        if choice in ("q", "quit"):
+            return None
+        if choice in ("b", "board", "?", "h"):
+            print(type(env).renderer(state, seat))
+            for i, a in enumerate(legal):
+                print(f"  [{i}] {state.action_to_string(a, seat)}")
+            continue
+        if choice.isdigit() and int(choice) < len(legal):
+            return legal[int(choice)]
+        print(f"{choice!r} is not a choice: type a number from 0 to {len(legal) - 1}, "
+              "b to show the board again or q to quit")
+
+
+def _opponent_specs(text: str, n_others: int) -> list[Any]:
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    if len(parts) == 1:
+        parts = parts * n_others
+    if len(parts) != n_others:
+        raise CLIError(f"--opponents needs one spec or {n_others} comma-separated specs "
+                       f"(one per other seat), got {len(parts)}")
+    return [_agent_spec(p) for p in parts]
+
+
 def cmd_play(args: argparse.Namespace) -> int:
-    """Play a game against bots at the terminal."""
+    """Play a game against bots at the terminal; only what the human's seat may know is shown."""
     import numpy as np
 
     from tabletop_gym.agents.base import choose_action, make_agent
-    from tabletop_gym.evaluation import _raw_env_factory
 
     cfg = _parse_kv(args.set)
     cfg["num_players"] = args.players
-    env = _raw_env_factory(args.game)(render_mode="ansi", **cfg)
+    factory = _env_class(args.game)
+    if args.game == "positano":
+        cfg["split_bids"] = not args.one_step_bid
+    env = factory(render_mode="ansi", **cfg)
+    n = env.game.num_players
+    if not 0 <= args.seat < n:
+        raise CLIError(f"--seat {args.seat} is not a seat of a {n}-player game; choose 0..{n - 1}")
     env.reset(seed=args.seed)
     rng = np.random.default_rng(args.seed)
     me = env.possible_agents[args.seat]
-    bots = {a: make_agent(_agent_spec(args.opponent), env.game, env.observer, rng)
-            for a in env.possible_agents if a != me}
+    others = [a for a in env.possible_agents if a != me]
+    specs = _opponent_specs(args.opponents, len(others))
+    bots = {a: make_agent(spec, env.game, env.observer, rng)
+            for a, spec in zip(others, specs, strict=True)}
+    narrator = type(env).narrator
+    print(f"You play seat {args.seat} ({me}) against {', '.join(map(str, specs)) or 'nobody'}; "
+          f"seed {args.seed}.")
     while not env.game_state.is_terminal():
         agent = env.agent_selection
-        if agent != me:
-            action = choose_action(bots[agent], env, agent)
-            print(f"{agent}: {env.action_to_string(action)}")
-            env.step(action)
-            continue
-        obs = env.observe(agent)
-        print(type(env).renderer(env.game_state, env.seat_of(me)))
-        legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
-        for i, a in enumerate(legal):
-            print(f"  [{i}] {env.action_to_string(a)}")
-        while True:
-            choice = input("your choice (number, or q to quit): ").strip()
-            if choice == "q":
+        if agent == me:
+            action = _choose(env, me)
+            if action is None:
+                print("game abandoned")
                 return 0
-            if choice.isdigit() and int(choice) < len(legal):
-                env.step(legal[int(choice)])
-                break
-            print(f"type a number between 0 and {len(legal) - 1}")
+        else:
+            action = choose_action(bots[agent], env, agent)
+        before = env.game_state.clone()
+        line = env.public_action_string(action, me)
+        env.step(action)
+        who = "you" if agent == me else agent
+        print(f"{who}: {line}")
+        for event in narrator(before, action, env.game_state):
+            print(f"  {event}")
     state = env.game_state
     print(type(env).renderer(state, None))
-    print("scores:", state.scores(), "winners:", [env.agent_of(s) for s in state.winners()])
+    print("scores:", [float(x) for x in state.scores()],
+          "winners:", [env.agent_of(s) for s in state.winners()])
     if args.save_record:
         pathlib.Path(args.save_record).write_text(env.record().to_json(indent=1))
+        print(f"saved {args.save_record}")
+    return 0
+
+
+def _parse_view(text: str, n: int) -> int | None:
+    if text == "public":
+        return None
+    if text.isdigit() and int(text) < n:
+        return int(text)
+    raise CLIError(f"--view {text!r} is not allowed; choose public or a seat 0..{n - 1}")
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    """Step through a saved game record in the terminal, or draw it as a GIF / PNG frames."""
+    import random
+
+    from tabletop_gym.core.records import GameRecord
+
+    path = pathlib.Path(args.record)
+    if not path.is_file():
+        raise CLIError(f"record file {args.record!r} not found")
+    rec = GameRecord.from_json(path.read_text())
+    game = rec.make_game()
+    cls = _env_class(rec.game)
+    view = _parse_view(args.view, game.num_players)
+    _positive("--every", args.every)
+    state = game.new_initial_state(random.Random(rec.seed))
+    made = (rec.provenance or {}).get("package_version", "unknown")
+    print(f"Replaying {rec.game} ({rec.env_id or 'env not recorded'}), config {rec.config}, "
+          f"seed {rec.seed}, {len(rec.actions)} actions, written by tabletop-gym {made}; "
+          f"view: {args.view}")
+    pictures = args.gif is not None or args.frames is not None
+    frames = [cls.painter(state, view)] if pictures else []
+    if not pictures:
+        print(cls.renderer(state, view))
+    for i, action in enumerate(rec.actions):
+        actor = state.current_player()
+        before = state.clone()
+        line = state.public_action_string(action, view)
+        state.apply_action(action)
+        if not pictures:
+            print(f"[{i + 1}] seat {actor}: {line}")
+            for event in cls.narrator(before, action, state):
+                print(f"  {event}")
+            if args.pause:
+                _ask("(enter: next action) ")
+        elif (i + 1) % args.every == 0 or i + 1 == len(rec.actions):
+            frames.append(cls.painter(state, view))
+    if not pictures:
+        print(cls.renderer(state, view))
+    print("scores:", [float(x) for x in state.scores()], "winners:", state.winners())
+    if args.frames is not None:
+        from PIL import Image
+
+        out = pathlib.Path(args.frames)
+        out.mkdir(parents=True, exist_ok=True)
+        for k, frame in enumerate(frames):
+            Image.fromarray(frame).save(out / f"frame_{k:04d}.png")
+        print(f"wrote {len(frames)} frames to {out}")
+    if args.gif is not None:
+        from PIL import Image
+
+        images = [Image.fromarray(f).quantize(colors=128) for f in frames]
+        images[0].save(args.gif, save_all=True, append_images=images[1:], duration=args.delay,
+                       loop=0, optimize=False)
+        print(f"wrote {args.gif} ({len(images)} frames)")
     return 0
 
 
@@ -145,7 +285,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``tabletop-gym`` command."""
+    from tabletop_gym import __version__
+
     p = argparse.ArgumentParser(prog="tabletop-gym", description=__doc__.splitlines()[0])
+    p.add_argument("--version", action="version", version=f"tabletop-gym {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
     t = sub.add_parser("train", help="train MaskablePPO on a registered env and evaluate it")
@@ -194,15 +337,31 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("play", help="play at the terminal against bots")
     pl.add_argument("--game", default="rapa_nui", choices=["positano", "rapa_nui"])
     pl.add_argument("--players", type=int, default=2)
-    pl.add_argument("--seat", type=int, default=0)
-    pl.add_argument("--opponent", default="heuristic")
+    pl.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1")
+    pl.add_argument("--opponents", "--opponent", dest="opponents", default="heuristic",
+                    help="an agent name (random, heuristic, ...) or a model.zip checkpoint for "
+                         "every other seat, or one per other seat separated by commas")
     pl.add_argument("--seed", type=int, default=0)
-    pl.add_argument("--save-record", default=None)
+    pl.add_argument("--one-step-bid", action="store_true",
+                    help="Positano: choose card and booster as one of 42 bids instead of two steps")
+    pl.add_argument("--save-record", default=None, help="write the game record (JSON) here")
     pl.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE")
     pl.set_defaults(func=cmd_play)
 
-    b = sub.add_parser("bench", help="run bench/run.py")
-    b.add_argument("rest", nargs=argparse.REMAINDER)
+    r = sub.add_parser("replay", help="step through a saved game record or draw it as a GIF")
+    r.add_argument("record", help="a game record written by play --save-record or record()")
+    r.add_argument("--view", default="public", help="public (default) or a seat number")
+    r.add_argument("--gif", default=None, help="write an animated GIF of the drawn table here")
+    r.add_argument("--frames", default=None, help="write one PNG per frame into this folder")
+    r.add_argument("--every", type=int, default=1, help="draw every N-th action (default 1)")
+    r.add_argument("--delay", type=int, default=500, help="GIF milliseconds per frame")
+    r.add_argument("--pause", action="store_true", help="wait for Enter after each action")
+    r.set_defaults(func=cmd_replay)
+
+    b = sub.add_parser("bench", help="run bench/run.py (every further flag is passed on)",
+                       description="Run bench/run.py of a source checkout; every flag after "
+                       "'bench' (e.g. --quick, --reps N) is passed on to it unchanged.")
+    b.add_argument("rest", nargs=argparse.REMAINDER, help="flags for bench/run.py")
     b.set_defaults(func=cmd_bench)
 
     from tabletop_gym.tasks.cli import add_suite_parser
@@ -212,9 +371,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``tabletop-gym`` command."""
-    args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    """Entry point of the ``tabletop-gym`` command.
+
+    A bad argument or input ends with one line on stderr and exit status 2, never a traceback.
+    """
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if argv and argv[0] == "bench":
+        # bench/run.py owns its flags: forward everything after the command word.
+        args = argparse.Namespace(func=cmd_bench, rest=argv[1:], command="bench")
+    else:
+        args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (CLIError, ValueError, OSError, ImportError) as exc:
+        print(f"tabletop-gym {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"tabletop-gym {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -126,8 +126,8 @@ def test_out_of_space_actions_are_clear_errors(bad):
 def test_bad_env_arguments_are_clear_errors():
     with pytest.raises(ValueError, match="illegal_action='ignore' is not allowed"):
         raw_env("rapa_nui", illegal_action="ignore")
-    with pytest.raises(ValueError, match="render_mode='human' is not supported"):
-        raw_env("rapa_nui", render_mode="human")
+    with pytest.raises(ValueError, match="render_mode='rgb' is not supported"):
+        raw_env("rapa_nui", render_mode="rgb")
     from tabletop_gym.core.game import ConfigError
 
     with pytest.raises(ConfigError, match="num_players=7"):

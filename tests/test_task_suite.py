@@ -238,3 +238,49 @@ def test_docs_page_is_generated_from_the_registry():
 def test_reference_file_is_package_data():
     assert REFERENCE_FILE.exists() and SCHEMA_FILE.exists()
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
+
+
+def test_the_reference_agents_score_exactly_zero_and_one_by_the_suite_protocol():
+    # The runner plays the same deals as the reference computation, so the random agent's
+    # normalised score is exactly 0 and the heuristic bot's exactly 1 (seed by seed too).
+    refs = load_references()["tasks"]["RapaNui-2p-vsRandom-v0"]
+    for agent, expected in (("random", 0.0), ("heuristic", 1.0)):
+        doc = run_suite("rapa_nui", agent, task_ids=["RapaNui-2p-vsRandom-v0"],
+                        bootstrap_reps=100)
+        row = doc["tasks"][0]
+        assert doc["protocol"]["seeds"] == [0, 1, 2, 3, 4]
+        assert row["per_seed"] == refs[agent]["per_seed"]
+        assert row["normalized"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_checkpoint_is_scored_on_its_game_and_refused_on_the_other(tmp_path, capsys):
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO("MlpPolicy", gymnasium.make("RapaNui-2p-vsRandom-v0"), n_steps=64,
+                        batch_size=64, seed=0, device="cpu")
+    path = tmp_path / "rapa.zip"
+    model.save(path)
+    out = tmp_path / "run.json"
+    assert main(["suite", "run", "--suite", "rapa_nui", "--agent", f"rapa_nui={path}",
+                 "--task", "RapaNui-2p-vsRandom-v0", "--seeds", "1", "--deals", "1",
+                 "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["agent"] == f"rapa_nui-{path}"
+    # a Rapa Nui checkpoint cannot play Positano: refused before any game
+    assert main(["suite", "run", "--suite", "core", "--agent", str(path), "--seeds", "1",
+                 "--deals", "1", "--out", str(tmp_path / "no.json")]) == 2
+    assert "cannot play Positano-Solo-v0" in capsys.readouterr().err
+    assert not (tmp_path / "no.json").exists()
+
+
+def test_cli_lists_suites_and_describes_ids(capsys):
+    assert main(["suite", "list"]) == 0
+    out = capsys.readouterr().out
+    assert "core: One task per game and mode" in out and "RapaNui-4p-SelfPlay-v0" in out
+    assert main(["suite", "describe", "Positano-4p-5x5-SelfPlay-v0"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert (d["num_players"], d["board_size"], d["version"]) == (4, 5, 0)
+    assert main(["suite", "describe", "Positano-4p-5x5-Selfplay-v0"]) == 2
+    assert "did you mean ['Positano-4p-5x5-SelfPlay-v0'" in capsys.readouterr().err

@@ -61,11 +61,12 @@ def test_the_issue_examples_pin_what_their_names_say():
 
 def test_learner_seat_rotates_over_episodes():
     env = gymnasium.make("RapaNui-3p-vsHeuristic-v0")
-    seats = []
-    for episode in range(4):
-        _, info = env.reset(seed=episode)
-        seats.append(info["seat"])
-    assert seats == [0, 1, 2, 0]  # seat = episode mod 3
+    seats = [env.reset(seed=7)[1]["seat"]]
+    for _ in range(3):
+        seats.append(env.reset()[1]["seat"])
+    # a seeded reset plays seat seed mod 3; each unseeded reset moves one seat on
+    assert seats == [1, 2, 0, 1]
+    assert [env.reset(seed=e)[1]["seat"] for e in range(4)] == [0, 1, 2, 0]
 
 
 def test_a_pinned_setting_cannot_be_changed():
@@ -130,6 +131,10 @@ def test_made_by_id_alone():
     par = tasks.make("Positano-4p-5x5-SelfPlay-v0", parallel=True)
     obs, _ = par.reset(seed=0)
     assert len(obs) == 4
+    par = pettingzoo.make("parallel", "tabletop_gym/RapaNui-3p-SelfPlay-v0")
+    obs, _ = par.reset(seed=0)
+    assert len(obs) == 3 and par.unwrapped.game.config.to_dict() == describe(
+        "RapaNui-3p-SelfPlay-v0")["config"]
     single = tasks.make("Positano-Solo-v0")
     _, info = single.reset(seed=0)
     assert info["seat"] == 0

@@ -20,7 +20,9 @@ here, written once:
   convention: the offender gets -1, the others 0, the game ends, a warning and ``info`` say which
   action and why) or ``"raise"`` (re-raise the engine's :class:`IllegalActionError`); an action
   outside the action space is always a ``ValueError``;
-* ``render_mode="ansi"`` (the table as the agent to act sees it) and ``"rgb_array"``;
+* ``render_mode="ansi"`` (text), ``"rgb_array"`` (the drawn table, one frame size per
+  configuration) and ``"human"`` (the same picture in a pygame window); ``render_view`` chooses
+  whose view: ``"public"`` (default for pictures), a seat, or ``"acting"`` (default for text);
 * ``copy.deepcopy`` and ``pickle`` keep the game (plain ``__dict__`` state, no constructor replay);
 * :meth:`record` returns the game record (config + engine seed + actions) that replays exactly.
 """
@@ -41,7 +43,14 @@ from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 from tabletop_gym.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalActionError, State
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.core.records import GameRecord
-from tabletop_gym.core.render import frame
+from tabletop_gym.core.render import (
+    RENDER_MODES,
+    HumanWindow,
+    check_render_view,
+    render_frame,
+    view_seat,
+)
+from tabletop_gym.provenance import metadata
 
 ILLEGAL_ACTION_POLICIES = ("terminate", "raise")
 ILLEGAL_REWARD = -1.0
@@ -141,20 +150,23 @@ class StableInfos:
 class TabletopAECEnv(AECEnv):
     """A PettingZoo AEC env over any engine (:class:`Game`) and :class:`Observer`.
 
-    Subclasses set :attr:`game_class`, :attr:`observer_class`, :attr:`renderer` and
-    :attr:`metadata`; games with simultaneous nodes also set :attr:`make_game` to apply the
-    turn-based transform (see ``tabletop_gym.wrappers.turn_based``).
+    Subclasses set :attr:`game_class`, :attr:`observer_class`, :attr:`renderer` (text),
+    :attr:`painter` (picture) and :attr:`metadata`; games with simultaneous nodes also set
+    :attr:`make_game` to apply the turn-based transform (see ``tabletop_gym.wrappers.turn_based``).
 
     Args:
-        render_mode: ``None``, ``"ansi"`` or ``"rgb_array"``.
+        render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
         illegal_action: ``"terminate"`` or ``"raise"``.
+        render_view: Whose view :meth:`render` shows: ``"public"`` (a spectator; the default
+            for ``rgb_array`` and ``human``), a seat number, or ``"acting"`` (the seat to act;
+            the default for ``ansi``).
         info_mode: ``"full"`` or ``"stable"`` (fixed keys, types and shapes; see
             :class:`StableInfos`).
         **config: The game's config switches (``num_players``, ``reward_type``, variants).
     """
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "rgb_array"],
+        "render_modes": RENDER_MODES,
         "name": "tabletop",
         "is_parallelizable": False,
         "render_fps": 1,
@@ -162,11 +174,17 @@ class TabletopAECEnv(AECEnv):
     game_class: ClassVar[type[Game]]
     observer_class: ClassVar[Callable[[Game], Observer]]
     renderer: ClassVar[Callable[[State, int | None], str]]
+    painter: ClassVar[Callable[[State, int | None], np.ndarray]]
+    narrator: ClassVar[Callable[[State, int, State], list[str]]] = staticmethod(
+        lambda before, action, after: []
+    )
+    """``narrator(before, action, after)``: public lines on what an action revealed."""
 
     def __init__(
         self,
         render_mode: str | None = None,
         illegal_action: str = "terminate",
+        render_view: str | int | None = None,
         info_mode: str = "full",
         **config: Any,
     ):
@@ -176,6 +194,9 @@ class TabletopAECEnv(AECEnv):
         self.illegal_action = illegal_action
         self.info_mode = info_mode
         self.game = self.make_game(config)
+        check_render_view(render_view, self.game.num_players, ("acting",))
+        self.render_view = render_view
+        self._window = HumanWindow(self.metadata["name"]) if render_mode == "human" else None
         self.observer = self.make_observer(self.game)
         self.state_space = state_space(self.observer)
         self._stable = StableInfos(self.game) if info_mode == "stable" else None
@@ -391,15 +412,16 @@ class TabletopAECEnv(AECEnv):
         self._accumulate_rewards()
 
     def render(self) -> str | np.ndarray | None:
-        """The table as the agent to act sees it (text for ``ansi``, a picture for rgb_array)."""
+        """The table in ``render_view``: text, the picture, or a window (``human``: None)."""
         if self.render_mode is None:
             warnings.warn("render() called with render_mode=None; nothing to render", stacklevel=2)
             return None
         state = self.state_obj
         assert state is not None, "call reset() before render()"
         cur = state.current_player()
-        text = type(self).renderer(state, cur if cur >= 0 else None)
-        return frame(text, self.render_mode)
+        seat = view_seat(self.render_view, self.render_mode, cur if cur >= 0 else None)
+        cls = type(self)
+        return render_frame(cls.renderer, cls.painter, state, seat, self.render_mode, self._window)
 
     def state(self) -> np.ndarray:
         """Global view for centralised critics: every seat's observation, seat order."""
@@ -407,7 +429,9 @@ class TabletopAECEnv(AECEnv):
         return self.observer.encode_all(self.state_obj)
 
     def close(self) -> None:
-        """Nothing to release."""
+        """Close the ``human`` window, if one is open."""
+        if getattr(self, "_window", None) is not None:
+            self._window.close()
 
     # --- extras -------------------------------------------------------------------------------
 
@@ -439,9 +463,20 @@ class TabletopAECEnv(AECEnv):
         return self.state_obj.legal_actions(self.seat_of(agent))
 
     def action_to_string(self, action: int) -> str:
-        """Readable name of ``action`` for the agent to act."""
+        """Readable name of ``action`` for the agent to act (its full content: not for others)."""
         assert self.state_obj is not None
         return self.state_obj.action_to_string(action)
+
+    def public_action_string(self, action: int, viewer: str | None = None) -> str:
+        """What ``viewer`` (an agent; ``None``: a spectator) may know of the acting agent's move.
+
+        A sealed bid or a face-down card is named without its content. Call it before
+        :meth:`step` applies ``action``. Use this form for anything shown to a person or written
+        to a shared log.
+        """
+        assert self.state_obj is not None, "call reset() first"
+        seat = None if viewer is None else self._seat_of[viewer]
+        return self.state_obj.public_action_string(action, seat)
 
     def record(self) -> GameRecord:
         """Config, engine seed, seat assignment and actions of this episode (replays exactly)."""
@@ -454,6 +489,8 @@ class TabletopAECEnv(AECEnv):
             actions=list(self._actions),
             transform=getattr(self.game, "transform_name", None),
             seats=list(self._agent_seat),
+            env_id=self.metadata["name"],
+            provenance=metadata(),
         )
 
     def __str__(self) -> str:

@@ -404,7 +404,28 @@ class State(abc.ABC):
 
     @abc.abstractmethod
     def action_to_string(self, action: int, player: int | None = None) -> str:
-        """Human-readable name of an action id."""
+        """Human-readable name of an action id (the full action: for the actor's eyes only)."""
+
+    def public_action_string(
+        self, action: int, viewer: int | None, actor: int | None = None
+    ) -> str:
+        """What ``viewer`` may know of ``actor`` taking ``action`` in this state.
+
+        Everything shown to a person or written to a shared log uses this form: a choice that is
+        hidden from ``viewer`` (a sealed bid, a card placed face down) is named without its
+        content, so the string is the same for every choice ``viewer`` cannot tell apart. Games
+        with such choices override it; the default is for games whose every action is public.
+
+        Args:
+            action: An action id legal (or about to be applied) in this state.
+            viewer: The seat that reads the string; ``None`` for a spectator (public only).
+            actor: The seat taking the action (default: the player to act; needed at a
+                simultaneous node).
+        """
+        if actor is None:
+            cur = self.current_player()
+            actor = cur if cur >= 0 else None
+        return self.action_to_string(action, actor)
 
     # --- results ------------------------------------------------------------------------------
 

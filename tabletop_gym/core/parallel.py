@@ -32,37 +32,54 @@ from tabletop_gym.core.aec import (
 from tabletop_gym.core.game import SIMULTANEOUS, TERMINAL, Game, IllegalActionError, State
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.core.records import GameRecord
-from tabletop_gym.core.render import frame
+from tabletop_gym.core.render import (
+    RENDER_MODES,
+    HumanWindow,
+    check_render_view,
+    render_frame,
+    view_seat,
+)
+from tabletop_gym.provenance import metadata
 
 
 class TabletopParallelEnv(ParallelEnv):
     """A PettingZoo parallel env over any engine (sequential or with simultaneous nodes).
 
     Args:
-        render_mode: ``None``, ``"ansi"`` or ``"rgb_array"``.
+        render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
         illegal_action: ``"terminate"`` or ``"raise"`` (as in the AEC env).
+        render_view: ``"public"`` (default for pictures), a seat, or ``"acting"`` (default for
+            text: the seat to act at a sequential node, public at a simultaneous one).
         info_mode: ``"full"`` or ``"stable"`` (as in the AEC env).
         **config: The game's config switches.
     """
 
     metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "rgb_array"],
+        "render_modes": RENDER_MODES,
         "name": "tabletop_parallel",
         "render_fps": 1,
     }
     game_class: ClassVar[type[Game]]
     observer_class: ClassVar[Callable[[Game], Observer]]
     renderer: ClassVar[Callable[[State, int | None], str]]
+    painter: ClassVar[Callable[[State, int | None], np.ndarray]]
 
     def __init__(
-        self, render_mode: str | None = None, illegal_action: str = "terminate",
-        info_mode: str = "full", **config: Any
+        self,
+        render_mode: str | None = None,
+        illegal_action: str = "terminate",
+        render_view: str | int | None = None,
+        info_mode: str = "full",
+        **config: Any,
     ):
         check_env_args(self.metadata, render_mode, illegal_action, info_mode)
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.info_mode = info_mode
         self.game = self.game_class(config)
+        check_render_view(render_view, self.game.num_players, ("acting",))
+        self.render_view = render_view
+        self._window = HumanWindow(self.metadata["name"]) if render_mode == "human" else None
         noop = getattr(self.game, "noop_action", None)
         # A purely sequential game gets one extra id as its no-op, so the other seats always
         # have exactly one legal action (an all-zero mask would break masked policies).
@@ -237,14 +254,16 @@ class TabletopParallelEnv(ParallelEnv):
         return obs, rewards, terms, truncs, infos
 
     def render(self) -> str | np.ndarray | None:
-        """The public table (text for ``ansi``, a picture for ``rgb_array``)."""
+        """The table in ``render_view`` (text, picture, or a window for ``human``)."""
         if self.render_mode is None:
             warnings.warn("render() called with render_mode=None; nothing to render", stacklevel=2)
             return None
         assert self.state_obj is not None, "call reset() before render()"
         cur = self.state_obj.current_player()
-        text = type(self).renderer(self.state_obj, cur if cur >= 0 else None)
-        return frame(text, self.render_mode)
+        seat = view_seat(self.render_view, self.render_mode, cur if cur >= 0 else None)
+        cls = type(self)
+        return render_frame(cls.renderer, cls.painter, self.state_obj, seat, self.render_mode,
+                            self._window)
 
     def state(self) -> np.ndarray:
         """Global view for centralised critics: every seat's observation, seat order."""
@@ -258,12 +277,15 @@ class TabletopParallelEnv(ParallelEnv):
         return self.state_obj
 
     def close(self) -> None:
-        """Nothing to release."""
+        """Close the ``human`` window, if one is open."""
+        if getattr(self, "_window", None) is not None:
+            self._window.close()
 
     def record(self) -> dict[str, Any]:
         """Config, engine seed and the joint actions of this episode."""
         if self._engine_seed is None:
             raise ValueError("call reset() first")
-        rec = GameRecord(self.game.name, self.game.config.to_dict(), self._engine_seed, [])
+        rec = GameRecord(self.game.name, self.game.config.to_dict(), self._engine_seed, [],
+                         env_id=self.metadata["name"], provenance=metadata())
         doc = rec.__dict__ | {"joint_actions": [list(j) for j in self._joint_log]}
         return doc

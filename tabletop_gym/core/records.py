@@ -22,7 +22,11 @@ from typing import Any
 
 from tabletop_gym.core.game import Game, State
 
-RECORD_VERSION = 1
+RECORD_VERSION = 2
+"""Format of the records :meth:`GameRecord.to_json` writes (2 added ``env_id`` and
+``provenance``; format 1 records still load)."""
+
+READABLE_VERSIONS = (1, 2)
 
 GAMES: dict[str, str] = {
     "rapa_nui": "tabletop_gym.envs.rapa_nui.rules:RapaNuiGame",
@@ -66,6 +70,9 @@ class GameRecord:
             after the turn-based transform when ``transform`` is set).
         transform: ``None``, ``"turn_based"`` or ``"turn_based_split"``.
         seats: Engine seat of ``player_0, player_1, …`` (``None``: identity).
+        env_id: The env that played it, with its version (e.g. ``"positano_v0"``).
+        provenance: Package version, commit and library versions of the code that played it
+            (:func:`tabletop_gym.provenance.metadata`).
     """
 
     game: str
@@ -74,6 +81,8 @@ class GameRecord:
     actions: list[int]
     transform: str | None = None
     seats: list[int] | None = None
+    env_id: str | None = None
+    provenance: dict[str, Any] | None = None
 
     def make_game(self) -> Game:
         """The game this record was played in."""
@@ -104,8 +113,17 @@ class GameRecord:
         if not isinstance(doc, dict):
             raise ValueError("a game record must be a JSON object")
         version = doc.pop("record", RECORD_VERSION)
-        if version != RECORD_VERSION:
-            raise ValueError(f"record version {version!r} is not supported ({RECORD_VERSION})")
+        if version not in READABLE_VERSIONS:
+            from tabletop_gym import __version__
+
+            made_by = doc.get("provenance")
+            by = made_by.get("package_version") if isinstance(made_by, dict) else None
+            raise ValueError(
+                f"this game record uses record format {version!r}"
+                + (f" (written by tabletop-gym {by})" if by else "")
+                + f"; tabletop-gym {__version__} reads record formats "
+                f"{', '.join(map(str, READABLE_VERSIONS))}"
+            )
         names = {f.name for f in dataclasses.fields(cls)}
         extra = sorted(set(doc) - names)
         if extra:

@@ -1,43 +1,129 @@
-"""Pictures of the table for ``render_mode="rgb_array"``.
+"""Render modes shared by the AEC, parallel and single-agent envs.
 
-The picture is the same text the ``ansi`` mode returns, drawn with Pillow's default font on a
-light background, so both modes show exactly the same information (and never more). That font
-is proportional where Pillow has FreeType (the usual case), so columns of the text do not line
-up exactly in the picture; each line is placed below the previous one.
+* ``"ansi"``: the table as text;
+* ``"rgb_array"``: the drawn table (each game's ``picture`` module), one fixed frame size per
+  configuration for the whole episode, so video writers accept it;
+* ``"human"``: the same picture in a window (pygame, from the ``human`` extra); ``render()``
+  returns ``None``.
+
+Whose view is drawn is the ``render_view`` option: ``"public"`` (a spectator: public information
+only; the default for ``rgb_array`` and ``human``), a seat number (that seat's view, its own hand
+included), or the env's own default for text (``"acting"``: the seat to act, as the AEC env's
+``ansi`` mode always showed; ``"learner"`` in the single-agent env).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
+from tabletop_gym.core.game import State
 
-def text_to_rgb(text: str, scale: int = 1) -> np.ndarray:
-    """Draw ``text`` into an ``(H, W, 3)`` uint8 array.
+RENDER_MODES = ["ansi", "rgb_array", "human"]
+"""Render modes every env offers."""
+
+
+def check_render_view(view: Any, num_players: int, extra: tuple[str, ...] = ()) -> None:
+    """Reject a ``render_view`` that is not ``None``, ``"public"``, a seat or one of ``extra``.
+
+    Raises:
+        ValueError: Naming the value and what is allowed.
+    """
+    if view is None or view == "public" or view in extra:
+        return
+    if isinstance(view, int) and not isinstance(view, bool) and 0 <= view < num_players:
+        return
+    allowed = ", ".join(repr(v) for v in ("public", *extra))
+    raise ValueError(
+        f"render_view={view!r} is not allowed; choose {allowed} or a seat 0..{num_players - 1}"
+    )
+
+
+def view_seat(view: Any, render_mode: str, default_seat: int | None) -> int | None:
+    """The seat whose view to draw (``None``: public) for ``view`` and ``render_mode``.
 
     Args:
-        text: Multi-line text.
-        scale: Integer magnification of the whole picture (nearest neighbour).
-
-    Returns:
-        The picture as a fresh array.
+        view: The env's ``render_view`` (``None``: the mode's default).
+        render_mode: ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+        default_seat: The seat a named default view (``"acting"``, ``"learner"``) stands for.
     """
-    from PIL import Image, ImageDraw, ImageFont
-
-    font = ImageFont.load_default()
-    lines = text.splitlines() or [""]
-    left, top, right, bottom = font.getbbox("M")
-    cw, ch = max(1, right - left), max(1, bottom - top) + 4
-    width = 8 + cw * max(len(line) for line in lines)
-    height = 8 + ch * len(lines)
-    img = Image.new("RGB", (width, height), (250, 246, 236))
-    draw = ImageDraw.Draw(img)
-    for i, line in enumerate(lines):
-        draw.text((4, 4 + i * ch), line, fill=(20, 30, 60), font=font)
-    if scale > 1:
-        img = img.resize((width * scale, height * scale), Image.NEAREST)
-    return np.asarray(img, dtype=np.uint8).copy()
+    if view is None:
+        return default_seat if render_mode == "ansi" else None
+    if view == "public":
+        return None
+    if isinstance(view, int):
+        return view
+    return default_seat
 
 
-def frame(text: str, render_mode: str) -> str | np.ndarray:
-    """The render result of ``text`` for ``render_mode`` (``"ansi"``: the text itself)."""
-    return text if render_mode == "ansi" else text_to_rgb(text)
+def render_frame(
+    text: Callable[[State, int | None], str],
+    picture: Callable[[State, int | None], np.ndarray],
+    state: State,
+    seat: int | None,
+    render_mode: str,
+    window: HumanWindow | None = None,
+) -> str | np.ndarray | None:
+    """The render result of ``state`` seen by ``seat`` in ``render_mode``.
+
+    ``human`` shows the picture in ``window`` and returns ``None``.
+    """
+    if render_mode == "ansi":
+        return text(state, seat)
+    frame = picture(state, seat)
+    if render_mode == "human":
+        assert window is not None
+        window.show(frame)
+        return None
+    return frame
+
+
+class HumanWindow:
+    """A pygame window that shows rgb frames (``render_mode="human"``).
+
+    pygame is imported on the first frame, so only ``human`` needs the ``human`` extra; with
+    ``SDL_VIDEODRIVER=dummy`` it runs headless (tests, servers).
+
+    Args:
+        title: The window caption.
+        fps: Frames per second to pace at (the env's ``render_fps``; 0: no pacing).
+    """
+
+    def __init__(self, title: str, fps: int = 0):
+        self.title = title
+        self.fps = fps
+        self._screen: Any = None
+        self._clock: Any = None
+
+    def show(self, frame: np.ndarray) -> None:
+        """Draw ``frame`` (``(H, W, 3)`` uint8) and pump the window's events."""
+        try:
+            import pygame
+        except ImportError:
+            raise ImportError(
+                'render_mode="human" needs pygame: pip install "tabletop-gym[human]"'
+            ) from None
+        h, w = frame.shape[:2]
+        if self._screen is None:
+            pygame.init()
+            pygame.display.init()
+            pygame.display.set_caption(self.title)
+            self._screen = pygame.display.set_mode((w, h))
+            self._clock = pygame.time.Clock()
+        surface = pygame.surfarray.make_surface(np.ascontiguousarray(frame.swapaxes(0, 1)))
+        self._screen.blit(surface, (0, 0))
+        pygame.event.pump()
+        pygame.display.flip()
+        if self.fps:
+            self._clock.tick(self.fps)
+
+    def close(self) -> None:
+        """Close the window (if one was opened)."""
+        if self._screen is not None:
+            import pygame
+
+            pygame.display.quit()
+            pygame.quit()
+            self._screen = None

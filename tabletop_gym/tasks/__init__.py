@@ -86,6 +86,7 @@ RAPA_NUI_STANDARD: dict[str, Any] = {
     "moai_choice": "per_unit",
     "offering_supply_limited": True,
     "zero_count_kind_value": "zero",
+    "hunter_gatherer_majority_bonus": True,
 }
 """Rapa Nui's variant switches as every task pins them (the rulebook reading of each)."""
 
@@ -110,8 +111,9 @@ class Task:
             pinned bots; a Gymnasium env) or ``"selfplay"`` (every seat a learner; PettingZoo).
         config: The game config, every field given explicitly.
         opponents: The bots in every other seat (``"vs"``), else ``None``.
-        seat_mode: The learner's seat policy in the Gymnasium env (``"rotate"``: episode ``e``
-            plays seat ``e mod n``); ``None`` for self-play.
+        seat_mode: The learner's seat policy in the Gymnasium env (``"rotate"``:
+            ``reset(seed=e)`` plays seat ``e mod n``, each unseeded reset one seat on); ``None``
+            for self-play.
         reference_opponents: Who fills the other seats when an agent is scored on the task (solo:
             the policy that plays the same deals for the win-rate comparison).
         description: One line.

@@ -103,7 +103,7 @@ def tasks_table() -> str:
         d = describe(task_id)
         board = f"{d['board_size']}×{d['board_size']}" if d["board_size"] else "–"
         reward = "solo result / 100" if d["mode"] == "solo" else d["reward_type"]
-        seat = {"rotate": "rotates (seat = episode mod n)", "fixed": "0"}.get(
+        seat = {"rotate": "rotates", "fixed": "0"}.get(
             str(d["seat_mode"]), "every seat")
         made = "`gymnasium.make`" if d["interfaces"] == ["gymnasium"] else "`pettingzoo.make`"
         opponents = ("Otto Amalfi (automa)" if d["mode"] == "solo" else _fmt(d["opponents"]))
@@ -165,6 +165,13 @@ def _references_table() -> str:
             continue
         lines.append(f"| `{task_id}` | {r['random']['score']:.3f} | "
                      f"{r['heuristic']['score']:.3f} |")
+    lines += [
+        "",
+        "Each reference is an estimate from the same deals every run plays, so the random agent",
+        "and the heuristic bot score exactly 0 and 1 by the default protocol; with other seeds",
+        "or deals they land near 0 and 1. Every results file copies the two references it used",
+        "for each task, so a normalised score can always be traced to its scale.",
+    ]
     return "\n".join(lines)
 
 
@@ -218,8 +225,9 @@ setting and the configurable id to use instead; it accepts only keywords that ch
 
 *Mode*: solo (Positano against the automa Otto Amalfi), against bots (one learner, the other seats
 played by pinned bots; the Gymnasium env steps them), self-play (every seat a learner).
-*Learner seat*: with "rotates", episode `e` of an env plays seat `e mod n`, so training sees every
-seat. *Scored against*: who fills the other seats when an agent is scored on the task (below).
+*Learner seat*: with "rotates", `reset(seed=e)` plays seat `e mod n` and each unseeded reset moves
+one seat on, so training sees every seat and a seed fixes the seat. *Scored against*: who fills
+the other seats when an agent is scored on the task (below).
 *Reward*: `win_loss` gives +1 to each winner and -1 to each other player at the end of the game
 (0 to all if all tie); solo Positano gives min(own score, Otto's) / 100.
 

@@ -114,6 +114,7 @@ def plot(runs: Sequence[Mapping[str, Any]], path: str | pathlib.Path) -> pathlib
         left.errorbar([a["iqm"]], [k], xerr=[[a["iqm"] - lo], [hi - a["iqm"]]], fmt="o",
                       capsize=4)
     left.set_yticks(range(len(names)), names)
+    left.invert_yaxis()
     left.axvline(0, color="grey", lw=0.8, ls=":")
     left.axvline(1, color="grey", lw=0.8, ls="--")
     left.set_xlabel("IQM normalised score (0 random, 1 heuristic)")
@@ -127,6 +128,8 @@ def plot(runs: Sequence[Mapping[str, Any]], path: str | pathlib.Path) -> pathlib
         xs = [by_id.get(t) if by_id.get(t) is not None else 0.0 for t in task_ids]
         right.barh(ys, xs, height=width, label=names[k])
     right.set_yticks([i + 0.4 - width / 2 for i in range(len(task_ids))], task_ids, fontsize=7)
+    right.invert_yaxis()  # first task on top, as in the table
+    right.axvline(0, color="grey", lw=0.8, ls=":")
     right.axvline(1, color="grey", lw=0.8, ls="--")
     right.set_xlabel("normalised score per task")
     right.legend(fontsize=7)

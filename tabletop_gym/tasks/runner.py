@@ -201,10 +201,9 @@ def check_agent(task: Task, agent: Any) -> None:
     env = _raw_env_factory(task.game)(**task.config, **task.env_settings)
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
+    player = make_agent(agent, env.game, env.observer, np.random.default_rng(0))
     try:
-        action = make_agent(agent, env.game, env.observer, np.random.default_rng(0)).act(obs)
-    except ValueError:
-        raise
+        action = player.act(obs)
     except Exception as err:
         raise ValueError(f"agent {_label(agent)!r} cannot play {task.id}: {err}") from err
     if not (0 <= int(action) < len(obs["action_mask"])) or not obs["action_mask"][int(action)]:

@@ -36,7 +36,13 @@ from gymnasium import spaces
 from tabletop_gym.agents.base import Agent, choose_action, make_agent
 from tabletop_gym.core.aec import ILLEGAL_REWARD, TabletopAECEnv
 from tabletop_gym.core.game import IllegalActionError
-from tabletop_gym.core.render import frame
+from tabletop_gym.core.render import (
+    RENDER_MODES,
+    HumanWindow,
+    check_render_view,
+    render_frame,
+    view_seat,
+)
 
 SEAT_MODES = ("fixed", "rotate", "random")
 
@@ -61,10 +67,12 @@ class SingleAgentEnv(gymnasium.Env):
         observation_type: ``"flat"`` (the float32 vector) or ``"dict"`` (with the mask).
         illegal_action: ``"terminate"`` (reward -1, episode ends, ``info["illegal_action"]``)
             or ``"raise"``.
-        render_mode: ``None``, ``"ansi"`` or ``"rgb_array"`` (rendered as the learner sees it).
+        render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
+        render_view: ``"public"`` (default for pictures), a seat, or ``"learner"`` (the
+            learner's view; the default for ``ansi``).
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}  # noqa: RUF012
+    metadata: dict[str, Any] = {"render_modes": RENDER_MODES, "render_fps": 1}  # noqa: RUF012
 
     def __init__(
         self,
@@ -75,6 +83,7 @@ class SingleAgentEnv(gymnasium.Env):
         observation_type: str = "flat",
         illegal_action: str = "terminate",
         render_mode: str | None = None,
+        render_view: str | int | None = None,
     ):
         if not isinstance(aec_env, TabletopAECEnv):
             raise TypeError("aec_env must be a raw tabletop AEC env (e.g. rapa_nui_v0.raw_env())")
@@ -90,6 +99,10 @@ class SingleAgentEnv(gymnasium.Env):
         n = aec_env.game.num_players
         if not isinstance(learner_seat, int) or not 0 <= learner_seat < n:
             raise ValueError(f"learner_seat must be an int in 0..{n - 1}, got {learner_seat!r}")
+        check_render_view(render_view, n, ("learner",))
+        self.render_view = render_view
+        human = render_mode == "human"
+        self._window = HumanWindow(type(aec_env).metadata["name"]) if human else None
         self.aec = aec_env
         # The inner env always raises: the wrapper applies its own policy to the learner only.
         self.aec.illegal_action = "raise"
@@ -264,12 +277,18 @@ class SingleAgentEnv(gymnasium.Env):
         return self._mask_int8().astype(bool)
 
     def render(self) -> str | np.ndarray | None:
-        """The table as the learner sees it."""
+        """The table in ``render_view`` (``human``: shown in a window, returns ``None``)."""
         if self.render_mode is None:
             return None
-        state = self.aec.game_state
-        text = type(self.aec).renderer(state, self.learner_seat)
-        return frame(text, self.render_mode)
+        seat = view_seat(self.render_view, self.render_mode, self.learner_seat)
+        cls = type(self.aec)
+        return render_frame(cls.renderer, cls.painter, self.aec.game_state, seat,
+                            self.render_mode, self._window)
+
+    def close(self) -> None:
+        """Close the ``human`` window, if one is open."""
+        if self._window is not None:
+            self._window.close()
 
     def record(self) -> Any:
         """The game record of the current episode (replays exactly)."""
@@ -277,7 +296,8 @@ class SingleAgentEnv(gymnasium.Env):
 
 
 WRAPPER_KWARGS = (
-    "opponents", "learner_seat", "seat_mode", "observation_type", "illegal_action", "render_mode"
+    "opponents", "learner_seat", "seat_mode", "observation_type", "illegal_action", "render_mode",
+    "render_view",
 )
 """Keyword arguments that belong to :class:`SingleAgentEnv`; all others configure the game."""
 

@@ -224,6 +224,15 @@ class TurnBasedState(State):
         """The inner game's name of the action."""
         return self.inner.action_to_string(action, player)
 
+    def public_action_string(
+        self, action: int, viewer: int | None, actor: int | None = None
+    ) -> str:
+        """The inner game's public form; a commitment is the bidder's inner simultaneous action."""
+        if actor is None:
+            cur = self.current_player()
+            actor = cur if cur >= 0 else None
+        return self.inner.public_action_string(action, viewer, actor)
+
     def scores(self) -> list[float]:
         """The inner scores."""
         return self.inner.scores()
@@ -281,7 +290,11 @@ class TurnBasedState(State):
             if p != player and a is not None:
                 new.pending[p] = rng.choice(new.inner.legal_actions(p))
         if new.prefix and self._bidder != player:
-            raise ValueError("cannot resample another seat's partial split decision")
+            # The bidder's entered sub-decisions are hidden too: redraw them as the first parts
+            # of a random legal full action of the resampled position.
+            split = self.game.inner.split_simultaneous_action  # type: ignore[attr-defined]
+            full = rng.choice(new.inner.legal_actions(self._bidder))
+            new.prefix = list(split(full)[: len(self.prefix)])
         return new
 
 

@@ -13,13 +13,15 @@ from tabletop_gym.core.aec import OrderEnforcing, TabletopAECEnv
 from tabletop_gym.core.game import Game
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.core.parallel import TabletopParallelEnv
+from tabletop_gym.core.render import RENDER_MODES
 from tabletop_gym.envs.positano.observer import PositanoObserver
-from tabletop_gym.envs.positano.render import render_text
+from tabletop_gym.envs.positano.picture import draw_positano
+from tabletop_gym.envs.positano.render import describe_events, render_text
 from tabletop_gym.envs.positano.rules import PositanoGame
 from tabletop_gym.wrappers.turn_based import TurnBasedGame, TurnBasedObserver, TurnBasedState
 
 _METADATA = {
-    "render_modes": ["ansi", "rgb_array"],
+    "render_modes": RENDER_MODES,
     "name": "positano_v0",
     "is_parallelizable": False,
     "render_fps": 1,
@@ -54,6 +56,8 @@ class raw_env(TabletopAECEnv):
     game_class = PositanoGame
     observer_class = PositanoObserver
     renderer = staticmethod(_render)
+    painter = staticmethod(draw_positano)
+    narrator = staticmethod(describe_events)
 
     def __init__(self, split_bids: bool = False, **kwargs: Any):
         if not isinstance(split_bids, bool):
@@ -78,6 +82,7 @@ class raw_parallel_env(TabletopParallelEnv):
     game_class = PositanoGame
     observer_class = PositanoObserver
     renderer = staticmethod(render_text)
+    painter = staticmethod(draw_positano)
 
 
 def env(**kwargs: Any) -> OrderEnforcing:

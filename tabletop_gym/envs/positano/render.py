@@ -280,3 +280,33 @@ def render_text(state: State, player: int | None = None) -> str:
         boosters = " ".join(f"+{C.BOOSTERS[x].value}" for x in s.hand_boosters[player]) or "-"
         lines.append(f"Your hand (seat {player}): cards {cards}; boosters {boosters}")
     return "\n".join(lines)
+
+
+def describe_events(before: State, action: int, after: State) -> list[str]:
+    """What everyone learns from ``action`` beyond the action itself, in words.
+
+    After the last sealed bid of a round: every revealed bid and the draft orders it set (§3.1);
+    at the end: the final scores.
+
+    Args:
+        before: The state the action was taken in (the turn-based state or the engine's).
+        action: The action id.
+        after: The state after it.
+    """
+    a = cast(PositanoState, getattr(after, "inner", after))
+    b = cast(PositanoState, getattr(before, "inner", before))
+    lines = []
+    if b.phase() == "bid" and a.phase() != "bid":
+        bids = "; ".join(f"{_who(a, c)} {_bid(a, c)}" for c in range(a.game.num_colours))
+        lines.append(f"Bids revealed: {bids}")
+        orders = [a.draft_order(k) for k in range(3)]
+        if orders[0]:
+            parts = [
+                f"{_TILE_TYPES[k]} " + " > ".join(_who(a, c) for c in orders[k]) for k in range(3)
+            ]
+            lines.append("Draft order: " + "; ".join(parts))
+    if a.round != b.round and not a.is_terminal():
+        lines.append(f"Round {a.round} of {a.game.num_rounds} begins")
+    if a.is_terminal() and not b.is_terminal():
+        lines += _results(a)
+    return lines

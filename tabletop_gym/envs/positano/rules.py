@@ -1184,6 +1184,23 @@ class PositanoState(State):
             return "skip the Remodel"
         return "no-op"
 
+    def public_action_string(
+        self, action: int, viewer: int | None, actor: int | None = None
+    ) -> str:
+        """What ``viewer`` may know of ``actor``'s action: a sealed bid stays sealed (§3.1).
+
+        At the simultaneous bid every other seat (and a spectator) learns only that a bid, a
+        bid card or a booster was committed; the bid itself is public once all are revealed.
+        Every other action (drafts, builds, the solo bid against revealed Otto cards) is public.
+        """
+        if action < A_LOT and self.phase_index == BID and not self.game.solo and viewer != actor:
+            if action < A_BID_CARD:
+                return "commits a sealed bid"
+            if action < A_BID_BOOSTER:
+                return "commits a sealed bid card"
+            return "commits a sealed booster"
+        return self.action_to_string(action, actor)
+
     def __str__(self) -> str:
         g = self.game
         nc = g.num_colours

@@ -10,12 +10,14 @@ from typing import Any
 
 from tabletop_gym.core.aec import OrderEnforcing, TabletopAECEnv
 from tabletop_gym.core.parallel import TabletopParallelEnv
+from tabletop_gym.core.render import RENDER_MODES
 from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
-from tabletop_gym.envs.rapa_nui.render import render_text
+from tabletop_gym.envs.rapa_nui.picture import draw_rapa_nui
+from tabletop_gym.envs.rapa_nui.render import describe_events, render_text
 from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
 
 _METADATA = {
-    "render_modes": ["ansi", "rgb_array"],
+    "render_modes": RENDER_MODES,
     "name": "rapa_nui_v0",
     "is_parallelizable": False,
     "render_fps": 1,
@@ -29,6 +31,8 @@ class raw_env(TabletopAECEnv):
     game_class = RapaNuiGame
     observer_class = RapaNuiObserver
     renderer = staticmethod(render_text)
+    painter = staticmethod(draw_rapa_nui)
+    narrator = staticmethod(describe_events)
 
 
 class raw_parallel_env(TabletopParallelEnv):
@@ -38,6 +42,7 @@ class raw_parallel_env(TabletopParallelEnv):
     game_class = RapaNuiGame
     observer_class = RapaNuiObserver
     renderer = staticmethod(render_text)
+    painter = staticmethod(draw_rapa_nui)
 
 
 def env(**kwargs: Any) -> OrderEnforcing:

@@ -5,10 +5,12 @@ from __future__ import annotations
 from tabletop_gym.core.game import State
 from tabletop_gym.envs.rapa_nui.rules import (
     CARD_NAMES,
+    DRAW,
     HG,
     KIND_NAMES,
     NUM_CARD_TYPES,
     NUM_KINDS,
+    OFFER,
     RapaNuiState,
     buy_cost,
 )
@@ -98,3 +100,74 @@ def render_text(state: State, player: int | None = None) -> str:
             + f"; winner(s): {s.winners()}"
         )
     return "\n".join(lines)
+
+
+def describe_events(before: State, action: int, after: State) -> list[str]:
+    """What everyone learns from ``action`` beyond the action itself, in words.
+
+    After the last draw of a turn: which card was revealed and scored (§4) and what each seat
+    gained; a draw that ends the game says so (§6); at the end the face-down offerings, the kind
+    values and the final scores are revealed (§7).
+
+    Args:
+        before: The state the action was taken in.
+        action: The action id.
+        after: The state after it.
+    """
+    assert isinstance(before, RapaNuiState) and isinstance(after, RapaNuiState)
+    b, a = before, after
+    n = b.num_players
+    lines: list[str] = []
+    if b.phase() == "draw" and DRAW <= action < OFFER:
+        col = action - DRAW
+        if a.is_terminal():
+            lines.append(
+                f"Column {col + 1} cannot be refilled: the draw pile is used up and the game "
+                "ends at once (no turn scoring)"
+            )
+        elif b.draws_left() == 1:
+            scored = a.columns()[col][0]
+            gains = []
+            for q in range(n):
+                parts = []
+                for label, diff in (
+                    ("wood", a.wood(q) - b.wood(q)),
+                    ("VP", a.vp(q) - b.vp(q)),
+                    ("offering card(s)", a.holding_count(q) - b.holding_count(q)),
+                    ("Moai unit(s) to split", a.moai_units(q) - b.moai_units(q)),
+                ):
+                    if diff:
+                        parts.append(f"+{diff} {label}")
+                if parts:
+                    gains.append(f"seat {q} " + ", ".join(parts))
+            kind = ""
+            if scored >= HG:
+                kind = f" ({KIND_NAMES[scored - HG]})"
+            lines.append(
+                f"Revealed and scored: {CARD_NAMES[scored]}{kind} -> "
+                + ("; ".join(gains) if gains else "nobody gains")
+            )
+    if a.is_terminal() and not b.is_terminal():
+        lines += reveal_lines(a)
+    return lines
+
+
+def reveal_lines(s: RapaNuiState) -> list[str]:
+    """The end-of-game reveal (§7): face-down offerings, kind values, held cards, scores."""
+    n = s.num_players
+    values = s.kind_values()
+    lines = [
+        "Face-down offerings revealed: "
+        + "; ".join(f"seat {q}: {_counts(s.face_down(q), KIND_NAMES)}" for q in range(n)),
+        "Stone totals: " + _counts(s.stone_totals(), KIND_NAMES)
+        + " -> kind values: "
+        + ", ".join(f"{KIND_NAMES[k]} {values[k]}" for k in range(NUM_KINDS)),
+        "Offering cards held: "
+        + "; ".join(f"seat {q}: {_counts(s.holdings(q), KIND_NAMES)}" for q in range(n)),
+    ]
+    for q, br in enumerate(s.score_breakdown()):
+        lines.append(
+            f"seat {q}: VP tiles {br['vp_tiles']} + Moai {br['moai']} + wood {br['wood']} + "
+            f"offerings {br['offerings']} = {br['total']}"
+        )
+    return lines

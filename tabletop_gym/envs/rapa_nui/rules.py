@@ -732,6 +732,22 @@ class RapaNuiState(State):
             return f"Moai scoring: {v} VP + {u - v} wood"
         return f"Moai scoring: {v} VP, rest wood"
 
+    def public_action_string(
+        self, action: int, viewer: int | None, actor: int | None = None
+    ) -> str:
+        """What ``viewer`` may know of ``actor``'s action (costs as they are for ``actor``).
+
+        The active player's own offering goes onto the stone face down (§3.1): every other seat
+        and a spectator learn only that a card was placed face down. Everything else is public:
+        purchases come from open supply stacks, draws from the open columns, the other seats'
+        offerings go face up.
+        """
+        if actor is None and self._cur != TERMINAL:
+            actor = self._cur
+        if OFFER <= action < SUPPLY and actor == self._active and viewer != actor:
+            return "places an offering card face down"
+        return self.action_to_string(action, actor)
+
     # --- results ------------------------------------------------------------------------------
 
     def kind_values(self) -> list[int]:
