@@ -17,6 +17,7 @@ from pettingzoo.test import (
     api_test,
     parallel_api_test,
     parallel_seed_test,
+    render_test,
     seed_test,
     state_test,
 )
@@ -212,3 +213,9 @@ def test_rapa_nui_parallel_env_plays_the_aec_game_with_a_noop_for_the_others():
     returns = aec.game_state.returns()
     assert rewards == {a: returns[i] for i, a in enumerate(aec.possible_agents)}
     assert all(terms.values()) and steps == len(aec.record().actions)
+
+
+@pytest.mark.parametrize(("game", "cfg"), CASES, ids=IDS)
+def test_render_test(game, cfg):
+    # render_test builds the env in every render mode of its metadata, "human" first
+    _quiet(render_test, lambda render_mode=None: make_env(game, render_mode=render_mode, **cfg))

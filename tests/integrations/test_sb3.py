@@ -45,6 +45,28 @@ def checkpoints(tmp_path_factory):
     return Lazy()
 
 
+@pytest.mark.parametrize(("env_id", "cfg"), GAMES, ids=IDS)
+def test_maskable_ppo_saved_model_plays_the_documented_inference_loop(env_id, cfg, checkpoints):
+    env = gymnasium.make(env_id, **cfg)
+    model = MaskablePPO.load(checkpoints[env_id])
+    # The loop of sb3-contrib's MaskablePPO documentation, verbatim except the episode end:
+    # get_action_masks finds action_masks() through gymnasium.make's wrappers, and the action
+    # predict() returns is a 0-d numpy array.
+    obs, _ = env.reset()
+    steps = 0
+    while True:
+        # Retrieve current action mask
+        action_masks = get_action_masks(env)
+        action, _states = model.predict(obs, action_masks=action_masks)
+        obs, reward, terminated, truncated, info = env.step(action)
+        steps += 1
+        assert "illegal_action" not in info
+        if terminated or truncated:
+            break
+    assert steps > 1
+    assert reward in (-1.0, 0.0, 1.0) if env_id == "RapaNui-v0" else reward >= 0
+
+
 @pytest.mark.parametrize("as_path", [False, True], ids=["str", "pathlib"])
 @pytest.mark.parametrize(("env_id", "cfg"), GAMES[1:], ids=IDS[1:])
 def test_a_checkpoint_is_an_opponent_through_gymnasium_make(env_id, cfg, checkpoints, as_path):
