@@ -36,7 +36,7 @@ $(RLLIB_STAMP): pyproject.toml
 $(MIN_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(MIN_VENV)
 	$(MIN_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(MIN_VENV)/bin/python -m pip install --quiet -e ".[dev]" $(MIN_PINS)
+	$(MIN_VENV)/bin/python -m pip install --quiet -e ".[dev,human]" $(MIN_PINS)
 	touch $(MIN_STAMP)
 
 venv: $(STAMP)
