@@ -348,6 +348,11 @@ class TabletopAECEnv(AECEnv):
         self._zero_mask = np.zeros(self._num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
         self._acting_mask = self._zero_mask
+        # The seat to act (-1 at the end), its agent and phase, as of the last change: computed
+        # once per position and read by observe(), step() and the infos.
+        self._acting_seat = -1
+        self._info_acting: str | None = None
+        self._info_phase: str | None = None
 
     # --- construction hooks -------------------------------------------------------------------
 
@@ -425,6 +430,7 @@ class TabletopAECEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
+        self._info_phase = None
         self._after_change()
         # A finished start state ends the game at once; last() must still deliver its rewards.
         self._accumulate_rewards()
@@ -446,6 +452,8 @@ class TabletopAECEnv(AECEnv):
                 "turn-based transform (tabletop_gym.wrappers.turn_based.TurnBasedGame)"
             )
         if cur == TERMINAL:
+            self._acting_seat = -1
+            self._info_phase = None
             returns = state.returns()
             scores = state.scores()
             breakdown = state.score_breakdown()
@@ -480,23 +488,33 @@ class TabletopAECEnv(AECEnv):
         # Handed out in the info: read-only, so no caller can make an illegal action look legal.
         mask.setflags(write=False)
         self._acting_mask = mask
+        self._acting_seat = cur
+        self.agent_selection = acting
         if self._stable is not None:
             self.infos = self._stable.running(self.agents, {acting}, phase)
-            self.agent_selection = acting
             return
         zero = self._zero_mask
         infos = self.infos
-        for a in self.agents:
-            infos[a] = {"action_mask": mask if a == acting else zero, "is_acting": a == acting,
-                        "phase": phase}
-        self.agent_selection = acting
+        previous = self._info_acting
+        if phase != self._info_phase:
+            for a in self.agents:
+                infos[a] = {"action_mask": mask if a == acting else zero, "is_acting": a == acting,
+                            "phase": phase}
+        else:
+            # Only the agents whose info changed get a new dict; the others keep theirs (a
+            # caller holding an old info never sees it change under it).
+            if previous is not None and previous != acting:
+                infos[previous] = {"action_mask": zero, "is_acting": False, "phase": phase}
+            infos[acting] = {"action_mask": mask, "is_acting": True, "phase": phase}
+        self._info_acting = acting
+        self._info_phase = phase
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """What ``agent`` may know now: ``{"observation", "action_mask"}``."""
         state = self._require_state()
         seat = self._seat_of[agent]
         obs = self.observer.encode(state, seat)
-        if state.current_player() == seat and not self.terminations.get(agent, True):
+        if seat == self._acting_seat and not self.terminations.get(agent, True):
             mask = self._acting_mask.copy()
         else:
             mask = np.zeros(self._num_actions, dtype=np.int8)
@@ -520,12 +538,16 @@ class TabletopAECEnv(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         self._actions.append(action)
-        self._clear_rewards()
+        # Rewards are all zero while the game runs (they are terminal only), so they are
+        # cleared and accumulated only when this action ended the game.
         self._after_change()
-        self._accumulate_rewards()
+        if self._acting_seat < 0:
+            self._accumulate_rewards()
 
     def _terminate_illegal(self, agent: str, err: IllegalActionError) -> None:
         warnings.warn(f"{agent} took an illegal action; the game ends: {err}", stacklevel=3)
+        self._acting_seat = -1
+        self._info_phase = None
         detail = {
             "agent": agent,
             "action": err.action,
@@ -649,11 +671,18 @@ class TabletopAECEnv(AECEnv):
         return self.metadata["name"]
 
 
-class OrderEnforcing(OrderEnforcingWrapper):
-    """PettingZoo's order enforcement with a direct ``last()``.
+def _before_reset(name: str) -> AttributeError:
+    return AttributeError(f"{name} cannot be accessed before reset")
 
-    The stock wrapper reaches every attribute ``last()`` reads through ``__getattr__``; going
-    straight to the wrapped env keeps the same checks (reset first) at a fraction of the cost.
+
+class OrderEnforcing(OrderEnforcingWrapper):
+    """PettingZoo's order enforcement with direct attribute access on the hot path.
+
+    The stock wrapper reaches every attribute ``last()``, ``agent_iter`` and training loops read
+    (``agent_selection``, ``agents``, ``terminations``, ...) through ``__getattr__``, a failed
+    lookup and a second one per access. Here they are properties that keep the same check (an
+    ``AttributeError`` before the first reset) and read the wrapped env's attribute directly;
+    ``last()``, ``step()`` and ``observe()`` call the wrapped env without the detour.
     """
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
@@ -661,3 +690,63 @@ class OrderEnforcing(OrderEnforcingWrapper):
         if not self._has_reset:
             raise AttributeError("last cannot be called before reset")
         return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        """Step the wrapped env (PettingZoo's checks: reset first, agents left)."""
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def observe(self, agent: str) -> Any:
+        """``observe()`` of the wrapped env, after the reset check."""
+        if not self._has_reset:
+            return super().observe(agent)
+        return self.env.observe(agent)
+
+    @property
+    def agent_selection(self) -> str:  # type: ignore[override]
+        """The agent to act (``AttributeError`` before the first reset)."""
+        if not self._has_reset:
+            raise _before_reset("agent_selection")
+        return self.env.agent_selection
+
+    @property
+    def agents(self) -> list[str]:  # type: ignore[override]
+        """The live agents (``AttributeError`` before the first reset)."""
+        if not self._has_reset:
+            raise _before_reset("agents")
+        return self.env.agents
+
+    @property
+    def rewards(self) -> dict[str, float]:  # type: ignore[override]
+        """This step's rewards (``AttributeError`` before the first reset)."""
+        if not self._has_reset:
+            raise _before_reset("rewards")
+        return self.env.rewards
+
+    @property
+    def terminations(self) -> dict[str, bool]:  # type: ignore[override]
+        """Terminated flags (``AttributeError`` before the first reset)."""
+        if not self._has_reset:
+            raise _before_reset("terminations")
+        return self.env.terminations
+
+    @property
+    def truncations(self) -> dict[str, bool]:  # type: ignore[override]
+        """Truncated flags (``AttributeError`` before the first reset)."""
+        if not self._has_reset:
+            raise _before_reset("truncations")
+        return self.env.truncations
+
+    @property
+    def infos(self) -> dict[str, dict[str, Any]]:  # type: ignore[override]
+        """Infos (``AttributeError`` before the first reset)."""
+        if not self._has_reset:
+            raise _before_reset("infos")
+        return self.env.infos
+
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]:  # type: ignore[override]
+        return self.env._cumulative_rewards
