@@ -53,6 +53,7 @@ from tabletop_gym.envs.positano.rules import (
     PositanoGame,
     PositanoState,
 )
+from tabletop_gym.envs.positano.scoring import hidden_blocks
 
 __all__ = ["BLOCK_KINDS", "BUILD_KINDS", "MAX_COLOURS", "PositanoObserver"]
 
@@ -520,9 +521,6 @@ class PositanoObserver(Observer):
         idx: list[int] = []
         val: list[int] = []
         points: list[tuple[int, int]] = []
-        # cover = how many bottom blocks of the next building back the buildings in front hide:
-        # each step back is one block higher (rules §1.2), so cover drops by one a row.
-        cover = 0
         for p in column:
             h = height[p]
             if h:
@@ -530,13 +528,11 @@ class PositanoObserver(Observer):
                 ones.append(o_roof + p * 3 + roof[p] - 1)
                 idx.append(o_h + p)
                 val.append(h)
+                cover = hidden_blocks(height, p)
                 if h > cover:
                     idx.append(o_vis + p)
                     val.append(h - cover)
                     points.append((owner[p], (h - cover) * roof[p]))
-                    cover = h
-            if cover:
-                cover -= 1
         return ones, idx, val, points
 
     def _bid_entries(
@@ -785,7 +781,7 @@ class PositanoObserver(Observer):
             o_bt = o["build_tile"]
             lot = s.lots_taken[acting][s.round - 1]
             idx = [*range(o_bt, o_bt + 7), o["build_limit"], o["build_lot"] + lot]
-            val = [*self._build_feats[tile], C.lot_level(lot) + self._bonus[tile], 1]
+            val = [*self._build_feats[tile], C.LOT_LEVELS[lot] + self._bonus[tile], 1]
         return idx, val
 
     # --- encoding -----------------------------------------------------------------------------
