@@ -219,13 +219,44 @@ class Observer(abc.ABC):
         self._start(state, player, buf)
         out[:] = np.frombuffer(buf, dtype=self.dtype)
 
+    # --- sections ------------------------------------------------------------------------------
+
+    sections: list[list[tuple[Any, int]]]
+    """Per seat, ``(section, deps)`` in update order: ``section(state, player, memo)`` returns
+    the ``(indices, values)`` it writes (no index shared with another section) and ``deps`` is
+    the mask of change-log bits it reads (0: written once, at the start)."""
+
+    def _memo_extra(self) -> Any:
+        """Scratch space sections share through ``memo[-1]`` (none by default)."""
+        return None
+
     def _start(self, state: State, player: int, buf: Any) -> Any:
-        """Encode in full into the zeroed ``buf``; return what :meth:`_catch_up` needs."""
-        raise NotImplementedError
+        """Encode every section into the zeroed ``buf``; the memo holds what each one wrote."""
+        secs = self.sections[player]
+        memo: list[Any] = [None] * len(secs) + [self._memo_extra()]
+        for k, (section, _) in enumerate(secs):
+            idx, val = memo[k] = section(state, player, memo)
+            for i, v in zip(idx, val, strict=True):
+                buf[i] = v
+        return memo
 
     def _catch_up(self, state: State, player: int, buf: Any, memo: Any, mask: int) -> None:
-        """Update ``buf`` for the fact groups in ``mask`` (``memo`` from :meth:`_start`)."""
-        raise NotImplementedError
+        """Re-encode the sections whose change-log bits are in ``mask``: clear, then write.
+
+        Sections write disjoint entries, so each one clears only what it wrote itself; a
+        section whose entries came out as before writes nothing.
+        """
+        for k, (section, deps) in enumerate(self.sections[player]):
+            if mask & deps:
+                new = section(state, player, memo)
+                old = memo[k]
+                if new == old:
+                    continue
+                for i in old[0]:
+                    buf[i] = 0
+                memo[k] = new
+                for i, v in zip(new[0], new[1], strict=True):
+                    buf[i] = v
 
     def encode_all(self, state: State) -> np.ndarray:
         """Every seat's observation, concatenated in seat order (a global view for critics)."""

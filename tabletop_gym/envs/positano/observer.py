@@ -22,7 +22,7 @@ observer adds only the seat's own).
 from __future__ import annotations
 
 import functools
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -608,10 +608,13 @@ class PositanoObserver(Observer):
         for c in range(5):
             cliff_all |= CH_CLIFF << c
         self._cliff_all = cliff_all
-        self._deps: list[list[tuple[Any, int]]] = []
+        self.sections = []
         for player in range(self._nc):
             hand = (CH_HAND << player) if player < self.game.num_players else 0
-            secs: list[tuple[Any, int]] = [(self._sec_meta, CH_PHASE | CH_ROUND | CH_ORDERS)]
+            secs: list[tuple[Any, int]] = [
+                (self._sec_const, 0),
+                (self._sec_meta, CH_PHASE | CH_ROUND | CH_ORDERS),
+            ]
             # The columns first: the building points read what they leave in the memo.
             secs += [
                 (functools.partial(self._sec_column, c), CH_CLIFF << c)
@@ -633,7 +636,7 @@ class PositanoObserver(Observer):
                 (self._sec_roofs, CH_ROOFS | ((CH_HAND << 1) if self._solo else 0)),
                 (self._sec_context, CH_PHASE | CH_SUPPLY | CH_TAKEN | CH_ROUND),
             ]
-            self._deps.append(secs)
+            self.sections.append(secs)
 
     def _sec_meta(self, s: PositanoState, player: int, memo: list[Any]) -> tuple[list, list]:
         o = self._o
@@ -789,38 +792,13 @@ class PositanoObserver(Observer):
     def _fill(self, state: State, player: int, out: np.ndarray) -> None:
         self._fill_from_start(state, player, out)
 
-    def _start(self, state: State, player: int, buf: Any) -> list[Any]:
-        """Encode every section into the zeroed ``buf``; the memo holds what each one wrote."""
-        s = cast(PositanoState, state)
-        for i in self._const_ones:
-            buf[i] = 1
+    def _memo_extra(self) -> Any:
+        # The (colour, points) of each column, left by the column sections for the points.
+        return [()] * len(self._columns)
+
+    def _sec_const(self, s: PositanoState, player: int, memo: list[Any]) -> tuple[list, list]:
+        """The config's one-hots and the goals in play: fixed for the whole game."""
+        idx = list(self._const_ones)
         gi = self._goal_index
-        for goal in s.goals:
-            buf[gi[goal]] = 1
-        secs = self._deps[player]
-        # memo[k]: (indices, values) section k wrote; memo[-1]: each column's (colour, points).
-        memo: list[Any] = [None] * len(secs) + [[()] * len(self._columns)]
-        for k, (section, _) in enumerate(secs):
-            idx, val = memo[k] = section(s, player, memo)
-            for i, v in zip(idx, val, strict=True):
-                buf[i] = v
-        return memo
-
-    def _catch_up(self, state: State, player: int, buf: Any, memo: Any, mask: int) -> None:
-        """Re-encode the sections whose fact groups are in ``mask``: clear, then write.
-
-        Sections write disjoint entries, so each one clears only what it wrote itself; a
-        section whose entries came out as before writes nothing.
-        """
-        s = cast(PositanoState, state)
-        for k, (section, deps) in enumerate(self._deps[player]):
-            if mask & deps:
-                new = section(s, player, memo)
-                old = memo[k]
-                if new == old:
-                    continue
-                for i in old[0]:
-                    buf[i] = 0
-                memo[k] = new
-                for i, v in zip(new[0], new[1], strict=True):
-                    buf[i] = v
+        idx += [gi[goal] for goal in s.goals]
+        return idx, [1] * len(idx)

@@ -767,9 +767,9 @@ class PositanoState(State):
             if action != A_SKIP_ADD_ON:
                 pos = action - A_ADD_ON
                 c = self.acting_colour()
-                self.height[pos] += 1
+                self._set_building(pos, c, self.height[pos] + 1, self.roof[pos])
                 self.personal[c] -= 1
-                self._deltas.append((CH_CLIFF << pos % 5) | CH_SUPPLY)
+                self._deltas.append(CH_SUPPLY)
             self._end_build_turn()
         elif ph == REMODEL:
             if action != A_SKIP_REMODEL:
@@ -777,8 +777,8 @@ class PositanoState(State):
                 old = self.roof[pos]
                 self.roofs_left[old - 1] += 1
                 self.roofs_left[old] -= 1
-                self.roof[pos] = old + 1
-                self._deltas.append((CH_CLIFF << pos % 5) | CH_ROOFS)
+                self._set_building(pos, self.owner[pos], self.height[pos], old + 1)
+                self._deltas.append(CH_ROOFS)
             self._end_build_turn()
         self._changed()
         self._advance()
@@ -912,12 +912,10 @@ class PositanoState(State):
         c = self._orders[2][self.turn]  # type: ignore[index]
         pos = self.lots_taken[c][self.round - 1]
         tile = g.build_tiles[self.builds_taken[c][-1]]
-        self.owner[pos] = c
-        self.height[pos] = h
-        self.roof[pos] = tile.roof
+        self._set_building(pos, c, h, tile.roof)
         self.roofs_left[tile.roof - 1] -= 1
         self.personal[c] -= h
-        self._deltas.append((CH_CLIFF << pos % 5) | CH_ROOFS | CH_SUPPLY | CH_PHASE)
+        self._deltas.append(CH_ROOFS | CH_SUPPLY | CH_PHASE)
         # rules §4: the optional extra action is offered only when it has a target.
         if tile.action == C.ADD_ON:
             if self.personal[c] > 0 and self.add_on_targets(c, tile.bonus):
@@ -931,6 +929,18 @@ class PositanoState(State):
             self.phase_index = REMODEL
             return
         self._end_build_turn()
+
+    def _set_building(self, pos: int, owner: int, height: int, roof: int) -> None:
+        """Put the building (``owner``, ``height``, ``roof``; height 0 clears the lot) at ``pos``.
+
+        The one way the engine changes the cliff: it logs the column, so a kept observation
+        follows any change, a lower or removed building included.
+        """
+        if height:
+            self.owner[pos], self.height[pos], self.roof[pos] = owner, height, roof
+        else:
+            self.owner[pos], self.height[pos], self.roof[pos] = -1, 0, 0
+        self._deltas.append(CH_CLIFF << pos % 5)
 
     def _end_build_turn(self) -> None:
         self.phase_index = DRAFT_BUILD
