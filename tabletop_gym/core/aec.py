@@ -211,11 +211,11 @@ def _given_state(game: Game, given: Any) -> State:
 
 
 def observation_space(observer: Observer, num_actions: int) -> spaces.Dict:
-    """``{"observation": float32 Box from the observer's layout, "action_mask": int8 Box}``."""
+    """``{"observation": Box from the observer's layout and dtype, "action_mask": int8 Box}``."""
     layout = observer.layout
     return spaces.Dict(
         {
-            "observation": spaces.Box(layout.low, layout.high, dtype=np.float32),
+            "observation": spaces.Box(layout.low, layout.high, dtype=observer.dtype),
             "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
         }
     )
@@ -225,7 +225,7 @@ def state_space(observer: Observer) -> spaces.Box:
     """The Box of ``state()``: every seat's observation bounds, in seat order."""
     n = observer.game.num_players
     layout = observer.layout
-    return spaces.Box(np.tile(layout.low, n), np.tile(layout.high, n), dtype=np.float32)
+    return spaces.Box(np.tile(layout.low, n), np.tile(layout.high, n), dtype=observer.dtype)
 
 
 class StableInfos:
@@ -292,6 +292,9 @@ class TabletopAECEnv(AECEnv):
             the default for ``ansi``).
         info_mode: ``"full"`` or ``"stable"`` (fixed keys, types and shapes; see
             :class:`StableInfos`).
+        obs_dtype: dtype of the observation vector: ``"float32"`` (default) or an unsigned
+            integer dtype that holds every value of the layout (Positano: ``"uint8"`` or
+            ``"uint16"``; Rapa Nui: ``"uint16"``); the observation space follows it.
         **config: The game's config switches (``num_players``, ``reward_type``, variants).
     """
 
@@ -316,6 +319,7 @@ class TabletopAECEnv(AECEnv):
         illegal_action: str = "terminate",
         render_view: str | int | None = None,
         info_mode: str = "full",
+        obs_dtype: str = "float32",
         **config: Any,
     ):
         super().__init__()
@@ -329,6 +333,8 @@ class TabletopAECEnv(AECEnv):
         self.render_view = render_view
         self._window = HumanWindow(self.metadata["name"]) if render_mode == "human" else None
         self.observer = self.make_observer(self.game)
+        self.observer.set_dtype(obs_dtype)
+        self.obs_dtype = self.observer.dtype.name
         self.state_space = state_space(self.observer)
         self._stable = StableInfos(self.game) if info_mode == "stable" else None
         n = self.game.num_players
