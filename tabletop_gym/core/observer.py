@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import abc
 import dataclasses
-from array import array
 from collections.abc import Iterable
 from typing import Any
 
@@ -94,7 +93,6 @@ def _fmt(x: float) -> str:
 OBS_DTYPES = ("float32", "uint8", "uint16")
 """Observation dtypes an env may offer: float32 (the default) and the unsigned integers."""
 
-_TYPECODES = {"float32": "f", "uint8": "B", "uint16": "H"}
 
 
 def allowed_dtypes(layout: ObservationLayout) -> tuple[str, ...]:
@@ -172,21 +170,13 @@ class Observer(abc.ABC):
         if self.incremental:
             log = state.change_log()
             if log is not None:
-                return np.frombuffer(self.kept(state, player, log), dtype=self.dtype).copy()
+                return self.kept(state, player, log).copy()
         out = np.zeros(self.layout.size, dtype=self.dtype)
         self._fill(state, player, out)
         return out
 
-    def new_buffer(self) -> array:
-        """A zeroed buffer of :attr:`dtype` and the layout's size.
-
-        Incremental sections write into it one entry at a time, without numpy's per-call cost.
-        """
-        itemsize = self.dtype.itemsize
-        return array(_TYPECODES[self.dtype.name], bytes(itemsize * self.layout.size))
-
-    def kept(self, state: State, player: int, log: list[int]) -> array:
-        """The buffer kept on ``state`` for ``player``, brought up to date (do not modify).
+    def kept(self, state: State, player: int, log: list[int]) -> np.ndarray:
+        """The vector kept on ``state`` for ``player``, brought up to date (do not modify).
 
         The first call encodes in full (:meth:`_start`); later calls OR together the change
         masks the engine appended since, and :meth:`_catch_up` re-encodes what they name.
@@ -197,7 +187,7 @@ class Observer(abc.ABC):
         key = (id(self), player)
         entry = store.get(key)
         if entry is None:
-            buf = self.new_buffer()
+            buf = np.zeros(self.layout.size, dtype=self.dtype)
             # The observer rides along so that its id stays unique while the entry lives.
             store[key] = [buf, self._start(state, player, buf), len(log), self]
             return buf
@@ -213,12 +203,6 @@ class Observer(abc.ABC):
             self._catch_up(state, player, buf, entry[1], 0)
         return buf
 
-    def _fill_from_start(self, state: State, player: int, out: np.ndarray) -> None:
-        """``_fill`` of an incremental observer: one full :meth:`_start`, copied into ``out``."""
-        buf = self.new_buffer()
-        self._start(state, player, buf)
-        out[:] = np.frombuffer(buf, dtype=self.dtype)
-
     # --- sections ------------------------------------------------------------------------------
 
     sections: list[list[tuple[Any, int]]]
@@ -230,33 +214,42 @@ class Observer(abc.ABC):
         """Scratch space sections share through ``memo[-1]`` (none by default)."""
         return None
 
-    def _start(self, state: State, player: int, buf: Any) -> Any:
-        """Encode every section into the zeroed ``buf``; the memo holds what each one wrote."""
+    def _start(self, state: State, player: int, out: np.ndarray) -> Any:
+        """Encode every section into the zeroed ``out``; the memo holds what each one wrote."""
         secs = self.sections[player]
         memo: list[Any] = [None] * len(secs) + [self._memo_extra()]
+        idx: list[int] = []
+        val: list[int] = []
         for k, (section, _) in enumerate(secs):
-            idx, val = memo[k] = section(state, player, memo)
-            for i, v in zip(idx, val, strict=True):
-                buf[i] = v
+            i, v = memo[k] = section(state, player, memo)
+            idx += i
+            val += v
+        out[idx] = val
         return memo
 
-    def _catch_up(self, state: State, player: int, buf: Any, memo: Any, mask: int) -> None:
+    def _catch_up(self, state: State, player: int, out: np.ndarray, memo: Any, mask: int) -> None:
         """Re-encode the sections whose change-log bits are in ``mask``: clear, then write.
 
-        Sections write disjoint entries, so each one clears only what it wrote itself; a
-        section whose entries came out as before writes nothing.
+        Every index belongs to one section, so the entries the re-encoded sections wrote before
+        are cleared and their new entries written, two numpy calls in all; a section whose
+        entries came out as before adds nothing.
         """
+        old: list[int] = []
+        idx: list[int] = []
+        val: list[int] = []
         for k, (section, deps) in enumerate(self.sections[player]):
             if mask & deps:
                 new = section(state, player, memo)
-                old = memo[k]
-                if new == old:
+                if new == memo[k]:
                     continue
-                for i in old[0]:
-                    buf[i] = 0
+                old += memo[k][0]
                 memo[k] = new
-                for i, v in zip(new[0], new[1], strict=True):
-                    buf[i] = v
+                idx += new[0]
+                val += new[1]
+        if old:
+            out[old] = 0
+        if idx:
+            out[idx] = val
 
     def encode_all(self, state: State) -> np.ndarray:
         """Every seat's observation, concatenated in seat order (a global view for critics)."""

@@ -416,13 +416,15 @@ class TurnBasedObserver(Observer):
         self._commitments(state, player, out, [])
 
     # The inner vector is a prefix of this one, so the inner sections write straight into it.
-    def _start(self, state: State, player: int, buf: Any) -> Any:
+    def _start(self, state: State, player: int, buf: np.ndarray) -> Any:
         assert isinstance(state, TurnBasedState)
         memo = [self.inner._start(state.inner, player, buf), []]
         self._commitments(state, player, buf, memo[1])
         return memo
 
-    def _catch_up(self, state: State, player: int, buf: Any, memo: Any, mask: int) -> None:
+    def _catch_up(
+        self, state: State, player: int, buf: np.ndarray, memo: Any, mask: int
+    ) -> None:
         assert isinstance(state, TurnBasedState)
         if mask:
             self.inner._catch_up(state.inner, player, buf, memo[0], mask)

@@ -790,7 +790,7 @@ class PositanoObserver(Observer):
     # --- encoding -----------------------------------------------------------------------------
 
     def _fill(self, state: State, player: int, out: np.ndarray) -> None:
-        self._fill_from_start(state, player, out)
+        self._start(state, player, out)
 
     def _memo_extra(self) -> Any:
         # The (colour, points) of each column, left by the column sections for the points.

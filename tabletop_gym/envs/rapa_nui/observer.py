@@ -263,4 +263,4 @@ class RapaNuiObserver(Observer):
         return [self._idx["removed_moai"]], [s.removed_moai()]
 
     def _fill(self, state: State, player: int, out: np.ndarray) -> None:
-        self._fill_from_start(state, player, out)
+        self._start(state, player, out)
