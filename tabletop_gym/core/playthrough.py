@@ -21,21 +21,16 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_gym.registry import game_spec, game_specs
+
 HEADER = "# tabletop-gym golden playthrough (regenerate on purpose only: make playthroughs)"
 
-ENV_FACTORIES: dict[str, str] = {
-    "rapa_nui_v0": "tabletop_gym.envs.rapa_nui_v0:raw_env",
-    "positano_v0": "tabletop_gym.envs.positano_v0:raw_env",
-}
-
-
 def _factory(env_name: str) -> Callable[..., Any]:
-    import importlib
-
-    if env_name not in ENV_FACTORIES:
-        raise ValueError(f"unknown env {env_name!r}; known: {sorted(ENV_FACTORIES)}")
-    module, attr = ENV_FACTORIES[env_name].split(":")
-    return getattr(importlib.import_module(module), attr)
+    known = [spec.env_name for spec in game_specs()]
+    if env_name not in known:
+        raise ValueError(f"unknown env {env_name!r}; known: {sorted(known)}")
+    factory: Callable[..., Any] = game_spec(env_name).envs().raw_env
+    return factory
 
 
 def _digest(arr: np.ndarray) -> str:
@@ -56,7 +51,7 @@ def generate(
     """Play a game and return its playthrough text.
 
     Args:
-        env_name: ``"rapa_nui_v0"`` or ``"positano_v0"``.
+        env_name: A registered game's env name (``"rapa_nui_v0"``, ``"positano_v0"``).
         env_kwargs: Keyword arguments of ``raw_env`` (config switches, ``split_bids``).
         seed: ``reset`` seed; with ``actions=None`` it also seeds the uniform random policy
             (``numpy.random.default_rng(seed)``) that picks the actions.
