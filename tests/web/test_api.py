@@ -76,11 +76,11 @@ def test_views_show_each_seat_only_its_own_hand(client):
     assert public["svg"] == scene_rapa_nui(state, None).svg()
     assert seat0["svg"] == scene_rapa_nui(state, 0).svg()
     assert seat1["svg"] == scene_rapa_nui(state, 1).svg()
-    # Rapa Nui §2: each seat starts with 3 H&G cards in a hidden hand; the cards are listed in
+    # docs/rules/rapa_nui.md §2.1: 3 H&G cards start in each hidden hand; they are listed in
     # that seat's own view only
     hand0 = "hand 3 card(s): H&amp;G"
     assert hand0 in seat0["svg"] and hand0 not in public["svg"]
-    # only the seat to act (seat 0 at the start, §3) is offered moves
+    # only the seat to act (the engine's start player, seat 0) is offered moves
     assert public["to_act"] == 0
     assert [m["action"] for m in seat0["legal"]] == state.legal_actions(0)
     assert public["legal"] == [] and seat1["legal"] == []
@@ -118,7 +118,7 @@ def test_positano_bid_is_two_clicks_and_hidden_from_the_other_seat(client):
     made = _new(client, game="positano", seats=("human", "human"), seed=2)
     gid, t0, t1 = made["id"], made["tokens"]["0"], made["tokens"]["1"]
     first = _view(client, gid, t0)
-    # rules §3.1: a bid is a bid card and a booster; the page asks for the card first
+    # docs/rules/positano.md §3.1: a bid is a bid card and a booster; the card is asked first
     labels = [m["label"] for m in first["legal"]]
     assert len(labels) == 7 and all(label.startswith("bid card #") for label in labels)
     card = first["legal"][0]

@@ -26,8 +26,8 @@ uvicorn = pytest.importorskip("uvicorn", reason="the web app needs the web extra
 sync_api = pytest.importorskip(
     "playwright.sync_api", reason="the browser tests need playwright (the web-test extra)")
 
-from tabletop_gym.core.records import GameRecord
-from tabletop_gym.web.app import create_app
+from tabletop_gym.core.records import GameRecord  # noqa: E402
+from tabletop_gym.web.app import create_app  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
