@@ -1,10 +1,11 @@
-"""Command line: ``tabletop-gym play | replay | train | eval | league | bench | suite``.
+"""Command line: ``tabletop-gym play | replay | serve | train | eval | league | bench | suite``.
 
 Examples::
 
     tabletop-gym play --game rapa_nui --players 2 --seat 0 --opponents heuristic --seed 7
     tabletop-gym play --game positano --players 3 --seat 1 --save-record game.json
     tabletop-gym replay game.json --view 1 --gif game.gif
+    tabletop-gym serve --port 8000
     tabletop-gym train --env RapaNui-v0 --timesteps 200000
     tabletop-gym train --backend rllib --env positano --players 3 --iterations 20
     tabletop-gym eval --game positano --players 2 --candidate heuristic --opponent random
@@ -316,6 +317,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the web app: play, watch and replay games in the browser."""
+    try:
+        from tabletop_gym.web.app import serve
+    except ImportError:
+        raise CLIError('serve needs the web extra: pip install "tabletop-gym[web]"') from None
+    if not 0 <= args.port <= 65535:
+        raise CLIError(f"--port must be 0..65535, got {args.port}")
+    serve(host=args.host, port=args.port, runs_dir=args.runs, save_dir=args.save or None)
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark script of the source tree (bench/run.py)."""
     script = pathlib.Path.cwd() / "bench" / "run.py"
@@ -423,6 +436,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--delay", type=int, default=500, help="GIF milliseconds per frame")
     r.add_argument("--pause", action="store_true", help="wait for Enter after each action")
     r.set_defaults(func=cmd_replay)
+
+    sv = sub.add_parser("serve", help="play, watch and replay games in the browser (web extra)")
+    sv.add_argument("--host", default="127.0.0.1",
+                    help="address to bind (default 127.0.0.1: this machine only)")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--runs", default="runs", help="folder whose game records can be replayed")
+    sv.add_argument("--save", default="runs/web",
+                    help="folder each finished game is written to as a record ('' : none)")
+    sv.set_defaults(func=cmd_serve)
 
     b = sub.add_parser("bench", help="run bench/run.py (every further flag is passed on)",
                        description="Run bench/run.py of a source checkout; every flag after "
