@@ -22,8 +22,9 @@ import numpy as np
 from tabletop_gym.agents.base import choose_action, make_agent
 from tabletop_gym.core.aec import TabletopAECEnv
 from tabletop_gym.core.game import ConfigError, GameConfig, State, as_int, shown
-from tabletop_gym.core.records import GAMES, GameRecord
+from tabletop_gym.core.records import GameRecord
 from tabletop_gym.provenance import metadata
+from tabletop_gym.registry import game_names, game_spec
 
 HUMAN = "human"
 """The seat kind of a person playing in the browser."""
@@ -57,11 +58,10 @@ def env_class(game: str) -> type[TabletopAECEnv]:
     Raises:
         WebError: 400 for an unknown game.
     """
-    if not isinstance(game, str) or game not in GAMES:
-        raise WebError(400, f"unknown game {shown(game)}; choose one of {sorted(GAMES)}")
-    from tabletop_gym.evaluation import _raw_env_factory
-
-    return _raw_env_factory(game)  # type: ignore[return-value]
+    if not isinstance(game, str) or game not in game_names():
+        raise WebError(400, f"unknown game {shown(game)}; choose one of {sorted(game_names())}")
+    cls: type[TabletopAECEnv] = game_spec(game).envs().raw_env
+    return cls
 
 
 def config_fields(config_class: type[GameConfig]) -> list[dict[str, Any]]:
@@ -88,7 +88,7 @@ def catalog() -> dict[str, Any]:
     """Every game with its configuration switches, and the agent names to offer."""
     return {
         "games": {name: {"config": config_fields(env_class(name).game_class.config_class)}
-                  for name in sorted(GAMES)},
+                  for name in sorted(game_names())},
         "agents": [HUMAN, *AGENT_NAMES],
     }
 
