@@ -36,10 +36,14 @@ sys.path.insert(0, str(ROOT))
 RESULTS = ROOT / "bench" / "results"
 clock = time.process_time
 
-POSITANO = [{"num_players": n} for n in (1, 2, 3, 4, 5, 6)] + [{"num_players": 4, "board_size": 5}]
-RAPA_NUI = [{"num_players": n} for n in (2, 3, 4)]
-CONFIGS = [("positano", c) for c in POSITANO] + [("rapa_nui", c) for c in RAPA_NUI]
-"""Every configuration of the tests (tests/configs.py), in the order of the tables."""
+
+
+def configs() -> list[tuple[str, dict[str, Any]]]:
+    """Every configuration the tests run over (the game registry's ``test_configs``)."""
+    from tabletop_gym.registry import game_specs
+
+    return [(spec.name, dict(cfg)) for spec in game_specs() for _, cfg in spec.test_configs]
+
 
 TARGET_ENV, TARGET_RAW, TARGET_PARALLEL = 2.0, 1.0, 1.0
 TARGET_SHARE = {"Positano-v0": 0.10, "RapaNui-v0": 0.15}
@@ -230,11 +234,11 @@ def openspiel_connect_four(seconds: float) -> dict[str, float]:
 def paired_jobs(seconds: float) -> dict[str, Callable[[], dict[str, float]]]:
     """Configurations measured between anchor runs: every AEC config and two parallel ones."""
     from tabletop_gym.envs import positano_v0, rapa_nui_v0
+    from tabletop_gym.registry import game_spec
 
-    modules = {"positano": positano_v0, "rapa_nui": rapa_nui_v0}
     jobs: dict[str, Callable[[], dict[str, float]]] = {}
-    for game, cfg in CONFIGS:
-        mod = modules[game]
+    for game, cfg in configs():
+        mod = game_spec(game).envs()
         jobs[f"aec {label(game, cfg)}"] = (
             lambda mod=mod, cfg=cfg: aec_random_play(lambda: mod.env(**cfg), seconds))
     jobs["parallel positano 6p"] = lambda: parallel_random_play(
@@ -365,7 +369,7 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     paired = run_paired(args.reps, args.seconds)
     extra: dict[str, Any] = {}
-    for game, cfg in CONFIGS:
+    for game, cfg in configs():
         runs = [engine_only(game, cfg, args.seconds) for _ in range(args.reps)]
         extra[f"engine {label(game, cfg)}"] = {
             "decisions_per_s": med([r["decisions_per_s"] for r in runs])}
