@@ -36,14 +36,14 @@ SEARCH = {"rapa_nui": "ismcts:{}:heuristic", "positano": "ismcts:{}"}
 moves says little about a position), random rollouts in Positano (where they are cheap and
 enough)."""
 
-ISMCTS_BUDGET = {"rapa_nui": 16, "positano": 800}
+ISMCTS_BUDGET = {"rapa_nui": 8, "positano": 800}
 """Simulations per move of each game's ISMCTS row: under 1 s of CPU per move (``--timing``)."""
 
 ISMCTS_GAMES = {"rapa_nui": 10, "positano": 20}
 """Games of the ISMCTS rows (5 or 10 deals, both seats): what the shared, loaded 2-core machine
-allowed (a Rapa Nui game of the search costs about 16 CPU seconds)."""
+allowed (a Rapa Nui game of ``ismcts:8:heuristic`` costs about 10 CPU seconds)."""
 
-CURVE_BUDGETS = {"rapa_nui": (4, 16), "positano": (100, 400, 800)}
+CURVE_BUDGETS = {"rapa_nui": (4, 8), "positano": (100, 800)}
 """Budgets of the ISMCTS budget/strength curve (the other points play 10 games each)."""
 
 CURVE_GAMES = 10
@@ -236,13 +236,34 @@ def seed_runs(folder: str | pathlib.Path, env_id: str) -> list[dict[str, Any]]:
     return runs
 
 
+TRAIN_SEEDS = (0, 1, 2)
+"""Training seeds of each env behind the trained rows."""
+
+SEED_ENVS = (("RapaNui-v0", "rapa_nui", 2), ("Positano-v0", "positano", 1))
+
+
+def train_seeds(folder: str | pathlib.Path, seeds: Sequence[int] = TRAIN_SEEDS) -> None:
+    """Train every seed of every env that has no run in ``folder`` yet.
+
+    The recipe of ``make train``: :data:`tabletop_gym.training.DEFAULT_HPARAMS` and the default
+    budget.
+    """
+    from tabletop_gym.training import train
+
+    for env_id, _, _ in SEED_ENVS:
+        done = {r["seed"] for r in seed_runs(folder, env_id)}
+        for seed in seeds:
+            if seed not in done:
+                train(env_id, seed=seed, out=folder, eval_games=0, progress_bar=False)
+
+
 def evaluate_seed_runs(folder: str | pathlib.Path, games: int = 200) -> None:
     """Evaluate every run's ``model.zip`` against the heuristic and store it in its summary."""
     from sb3_contrib import MaskablePPO
 
     from tabletop_gym.evaluation import evaluate
 
-    for env_id, game, players in (("RapaNui-v0", "rapa_nui", 2), ("Positano-v0", "positano", 1)):
+    for env_id, game, players in SEED_ENVS:
         for run in seed_runs(folder, env_id):
             if "seed_eval" in run:
                 continue
@@ -450,6 +471,17 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
     if missing:
         lines += ["Jobs of this page without a result yet (`make baselines` runs them): "
                   + ", ".join(f"`{m}`" for m in missing) + ".", ""]
+    lines += ["## Regenerating", "",
+              "- `make baselines` (`python -m tabletop_gym.baselines`) plays every job of this "
+              "page that has no cached result under `runs/baselines/` (`--fresh`: all of them; "
+              "`--only ID ...`: those) and renders the page, `docs/baselines.json` and the "
+              "league heatmaps. A league reuses the games of the row that played the same pair "
+              "on the same deals.",
+              "- `python -m tabletop_gym.baselines --train-seeds --eval-seeds --ship` trains "
+              f"seeds {', '.join(map(str, TRAIN_SEEDS))} of each env with the recipe of "
+              "`make train` into `runs/final/`, evaluates them and ships the best seed of each "
+              "env; `--timing` measures the search's CPU seconds per move.",
+              "- CPU seconds of every job are in `docs/baselines.json` (`cpu_seconds`).", ""]
     lines += ["## The heuristic bots against random", ""]
     lines += [*table("heuristic", head), ""]
     specs = ", ".join(f"`{search_spec(g, b)}` ({g})" for g, b in ISMCTS_BUDGET.items())
@@ -575,11 +607,15 @@ def main(argv: list[str] | None = None) -> int:
                    help="job ids to run, in this order (default: all)")
     p.add_argument("--render-only", action="store_true")
     p.add_argument("--timing", action="store_true", help="measure ISMCTS seconds per move")
+    p.add_argument("--train-seeds", action="store_true",
+                   help=f"train the seeds {TRAIN_SEEDS} of each env missing under --ppo-runs")
     p.add_argument("--eval-seeds", action="store_true", help="evaluate the training seeds")
     p.add_argument("--ship", action="store_true",
                    help="ship the best evaluated seed of each env as its checkpoint")
     args = p.parse_args(argv)
     cache = pathlib.Path(args.cache)
+    if args.train_seeds:
+        train_seeds(args.ppo_runs)
     if args.eval_seeds:
         evaluate_seed_runs(args.ppo_runs)
     if args.ship:
