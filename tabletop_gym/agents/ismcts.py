@@ -11,7 +11,8 @@ fresh node follow the heuristic rather than a random first move) and finished wi
 the random or the heuristic policy. A finished game is worth, to each seat, a mix of its win
 share and its margin over the best other seat squashed by ``tanh(margin / 10)`` (values stay in
 [0, 1] whatever the game's score bounds, so one exploration constant suits both games). The move
-played is the root child with the most visits.
+played is the root child with the most visits (ties: the higher mean value, then the child
+expanded first).
 
 The agent reads the engine state only through ``resample_hidden``, which re-deals every hidden part
 from a canonical order, so what the agent decides is a function of its own view and its seed
@@ -51,10 +52,11 @@ stays in [0, 1], the range the exploration constant is tuned for, whatever the s
 
 
 class _Node:
-    __slots__ = ("avail", "children", "player", "value", "visits")
+    __slots__ = ("avail", "children", "order", "player", "value", "visits")
 
-    def __init__(self, player: int):
+    def __init__(self, player: int, order: int = 0):
         self.player = player  # the seat whose action led here; the value is from its side
+        self.order = order  # how many siblings were expanded before it
         self.visits = 0
         self.value = 0.0
         self.avail = 0
@@ -166,7 +168,7 @@ class ISMCTSAgent:
                         child = node.children.get(b)
                         if child is not None:
                             child.avail += 1
-                    child = _Node(player)
+                    child = _Node(player, len(node.children))
                     child.avail = 1
                     node.children[a] = child
                     d.apply_action(a)
@@ -186,8 +188,19 @@ class ISMCTSAgent:
             for n in path[1:]:
                 n.visits += 1
                 n.value += values[n.player]
-        return max(legal, key=lambda a: (root.children[a].visits if a in root.children else -1,
-                                         -a))
+        return max(legal, key=lambda a: self._rank(root, a))
+
+    @staticmethod
+    def _rank(root: _Node, a: int) -> tuple[int, float, int]:
+        """The order of root children: most visits first.
+
+        A tie (a small budget visits every child once) goes to the higher mean value, then to the
+        child expanded first (with heuristic rollouts: the heuristic's move).
+        """
+        child = root.children.get(a)
+        if child is None:
+            return (-1, 0.0, 0)
+        return (child.visits, child.value / child.visits, -child.order)
 
     def _expand(self, d: State, player: int, untried: list[int], rng: random.Random) -> int:
         """The action a new child is made for: the rollout policy's own choice while untried.
