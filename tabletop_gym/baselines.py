@@ -30,6 +30,7 @@ import numpy as np
 
 from tabletop_gym.agents.base import CHECKPOINTS
 from tabletop_gym.provenance import metadata
+from tabletop_gym.registry import game_specs
 
 SEARCH = {"rapa_nui": "ismcts:{}:heuristic", "positano": "ismcts:{}"}
 """The search agent of each game: heuristic rollouts in Rapa Nui (a random rollout of its ~120
@@ -245,7 +246,9 @@ def seed_runs(folder: str | pathlib.Path, env_id: str) -> list[dict[str, Any]]:
 TRAIN_SEEDS = (0, 1, 2)
 """Training seeds of each env behind the trained rows."""
 
-SEED_ENVS = (("RapaNui-v0", "rapa_nui", 2), ("Positano-v0", "positano", 1))
+SEED_ENVS = tuple((spec.gym_id, spec.name, int(spec.single_agent_defaults["num_players"]))
+                  for spec in game_specs())
+"""``(env id, game, players)`` of every registered single-agent view the seeds train on."""
 
 
 def train_seeds(folder: str | pathlib.Path, seeds: Sequence[int] = TRAIN_SEEDS) -> None:
@@ -288,7 +291,7 @@ def evaluate_seed_runs(folder: str | pathlib.Path, games: int = SEED_GAMES) -> N
 def seed_table(folder: str | pathlib.Path) -> dict[str, Any]:
     """Per env: each seed's evaluation and the IQM over seeds with its bootstrap interval."""
     out: dict[str, Any] = {}
-    for env_id in ("RapaNui-v0", "Positano-v0"):
+    for env_id, _, _ in SEED_ENVS:
         runs = [r for r in seed_runs(folder, env_id) if "seed_eval" in r]
         if not runs:
             continue

@@ -20,11 +20,19 @@ import numpy as np
 
 from tabletop_gym.evaluation import EvalResult, evaluate, format_table, save_results
 from tabletop_gym.provenance import metadata
+from tabletop_gym.registry import game_spec, game_specs
 from tabletop_gym.wrappers.single_agent import WRAPPER_KWARGS
 
-DEFAULT_TIMESTEPS = {"Positano-v0": 10_000, "RapaNui-v0": 10_000}
-"""PPO fine-tuning steps after the behaviour cloning: the budget of the shipped checkpoints
-(``docs/baselines.md``), a few CPU minutes per run with the evaluation."""
+FINETUNE_TIMESTEPS = 10_000
+"""PPO fine-tuning steps after the behaviour cloning, the same for every env: the budget of the
+shipped checkpoints (``docs/baselines.md``), a few CPU minutes per run with the evaluation.
+From scratch (``--hp bc_games=0``) give ``--timesteps`` a budget such as the registry's
+``GameSpec.train_timesteps`` (the tasks' recommended budget)."""
+
+DEFAULT_TIMESTEPS = {
+    spec.gym_id: FINETUNE_TIMESTEPS for spec in sorted(game_specs(), key=lambda s: s.gym_id)
+}
+"""Default budget of :func:`train` per env (``tabletop-gym train`` without ``--timesteps``)."""
 
 DEFAULT_HPARAMS: dict[str, Any] = {
     "learning_rate": 1e-4,
@@ -56,7 +64,8 @@ DEFAULT_ENV_KWARGS: dict[str, dict[str, Any]] = {"RapaNui-v0": {"seat_mode": "ro
 """Env kwargs used unless given: a multi-player learner takes every seat in turn, as the
 evaluation seats it."""
 
-GAME_OF = {"Positano-v0": "positano", "RapaNui-v0": "rapa_nui"}
+GAME_OF = {spec.gym_id: spec.name for spec in game_specs()}
+"""Gymnasium id -> game name, for every registered game."""
 
 
 @dataclasses.dataclass
@@ -399,5 +408,5 @@ def behaviour_clone(model: Any, data: dict[str, np.ndarray], epochs: int = 8, lr
 def _game_config(env_id: str, env_kwargs: dict[str, Any]) -> dict[str, Any]:
     """The game config of ``env_id`` under ``env_kwargs`` (the wrapper's kwargs left out)."""
     cfg = {k: v for k, v in env_kwargs.items() if k not in WRAPPER_KWARGS}
-    cfg.setdefault("num_players", 2 if GAME_OF[env_id] == "rapa_nui" else 1)
+    cfg.setdefault("num_players", game_spec(GAME_OF[env_id]).single_agent_defaults["num_players"])
     return cfg

@@ -50,6 +50,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
+from tabletop_gym.core.draw import Scene
 from tabletop_gym.core.game import (
     SIMULTANEOUS,
     TERMINAL,
@@ -305,6 +306,8 @@ class TabletopAECEnv(AECEnv):
     observer_class: ClassVar[Callable[[Game], Observer]]
     renderer: ClassVar[Callable[[State, int | None], str]]
     painter: ClassVar[Callable[[State, int | None], np.ndarray]]
+    scene: ClassVar[Callable[[State, int | None], Scene]]
+    """The picture as shapes (``painter`` draws the same scene as a frame; the web app as SVG)."""
     narrator: ClassVar[Callable[[State, int, State], list[str]]] = staticmethod(
         lambda before, action, after: []
     )
