@@ -128,7 +128,8 @@ def _env(cls: type[TabletopAECEnv], config: dict[str, Any], split: str | None) -
     """
     if split is not None:
         try:
-            return cls(**config, **{split: True})
+            split_config: dict[str, Any] = {**config, split: True}
+            return cls(**split_config)
         except ConfigError:
             pass
     return cls(**config)
