@@ -110,9 +110,15 @@ def _agent(spec: str, env: TabletopAECEnv, rng: np.random.Generator) -> Any:
             raise WebError(400, 'loading a checkpoint needs the train extra: '
                                 'pip install "tabletop-gym[train]"') from None
         try:
-            spec = MaskablePPO.load(str(path), device="cpu")  # type: ignore[assignment]
+            model = MaskablePPO.load(str(path), device="cpu")
         except Exception as exc:  # a file that is not a model: the message says why
             raise WebError(400, f"checkpoint {str(path)!r} cannot be loaded: {exc}") from None
+        want = tuple(getattr(model.observation_space, "shape", None) or ())
+        if want != (env.observer.size,):
+            raise WebError(400, f"checkpoint {str(path)!r} reads observations of shape {want}; "
+                                f"this game's seats see ({env.observer.size},): it was trained "
+                                "on another game or configuration")
+        return make_agent(model, env.game, env.observer, rng)
     try:
         return make_agent(spec, env.game, env.observer, rng)
     except (ValueError, ImportError) as exc:
