@@ -680,8 +680,23 @@ class TabletopAECEnv(AECEnv):
         return self.metadata["name"]
 
 
-def _before_reset(name: str) -> AttributeError:
-    return AttributeError(f"{name} cannot be accessed before reset")
+def _forwarded(name: str, doc: str) -> Any:
+    """A property that reads the wrapped env's ``name`` (an ``AttributeError`` before reset).
+
+    Older PettingZoo wrappers copy these attributes onto the wrapper after every call; the
+    setter ignores the copy, since the getter always reads the env's own object.
+    """
+    checked = name != "_cumulative_rewards"
+
+    def get(self: Any) -> Any:
+        if checked and not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return getattr(self.env, name)
+
+    def ignore(self: Any, value: Any) -> None:
+        del value
+
+    return property(get, ignore, doc=f"{doc} (``AttributeError`` before the first reset)")
 
 
 class OrderEnforcing(OrderEnforcingWrapper):
@@ -714,48 +729,10 @@ class OrderEnforcing(OrderEnforcingWrapper):
             return super().observe(agent)
         return self.env.observe(agent)
 
-    @property
-    def agent_selection(self) -> str:  # type: ignore[override]
-        """The agent to act (``AttributeError`` before the first reset)."""
-        if not self._has_reset:
-            raise _before_reset("agent_selection")
-        return self.env.agent_selection
-
-    @property
-    def agents(self) -> list[str]:  # type: ignore[override]
-        """The live agents (``AttributeError`` before the first reset)."""
-        if not self._has_reset:
-            raise _before_reset("agents")
-        return self.env.agents
-
-    @property
-    def rewards(self) -> dict[str, float]:  # type: ignore[override]
-        """This step's rewards (``AttributeError`` before the first reset)."""
-        if not self._has_reset:
-            raise _before_reset("rewards")
-        return self.env.rewards
-
-    @property
-    def terminations(self) -> dict[str, bool]:  # type: ignore[override]
-        """Terminated flags (``AttributeError`` before the first reset)."""
-        if not self._has_reset:
-            raise _before_reset("terminations")
-        return self.env.terminations
-
-    @property
-    def truncations(self) -> dict[str, bool]:  # type: ignore[override]
-        """Truncated flags (``AttributeError`` before the first reset)."""
-        if not self._has_reset:
-            raise _before_reset("truncations")
-        return self.env.truncations
-
-    @property
-    def infos(self) -> dict[str, dict[str, Any]]:  # type: ignore[override]
-        """Infos (``AttributeError`` before the first reset)."""
-        if not self._has_reset:
-            raise _before_reset("infos")
-        return self.env.infos
-
-    @property
-    def _cumulative_rewards(self) -> dict[str, float]:  # type: ignore[override]
-        return self.env._cumulative_rewards
+    agent_selection = _forwarded("agent_selection", "The agent to act.")
+    agents = _forwarded("agents", "The live agents.")
+    rewards = _forwarded("rewards", "This step's rewards.")
+    terminations = _forwarded("terminations", "Terminated flags.")
+    truncations = _forwarded("truncations", "Truncated flags.")
+    infos = _forwarded("infos", "Infos.")
+    _cumulative_rewards = _forwarded("_cumulative_rewards", "Rewards since the agent last acted.")
