@@ -215,7 +215,7 @@ def seconds_per_move(game: str, budgets: Sequence[int], positions: int = 20,
     env = _raw_env_factory(game)(num_players=2)
     rng = np.random.default_rng(seed)
     bot = make_agent("heuristic", env.game, env.observer, rng)
-    states = []
+    states: list[Any] = []
     deal = seed
     while len(states) < positions:
         env.reset(seed=deal)
@@ -465,8 +465,10 @@ def main(argv: list[str] | None = None) -> int:
         evaluate_seed_runs(args.ppo_runs)
     if args.timing:
         cache.mkdir(parents=True, exist_ok=True)
-        timing = {g: {str(k): v for k, v in seconds_per_move(g, CURVE_BUDGETS).items()}
-                  for g in ("rapa_nui", "positano")}
+        timing: dict[str, Any] = {
+            g: {str(k): v for k, v in seconds_per_move(g, CURVE_BUDGETS).items()}
+            for g in ("rapa_nui", "positano")
+        }
         timing["positions"] = 20
         timing["metadata"] = metadata()
         (cache / "timing.json").write_text(json.dumps(timing, indent=1))

@@ -146,6 +146,7 @@ class TurnBasedGame(Game):
 class TurnBasedState(State):
     """An inner state plus the hidden commitments of the current simultaneous node."""
 
+    game: TurnBasedGame
 
     def __init__(self, game: TurnBasedGame, inner: State):
         self.game = game

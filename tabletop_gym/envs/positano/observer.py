@@ -131,7 +131,10 @@ def _bounds() -> dict[str, int]:
         "roofs": max(max(v) for v in C.ROOF_SUPPLY.values()),
         "block_value": max(t.blocks for s in C.BOARD_SIZES for t in C.BLOCK_TILES[s]),
         "tile_gelato": max(
-            t.gelato for s in C.BOARD_SIZES for t in (*C.BLOCK_TILES[s], *C.BUILD_TILES[s])
+            t.gelato
+            for s in C.BOARD_SIZES
+            for tiles in (C.BLOCK_TILES[s], C.BUILD_TILES[s])
+            for t in tiles
         ),
     }
 
@@ -443,9 +446,9 @@ class PositanoObserver(Observer):
         self._block_idx: list[list[int]] = []
         self._block_val: list[list[float]] = []
         nb = len(_BLOCK_FEATURES)
-        for t in g.block_tiles:
-            base = o["beach_blocks"] + t.index * nb
-            feats = [1, t.blocks, t.multiplier == 2, t.multiplier == 3, t.gelato]
+        for block in g.block_tiles:
+            base = o["beach_blocks"] + block.index * nb
+            feats = [1, block.blocks, block.multiplier == 2, block.multiplier == 3, block.gelato]
             idx = [base + i for i, v in enumerate(feats) if v]
             self._block_idx.append(idx)
             self._block_val.append([float(feats[i - base]) for i in idx])
@@ -679,7 +682,7 @@ class PositanoObserver(Observer):
         # --- cliff: owner, height, roof, sea view (rules §5.1), points per colour. Heights and
         # roofs only ever grow, so their sums identify the cliff along one state's history;
         # the entries are cached on the state per observing seat.
-        entry = self._cliff(s, player, rel)
+        entry: Any = self._cliff(s, player, rel)
         ones.extend(entry[2])
         idx.extend(entry[3])
         val.extend(entry[4])
@@ -734,7 +737,7 @@ class PositanoObserver(Observer):
         bid_key = (rnd, *map(len, s.played_cards))
         bids = s.__dict__.get("_obs_bid_cache")
         if bids is None or bids[0] != bid_key:
-            bids = (bid_key, {})
+            bids = (bid_key, dict[int, Any]())
             s.__dict__["_obs_bid_cache"] = bids
         entry = bids[1].get(player)
         if entry is None:
@@ -765,7 +768,7 @@ class PositanoObserver(Observer):
             # The draft orders are fixed from the reveal to the end of the round.
             ranks = s.__dict__.get("_obs_rank_cache")
             if ranks is None or ranks[0] != rnd:
-                ranks = (rnd, {})
+                ranks = (rnd, dict[int, Any]())
                 s.__dict__["_obs_rank_cache"] = ranks
             entry = ranks[1].get(player)
             if entry is None:
