@@ -86,7 +86,14 @@ class BatchedEnv:
         )
 
     def _shuffle(self, key: jax.Array, decks: jax.Array) -> jax.Array:
-        return jax.vmap(jax.random.permutation)(jax.random.split(key, self.batch_size), decks)
+        keys = jax.random.split(key, self.batch_size)
+        ends = self.game.deck_ends
+        if ends is None:
+            return jax.vmap(jax.random.permutation)(keys, decks)
+        # Each segment on its own: sort by (segment, random key).
+        noise = jax.vmap(lambda k: jax.random.uniform(k, ends.shape))(keys)
+        order = jnp.lexsort((noise, jnp.broadcast_to(jnp.asarray(ends), noise.shape)), axis=-1)
+        return jnp.take_along_axis(decks, order, axis=1)
 
     @functools.partial(jax.jit, static_argnums=0)
     def reset(self, key: jax.Array) -> tuple[EnvState, TimeStep]:
@@ -125,7 +132,8 @@ class BatchedEnv:
         # A dealt deck starts its next shuffle; one swap per step (a no-op once complete).
         i = jnp.where(done, 0, i)
         rows = jnp.arange(self.batch_size)
-        j = jax.random.randint(k1, (self.batch_size,), i, size)
+        ends = size if g.deck_ends is None else jnp.asarray(g.deck_ends)[i]
+        j = jax.random.randint(k1, (self.batch_size,), i, ends)
         a, b = decks[rows, i], decks[rows, j]
         decks = decks.at[rows, i].set(b).at[rows, j].set(a)
         i = jnp.minimum(i + 1, size - 1)
