@@ -39,7 +39,6 @@ from tabletop_gym.envs.positano.rules import (
     A_ADD_ON,
     A_BLOCK,
     A_BUILD_TILE,
-    A_FLAT,
     A_HEIGHT,
     A_LOT,
     A_MULTIPLY,
@@ -267,8 +266,11 @@ def shuffle_segments(key: jax.Array, deck: jax.Array, ends: np.ndarray) -> jax.A
 
 
 def min_decisions(config: PositanoConfig) -> int:
-    """No game (without an illegal action) ends in fewer decisions: every round each seat
-    bids and (with several players) every colour drafts a lot, a block and a build tile."""
+    """No game (without an illegal action) ends in fewer decisions than this.
+
+    Every round each seat bids and (with several players) every colour drafts a lot, a block and
+    a build tile.
+    """
     g = PositanoGame(config)
     if g.solo:
         return g.num_rounds
@@ -405,8 +407,10 @@ def _bidder(s: State) -> jax.Array:
 
 
 def current_player(s: State) -> jax.Array:
-    """The seat to decide (int32): at a multiplayer bid the next seat to commit its bid; solo
-    0; ``TERMINAL`` (−4) at the end."""
+    """The seat to decide (int32); ``TERMINAL`` (−4) at the end.
+
+    At a multiplayer bid: the next seat to commit its bid. Solo: always 0.
+    """
     sh = _shape(s)
     ph = _i32(s.phase)
     if sh.solo:
@@ -581,7 +585,8 @@ def _block_choice(s: State, action: jax.Array) -> State:
     c = _i32(s.order[1, s.turn])
     tile = jnp.maximum(s.blocks_taken[c, _i32(s.round) - 1], 0)
     mult = jnp.asarray(tab.mult)[tile]
-    want = jnp.where(action == A_MULTIPLY, s.personal[c] * (mult - 1), jnp.asarray(tab.blocks)[tile])
+    flat = jnp.asarray(tab.blocks)[tile]
+    want = jnp.where(action == A_MULTIPLY, s.personal[c] * (mult - 1), flat)
     return _gain(s, c, want)._replace(phase=DRAFT_BLOCK, turn=s.turn + 1)
 
 
@@ -672,7 +677,9 @@ def _auto(s: State) -> State:
     k = jnp.where(ph == DRAFT_LOT, 0, jnp.where(ph == DRAFT_BLOCK, 1, 2))
     leftmost = rows[k][jnp.argmax(s.row_left[k])]
     base = jnp.array([A_LOT, A_BLOCK, A_BUILD_TILE])[k]
-    drafts = [lambda x, a, f=f: _cast_wide(f(x, a)) for f in (_draft_lot, _draft_block, _draft_build)]
+    drafts = [
+        lambda x, a, f=f: _cast_wide(f(x, a)) for f in (_draft_lot, _draft_block, _draft_build)
+    ]
     taken = jax.lax.switch(k, drafts, s, base + leftmost)
     ended = s._replace(
         phase=jnp.where(ph == DRAFT_LOT, DRAFT_BLOCK, DRAFT_BUILD), turn=jnp.zeros_like(s.turn)
@@ -745,8 +752,11 @@ def step(s: State, action: jax.Array) -> State:
 
 
 def step_joint(s: State, actions: jax.Array) -> State:
-    """Apply a joint action (one id per seat): at a multiplayer bid node every seat's bid, in
-    seat order; elsewhere the entry of the seat to decide."""
+    """Apply a joint action (one id per seat).
+
+    At a multiplayer bid node: every seat's bid, in seat order (rules §3.1). Elsewhere: the
+    entry of the seat to decide.
+    """
     actions = jnp.asarray(actions, jnp.int32)
     sh = _shape(s)
     seq = step(s, actions[jnp.maximum(current_player(s), 0)])
@@ -1159,7 +1169,7 @@ def from_reference(ref: PositanoState) -> State:
     """The batched state of a reference position (any position, mid-game included)."""
     g = ref.game
     cfg = g.config
-    nc, t, R = g.num_colours, g.tiles_per_round, g.num_rounds
+    nc, R = g.num_colours, g.num_rounds
     r = ref.round
     k_done = [ref.lots_taken, ref.blocks_taken, ref.builds_taken]
     rows = [ref.lot_row, ref.block_row, ref.build_row]
