@@ -85,3 +85,119 @@ def test_record_json_errors():
         GameRecord.from_json('{"game": "rapa_nui", "config": {}, "seed": 1, "actions": ["a"]}')
     rec = GameRecord("rapa_nui", {"num_players": 2}, 5, [1, 2], None, [1, 0])
     assert GameRecord.from_json(rec.to_json()) == rec
+
+
+# --- the optional contract -------------------------------------------------------------------
+
+
+def _bare_game():
+    """A sequential game that implements only the required members of the contract."""
+    import random
+
+    from tabletop_gym.core.game import Game, State
+
+    class BareState(State):
+        def __init__(self, game):
+            self.game = game
+
+        def current_player(self):
+            return 0
+
+        def phase(self):
+            return "only"
+
+        def _legal_actions(self):
+            return [0]
+
+        def _apply_action(self, action):
+            pass
+
+        def action_to_string(self, action, player=None):
+            return str(action)
+
+        def scores(self):
+            return [0.0]
+
+        def score_breakdown(self):
+            return [{}]
+
+        def winners(self):
+            return [0]
+
+        def clone(self):
+            return BareState(self.game)
+
+        def to_dict(self):
+            return {}
+
+    class BareGame(Game):
+        name = "bare"
+        num_distinct_actions = 1
+        max_game_length = 1
+        score_bounds = (0.0, 0.0)
+
+        def new_initial_state(self, rng: random.Random) -> State:
+            return BareState(self)
+
+        def _state_from_dict(self, data):
+            return BareState(self)
+
+    return BareGame(num_players=1)
+
+
+def test_optional_members_raise_naming_the_game_and_the_member():
+    import random
+
+    game = _bare_game()
+    state = game.new_initial_state(random.Random(0))
+    with pytest.raises(NotImplementedError, match=r"BareGame \(game 'bare'\).*'resample_hidden'"):
+        state.resample_hidden(0, random.Random(0))
+    with pytest.raises(NotImplementedError, match="'check_invariants'"):
+        state.check_invariants()
+    with pytest.raises(NotImplementedError, match="'split_simultaneous_action'"):
+        game.split_simultaneous_action(0)
+    with pytest.raises(NotImplementedError, match="'simultaneous_action_range'"):
+        game.simultaneous_action_range  # noqa: B018
+    # A purely sequential game declares no no-op: the parallel view appends one id.
+    assert game.noop_action is None
+
+
+def test_supports_tells_which_optional_members_a_game_has():
+    from tabletop_gym.envs.positano.rules import PositanoGame
+    from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
+
+    assert PositanoGame().supports("split_simultaneous_action")
+    assert PositanoGame().supports("simultaneous_action_range")
+    assert not RapaNuiGame().supports("split_simultaneous_action")
+    assert not _bare_game().supports("simultaneous_action_range")
+    with pytest.raises(ValueError, match="not an optional member of Game"):
+        PositanoGame().supports("apply_action")
+
+
+def test_split_transform_refuses_a_game_without_split_actions():
+    from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
+    from tabletop_gym.wrappers.turn_based import TurnBasedGame
+
+    with pytest.raises(ValueError, match="split_simultaneous_action"):
+        TurnBasedGame(RapaNuiGame(), split=True)
+
+
+def test_turn_based_sequential_move_is_checked_once_by_the_inner_game():
+    """A sequential action goes through the inner state's public apply_action (its checks)."""
+    import random
+
+    from tabletop_gym.core.game import IllegalActionError
+    from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
+    from tabletop_gym.wrappers.turn_based import TurnBasedGame
+
+    game = TurnBasedGame(RapaNuiGame())
+    state = game.new_initial_state(random.Random(3))
+    before = state.to_dict()
+    with pytest.raises(IllegalActionError):
+        state.apply_action(game.num_distinct_actions + 5)
+    assert state.to_dict() == before
+    action = state.legal_actions()[0]
+    twin = RapaNuiGame().new_initial_state(random.Random(3))
+    twin.apply_action(action)
+    state.apply_action(action)
+    assert state.inner.to_dict() == twin.to_dict()

@@ -138,7 +138,7 @@ class ISMCTSAgent:
         rng = self.rng
         c = self.exploration
         for _ in range(self.simulations):
-            d = state.resample_hidden(seat, rng)  # type: ignore[attr-defined]
+            d = state.resample_hidden(seat, rng)
             node = root
             path = [root]
             while not d.is_terminal():

@@ -15,38 +15,32 @@ import numpy as np
 
 from tabletop_gym.core.game import Game
 from tabletop_gym.core.observer import Observer
-from tabletop_gym.envs.positano.scoring import goal_points
-
-# --- action ids (docs: "Action ids") ----------------------------------------------------------
-_A_BID = 0
-_A_BID_CARD = 42
-_A_BID_BOOSTER = 49
-_A_LOT = 55
-_A_BLOCK = 80
-_A_MULTIPLY = 105
-_A_FLAT = 106
-_A_BUILD_TILE = 107
-_A_HEIGHT = 131
-_A_ADD_ON = 139
-_A_SKIP_ADD_ON = 164
-_A_REMODEL = 165
-_A_SKIP_REMODEL = 190
+from tabletop_gym.envs.positano import components as C
+from tabletop_gym.envs.positano.observer import MAX_BID as _MAX_BID
+from tabletop_gym.envs.positano.rules import A_ADD_ON as _A_ADD_ON
+from tabletop_gym.envs.positano.rules import A_BID_BOOSTER as _A_BID_BOOSTER
+from tabletop_gym.envs.positano.rules import A_BID_CARD as _A_BID_CARD
+from tabletop_gym.envs.positano.rules import A_BLOCK as _A_BLOCK
+from tabletop_gym.envs.positano.rules import A_BUILD_TILE as _A_BUILD_TILE
+from tabletop_gym.envs.positano.rules import A_HEIGHT as _A_HEIGHT
+from tabletop_gym.envs.positano.rules import A_LOT as _A_LOT
+from tabletop_gym.envs.positano.rules import A_MULTIPLY as _A_MULTIPLY
+from tabletop_gym.envs.positano.rules import A_REMODEL as _A_REMODEL
+from tabletop_gym.envs.positano.rules import A_SKIP_ADD_ON as _A_SKIP_ADD_ON
+from tabletop_gym.envs.positano.rules import A_SKIP_REMODEL as _A_SKIP_REMODEL
+from tabletop_gym.envs.positano.scoring import REGION_GOALS, goal_points, hidden_blocks, in_region
 
 # --- component values the observation refers to by index (rules §1.3, §1.4) -------------
-_CARD_VALUES = ((60, 50, 10), (10, 60, 50), (50, 10, 60), (40, 40, 40), (70, 20, 30),
-                (30, 70, 20), (20, 30, 70))
-_CARD_GELATO = (1, 1, 1, 1, 0, 0, 0)
-_BOOSTER_VALUES = (5, 6, 13, 14, 21, 22)
-_BOOSTER_GELATO = (2, 1, 0, 0, 0, 0)
-# Tie-break stars (lot, block, build) of card c in star set s: _STAR_BASE[(c + 1 - s) % 7].
-_STAR_BASE = ((0, 4, 5), (1, 5, 3), (2, 6, 1), (3, 0, 6), (4, 1, 4), (5, 2, 2), (6, 3, 0))
-_MAX_BID = 92
+_CARD_VALUES = tuple(card.values for card in C.BID_CARDS)
+_CARD_GELATO = tuple(card.gelato for card in C.BID_CARDS)
+_BOOSTER_VALUES = tuple(b.value for b in C.BOOSTERS)
+_BOOSTER_GELATO = tuple(b.gelato for b in C.BOOSTERS)
+_LEVEL = C.LOT_LEVELS
 # Blocks gained by a face-down block tile of each kind ("1".."5", "2X", "3X"); a 2X/3X tile is
 # counted a little above its flat option because doubling a supply is sometimes better.
 _KIND_GAIN = (1.0, 2.0, 3.0, 4.0, 5.0, 2.5, 3.5)
-_NUM_GOALS = 13
-_GOAL_NAMES = ("grande", "piccolo", "solitario", "gruppo", "eccesso", "equilibrato", "dietro",
-               "colonna", "bordo", "mezzo", "centro", "perfetto", "altezza")
+_GOAL_NAMES = C.GOAL_NAMES
+_NUM_GOALS = len(_GOAL_NAMES)
 
 # --- tuning constants (points) -----------------------------------------------------------------
 # A block kept for later is worth up to _MU_HI while the colour's future buildings are short of
@@ -337,7 +331,7 @@ class PositanoHeuristic:
                 this_lot[c] = seg.index(1.0)
         w.this_lot = this_lot
         w.level_open = (
-            sum(p // 5 + 1 for p in w.open) / len(w.open) if w.open else (size + 1) / 2
+            sum(_LEVEL[p] for p in w.open) / len(w.open) if w.open else (size + 1) / 2
         )
         # Supplies and scores.
         w.personal = [int(x) for x in v[o["personal"] : o["personal"] + nc]]
@@ -426,23 +420,9 @@ class PositanoHeuristic:
 
     # --- sea view -------------------------------------------------------------------------------
 
-    def _hidden_now(self, w: _View, pos: int) -> int:
-        """Bottom blocks of a building at ``pos`` hidden by the buildings now in front (§5.1)."""
-        hid = 0
-        h = w.height
-        p = pos - 5
-        k = 1
-        while p >= 0:
-            x = h[p] - k
-            if x > hid:
-                hid = x
-            p -= 5
-            k += 1
-        return hid
-
     def _hidden_expected(self, w: _View, pos: int, colour: int) -> float:
         """Hidden bottom blocks at ``pos`` now plus a share of what open lots in front may hide."""
-        hid = self._hidden_now(w, pos)
+        hid = hidden_blocks(w.height, pos)
         fut = 0.0
         open_lots = w.open
         h = w.height
@@ -454,7 +434,7 @@ class PositanoHeuristic:
                 and p not in w.empty
             )
             if pending:
-                x = p // 5 + 1 + _FUTURE_EXTRA - k
+                x = _LEVEL[p] + _FUTURE_EXTRA - k
                 if x > fut:
                     fut = x
             p -= 5
@@ -480,7 +460,7 @@ class PositanoHeuristic:
         while p < w.size * 5:
             hb = height[p]
             if hb and h - k > 0:
-                cur = self._hidden_now(w, p)
+                cur = hidden_blocks(w.height, p)
                 new = h - k if h - k > cur else cur
                 lost = (max(0, hb - cur) - max(0, hb - new)) * w.roof[p]
                 if lost:
@@ -496,16 +476,6 @@ class PositanoHeuristic:
         best = max(others) if others else 0
         return _COMP_OPEN if mine <= best + 1 else _COMP_SETTLED
 
-    def _region(self, goal: str, pos: int, size: int) -> bool:
-        r, c = divmod(pos, 5)
-        if goal == "dietro":
-            return r >= size - 2
-        if goal == "bordo":
-            return c in (0, size - 1)
-        if goal == "mezzo":
-            return c in (1, 2)
-        return 1 <= r <= 3 and 1 <= c <= 3  # centro
-
     def _pos_goals(self, w: _View, colour: int, pos: int) -> float:
         """Goal worth of a new building of ``colour`` at ``pos`` that does not depend on height."""
         goals = w.goals
@@ -514,9 +484,9 @@ class PositanoHeuristic:
         val = 0.0
         size = w.size
         mine = w.built[colour]
-        for goal in ("dietro", "bordo", "mezzo", "centro"):
-            if goal in goals and self._region(goal, pos, size):
-                counts = [sum(1 for p in w.built[c] if self._region(goal, p, size))
+        for goal in REGION_GOALS:
+            if goal in goals and in_region(goal, pos, size):
+                counts = [sum(1 for p in w.built[c] if in_region(goal, p, size))
                           for c in range(w.nc)]
                 others = counts[:colour] + counts[colour + 1 :]
                 val += self._comp_weight(counts[colour], others)
@@ -587,7 +557,7 @@ class PositanoHeuristic:
         goals = w.goals
         if not goals:
             return 0.0
-        level = pos // 5 + 1
+        level = _LEVEL[pos]
         val = 0.0
         if "piccolo" in goals and h < level:
             val += 3.0
@@ -596,7 +566,7 @@ class PositanoHeuristic:
         if "altezza" in goals and all(w.height[p] != h for p in w.built[colour]):
             val += 2.0
         if "grande" in goals and h > level:
-            counts = [sum(1 for p in w.built[c] if w.height[p] > p // 5 + 1) for c in range(w.nc)]
+            counts = [sum(1 for p in w.built[c] if w.height[p] > _LEVEL[p]) for c in range(w.nc)]
             val += self._comp_weight(counts[colour], counts[:colour] + counts[colour + 1 :])
         return val
 
@@ -684,7 +654,7 @@ class PositanoHeuristic:
         the blocks spent. ``bonus_p`` discounts heights above regulation when the build tile is
         not known yet.
         """
-        level = pos // 5 + 1
+        level = _LEVEL[pos]
         hid = self._hidden_expected(w, pos, colour)
         ow = self._other_weight(w)
         cost = self._spend_cost(w, colour, stock, hmax)
@@ -705,7 +675,7 @@ class PositanoHeuristic:
         """Expected worth of drafting the lot at ``pos`` (the best height, goals by place)."""
         if stock <= 0:
             return 0.0
-        level = pos // 5 + 1
+        level = _LEVEL[pos]
         hmax = min(level + (1 if bonus > 0 else 0), stock, level + 2)
         vals = self._build_values(w, colour, pos, q, hmax, stock, _clip(bonus, 0.0, 1.0))
         return max(vals) + self._pos_goals(w, colour, pos)
@@ -765,7 +735,7 @@ class PositanoHeuristic:
         _, _, gain = self._market_means(w)
         lots = sorted(self._lot_values(w, colour, gain).values(), reverse=True)
         level = (
-            sum(p // 5 + 1 for p in w.b_lots) / len(w.b_lots) if w.b_lots else w.level_open
+            sum(_LEVEL[p] for p in w.b_lots) / len(w.b_lots) if w.b_lots else w.level_open
         )
         blocks = sorted(self._block_values(w, colour, level, w.rleft).values(), reverse=True)
         builds = sorted(self._generic_build_values(w, colour).values(), reverse=True)
@@ -864,7 +834,7 @@ class PositanoHeuristic:
         left = w.leftmost
         lots = [self._lot_values(w, c, gain) for c in (0, 1)]
         level = (
-            sum(p // 5 + 1 for p in w.b_lots) / len(w.b_lots) if w.b_lots else w.level_open
+            sum(_LEVEL[p] for p in w.b_lots) / len(w.b_lots) if w.b_lots else w.level_open
         )
         blocks = [self._block_values(w, c, level, w.rleft) for c in (0, 1)]
         builds = [self._generic_build_values(w, c) for c in (0, 1)]
@@ -888,8 +858,8 @@ class PositanoHeuristic:
                     x = vals[k] + _BOOSTER_VALUES[b]
                     win = x > otto[k]
                     if x == otto[k] and ocard >= 0:
-                        mine = _STAR_BASE[(c + 1 - w.stars[0]) % 7][k]
-                        his = _STAR_BASE[(ocard + 1 - w.stars[1]) % 7][k]
+                        mine = C.STARS[w.stars[0]][c][k]
+                        his = C.STARS[w.stars[1]][ocard][k]
                         win = mine > his
                     if win:
                         total += deltas[k]
@@ -934,7 +904,7 @@ class PositanoHeuristic:
     def _block_scores(self, w: _View, legal: list[int]) -> list[float]:
         me = w.me
         lot = w.this_lot[me]
-        level = lot // 5 + 1 if lot >= 0 else 0
+        level = _LEVEL[lot] if lot >= 0 else 0
         vals = self._block_values(w, me, level, w.rleft)
         return [vals.get(a - _A_BLOCK, 0.0) for a in legal]
 
@@ -955,7 +925,7 @@ class PositanoHeuristic:
                 # No block: no building and no extra action (§4); only the gelato counts.
                 out.append(gel)
                 continue
-            level = lot // 5 + 1
+            level = _LEVEL[lot]
             hmax = min(level + bonus, stock)
             vals = self._build_values(w, me, lot, q, hmax, stock)
             best_h = max(range(1, hmax + 1), key=vals.__getitem__)
@@ -970,7 +940,7 @@ class PositanoHeuristic:
     def _best_add_on(self, w: _View, colour: int, bonus: int, exclude: int) -> float:
         best = 0.0
         for p in w.built[colour]:
-            if p != exclude and w.height[p] < p // 5 + 1 + bonus:
+            if p != exclude and w.height[p] < _LEVEL[p] + bonus:
                 best = max(best, self._add_on_gain(w, colour, p))
         return best
 
@@ -991,7 +961,7 @@ class PositanoHeuristic:
     def _add_on_gain(self, w: _View, colour: int, pos: int) -> float:
         """Worth of one more block on the colour's building at ``pos`` (cost not included)."""
         h = w.height[pos]
-        level = pos // 5 + 1
+        level = _LEVEL[pos]
         hid = self._hidden_expected(w, pos, colour)
         q = w.roof[pos]
         gain = q * (max(0.0, h + 1 - hid) - max(0.0, h - hid))
@@ -1007,7 +977,7 @@ class PositanoHeuristic:
                 hs = [w.height[p] for p in w.built[colour]]
                 gain += (2.0 if h + 1 not in hs else 0.0) - (2.0 if hs.count(h) == 1 else 0.0)
             if "grande" in goals and h == level:
-                counts = [sum(1 for p in w.built[c] if w.height[p] > p // 5 + 1)
+                counts = [sum(1 for p in w.built[c] if w.height[p] > _LEVEL[p])
                           for c in range(w.nc)]
                 gain += self._comp_weight(counts[colour], counts[:colour] + counts[colour + 1 :])
         return gain

@@ -391,8 +391,52 @@ class Game(abc.ABC):
     def _state_from_dict(self, data: dict[str, Any]) -> State:
         """Build and validate a state from the ``"state"`` object of a JSON document."""
 
+    # --- optional contract ------------------------------------------------------------------
+    # Members only some games have. Each default says clearly which game lacks what; callers that
+    # work with any game ask first (``noop_action is None``, :meth:`supports`).
+
+    noop_action: ClassVar[int | None] = None
+    """An id never legal in the engine that the parallel view gives to seats with nothing to do;
+    ``None``: the adapter appends one extra id after the game's own."""
+
+    @property
+    def simultaneous_action_range(self) -> tuple[int, int]:
+        """``(lo, hi)``: the ids of simultaneous actions and of their split parts.
+
+        Every such id lies in ``lo..hi-1``; the turn-based observer one-hots a seat's own
+        commitment over that range.
+
+        Raises:
+            NotImplementedError: For a game without simultaneous nodes.
+        """
+        raise missing_member(self, "simultaneous_action_range")
+
+    def split_simultaneous_action(self, action: int) -> tuple[int, ...]:
+        """The sub-decision ids that make up simultaneous action ``action``.
+
+        Used by the turn-based transform's ``split=True``; every action must give a distinct
+        sequence.
+
+        Raises:
+            NotImplementedError: For a game that does not split its simultaneous actions.
+        """
+        raise missing_member(self, "split_simultaneous_action")
+
+    def supports(self, member: str) -> bool:
+        """Whether this game implements the optional :class:`Game` member ``member``.
+
+        Raises:
+            ValueError: If ``member`` is not an optional member of :class:`Game`.
+        """
+        if member not in _OPTIONAL_GAME_MEMBERS:
+            raise ValueError(
+                f"{member!r} is not an optional member of Game; optional: "
+                f"{list(_OPTIONAL_GAME_MEMBERS)}"
+            )
+        return getattr(type(self), member) is not getattr(Game, member)
+
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and other.config == self.config  # type: ignore[attr-defined]
+        return isinstance(other, Game) and type(other) is type(self) and other.config == self.config
 
     def __hash__(self) -> int:
         return hash((type(self).__name__, self.config))
@@ -583,13 +627,46 @@ class State(abc.ABC):
         }
         return json.dumps(doc, indent=indent, sort_keys=False)
 
+    # --- optional contract ------------------------------------------------------------------
+
+    def resample_hidden(self, player: int, rng: random.Random) -> State:
+        """A copy in which everything ``player`` cannot see is re-drawn from ``rng``.
+
+        Used by information-set search; the copy is a function of ``player``'s view and ``rng``
+        only.
+
+        Raises:
+            NotImplementedError: For a game that does not implement it.
+        """
+        raise missing_member(self.game, "resample_hidden")
+
+    def check_invariants(self) -> None:
+        """Check conservation and consistency of the whole state (tests and fuzzing).
+
+        Raises:
+            AssertionError: Naming the first broken invariant.
+            NotImplementedError: For a game that does not implement it.
+        """
+        raise missing_member(self.game, "check_invariants")
+
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, State) or type(other) is not type(self):
             return NotImplemented
-        return self.game == other.game and self.to_dict() == other.to_dict()  # type: ignore[attr-defined]
+        return self.game == other.game and self.to_dict() == other.to_dict()
 
     __hash__ = None  # type: ignore[assignment]
 
     def __deepcopy__(self, memo: dict[int, Any]) -> State:
         return self.clone()
 
+
+def missing_member(game: Game, member: str) -> NotImplementedError:
+    """The error for an optional member of the contract that ``game`` does not implement."""
+    return NotImplementedError(
+        f"{type(game).__name__} (game {game.name!r}) does not implement the optional "
+        f"{member!r} of the game contract"
+    )
+
+
+_OPTIONAL_GAME_MEMBERS = ("simultaneous_action_range", "split_simultaneous_action")
+"""The optional members of :class:`Game` (see :meth:`Game.supports`)."""

@@ -92,7 +92,7 @@ class TabletopParallelEnv(ParallelEnv):
         check_render_view(render_view, self.game.num_players, ("acting",))
         self.render_view = render_view
         self._window = HumanWindow(self.metadata["name"]) if render_mode == "human" else None
-        noop = getattr(self.game, "noop_action", None)
+        noop = self.game.noop_action
         # A purely sequential game gets one extra id as its no-op, so the other seats always
         # have exactly one legal action (an all-zero mask would break masked policies).
         self.noop = int(noop) if noop is not None else self.game.num_distinct_actions

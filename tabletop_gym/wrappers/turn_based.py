@@ -49,7 +49,7 @@ class TurnBasedGame(Game):
         self.inner = inner
         self.split = bool(split)
         self.config = inner.config
-        if self.split and not hasattr(inner, "split_simultaneous_action"):
+        if self.split and not inner.supports("split_simultaneous_action"):
             raise ValueError(
                 f"{type(inner).__name__} does not define split_simultaneous_action(); "
                 "use split=False"
@@ -190,7 +190,7 @@ class TurnBasedState(State):
                 "'prefix' holds the sub-decisions of a split bid in progress; this state has "
                 "none (split bids off, or no bid open)"
             )
-        split = self.game.inner.split_simultaneous_action  # type: ignore[attr-defined]
+        split = self.game.inner.split_simultaneous_action
         full = self.inner.legal_actions(self._bidder)
         for i, sub in enumerate(prefix):
             value = as_int(sub)
@@ -243,13 +243,26 @@ class TurnBasedState(State):
         """The inner phase."""
         return self.inner.phase()
 
+    def apply_action(self, action: int) -> None:
+        """Apply the action of the player to act (a commitment at a flattened simultaneous node).
+
+        Raises:
+            IllegalActionError: When the action is not legal; nothing changes.
+        """
+        if self._bidder < 0:
+            # A sequential node of the inner game: its own apply_action checks legality once.
+            self.inner.apply_action(action)
+            self._bidder = self._next_bidder()
+            return
+        super().apply_action(action)
+
     def _legal_actions(self) -> list[int]:
         if self._bidder < 0:
             return self.inner.legal_actions()
         full = self.inner.legal_actions(self._bidder)
         if not self.game.split:
             return full
-        split = self.game.inner.split_simultaneous_action  # type: ignore[attr-defined]
+        split = self.game.inner.split_simultaneous_action
         k = len(self.prefix)
         subs = {
             parts[k]
@@ -259,14 +272,11 @@ class TurnBasedState(State):
         return sorted(subs)
 
     def _apply_action(self, action: int) -> None:
-        if self._bidder < 0:
-            # Legality was checked against the inner legal set in apply_action.
-            self.inner._apply_action(action)
-            self._bidder = self._next_bidder()
-            return
+        # Reached only at a flattened simultaneous node: apply_action hands the inner game's
+        # sequential actions to the inner state.
         if self.game.split:
             self.prefix.append(action)
-            split = self.game.inner.split_simultaneous_action  # type: ignore[attr-defined]
+            split = self.game.inner.split_simultaneous_action
             matches = [
                 a for a in self.inner.legal_actions(self._bidder)
                 if list(split(a)) == self.prefix
@@ -347,15 +357,14 @@ class TurnBasedState(State):
     def resample_hidden(self, player: int, rng: random.Random) -> TurnBasedState:
         """Re-draw what ``player`` cannot see: the inner hidden parts and others' commitments."""
         new = self.clone()
-        if hasattr(self.inner, "resample_hidden"):
-            new.inner = self.inner.resample_hidden(player, rng)  # type: ignore[attr-defined]
+        new.inner = self.inner.resample_hidden(player, rng)
         for p, a in enumerate(self.pending):
             if p != player and a is not None:
                 new.pending[p] = rng.choice(new.inner.legal_actions(p))
         if new.prefix and self._bidder != player:
             # The bidder's entered sub-decisions are hidden too: redraw them as the first parts
             # of a random legal full action of the resampled position.
-            split = self.game.inner.split_simultaneous_action  # type: ignore[attr-defined]
+            split = self.game.inner.split_simultaneous_action
             full = rng.choice(new.inner.legal_actions(self._bidder))
             new.prefix = list(split(full)[: len(self.prefix)])
         return new
@@ -373,7 +382,7 @@ class TurnBasedObserver(Observer):
         """Extend ``inner_observer``'s layout with the commitment slices."""
         super().__init__(game)
         self.inner = inner_observer
-        lo, hi = game.inner.simultaneous_action_range  # type: ignore[attr-defined]
+        lo, hi = game.inner.simultaneous_action_range
         self._lo, self._hi = lo, hi
         base = self.inner.layout
         parts = [(s.name, s.size, s.low, s.high, s.doc) for s in base.slices.values()]

@@ -32,19 +32,31 @@ START_PERSONAL = 1
 START_GENERAL = 15
 
 
+NUM_POSITIONS = 25
+"""Lots in the shared ``pos = r * 5 + c`` indexing (the 4×4 cliff leaves row and column 5
+empty); every per-lot array has this many entries."""
+
+ROW_STRIDE = 5
+"""``pos`` of the lot one row further back minus ``pos`` of a lot (rules §1.2)."""
+
+LOT_LEVELS: tuple[int, ...] = tuple(pos // ROW_STRIDE + 1 for pos in range(NUM_POSITIONS))
+"""``LOT_LEVELS[pos]``: level (= regulation height) of the lot at ``pos``, its row number
+(rules §1.2, §4); a table so hot loops pay an index, not a division."""
+
+
 def lot_name(pos: int) -> str:
     """Name of the lot at ``pos`` in the rulebook's notation, e.g. ``2C`` (rules §1.2)."""
-    return f"{pos // 5 + 1}{'ABCDE'[pos % 5]}"
+    return f"{LOT_LEVELS[pos]}{'ABCDE'[pos % ROW_STRIDE]}"
 
 
 def lot_level(pos: int) -> int:
     """Level (= regulation height) of the lot at ``pos``: its row number (rules §1.2, §4)."""
-    return pos // 5 + 1
+    return LOT_LEVELS[pos]
 
 
 def board_positions(size: int) -> tuple[int, ...]:
     """Positions of the lots of a ``size``×``size`` cliff, in ascending order (rules §1.2)."""
-    return tuple(r * 5 + c for r in range(size) for c in range(size))
+    return tuple(r * ROW_STRIDE + c for r in range(size) for c in range(size))
 
 
 # --- base bid cards (rules §1.3) -----------------------------------------------------------------

@@ -39,6 +39,7 @@ from tabletop_gym.envs.positano.rules import (
     PositanoGame,
     PositanoState,
 )
+from tabletop_gym.envs.positano.scoring import hidden_blocks
 
 __all__ = ["BLOCK_KINDS", "BUILD_KINDS", "MAX_COLOURS", "PositanoObserver"]
 
@@ -548,9 +549,6 @@ class PositanoObserver(Observer):
         idx: list[int] = []
         val: list[float] = []
         points: list[tuple[int, int]] = []
-        # cover = how many bottom blocks of the next building back the buildings in front hide:
-        # each step back is one block higher (rules §1.2), so cover drops by one a row.
-        cover = 0
         for p in column:
             h = height[p]
             if h:
@@ -558,13 +556,11 @@ class PositanoObserver(Observer):
                 ones.append(o_roof + p * 3 + roof[p] - 1)
                 idx.append(o_h + p)
                 val.append(h)
+                cover = hidden_blocks(height, p)
                 if h > cover:
                     idx.append(o_vis + p)
                     val.append(h - cover)
                     points.append((owner[p], (h - cover) * roof[p]))
-                    cover = h
-            if cover:
-                cover -= 1
         return ones, idx, val, points
 
     def _bid_entries(
@@ -794,7 +790,7 @@ class PositanoObserver(Observer):
             val.extend(self._build_feats[tile])
             lot = lots_taken[acting][rnd - 1]
             idx_append(o["build_limit"])
-            val_append(lot // 5 + 1 + self._bonus[tile])
+            val_append(C.LOT_LEVELS[lot] + self._bonus[tile])
             ones_append(o["build_lot"] + lot)
 
         out[ones] = 1.0

@@ -161,7 +161,7 @@ def _beach(cv: Canvas, s: PositanoState, x0: float) -> float:
     y = HEADER + 10
     cv.text((x0, y), "Beach Board (left to right; pink dots are gelato)", 14)
     rows = (
-        ("Lots", [(C.lot_name(p), LOT_FREE, g.lot_tiles[p].gelato, f"level {p // 5 + 1}")
+        ("Lots", [(C.lot_name(p), LOT_FREE, g.lot_tiles[p].gelato, f"level {C.lot_level(p)}")
                   for p in s.lot_row], len(s.lot_stack)),
         ("Blocks", [(g.block_tiles[t].label(), (120, 180, 120), g.block_tiles[t].gelato,
                      f"or +{g.block_tiles[t].blocks}" if g.block_tiles[t].multiplier else "")

@@ -114,7 +114,7 @@ def _decision(s: PositanoState) -> str:
     if ph == "draft_build":
         return f"{who} drafts a build tile, then builds on {lot}"
     tile = g.build_tiles[s.builds_taken[colour][-1]]
-    limit = s.current_lot() // 5 + 1 + tile.bonus
+    limit = C.lot_level(s.current_lot()) + tile.bonus
     if ph == "build":
         top = min(limit, s.personal[colour])
         return f"{who} builds on {lot} with {tile.label()}: 1 to {top} blocks"

@@ -625,7 +625,7 @@ class PositanoState(State):
         out = [
             p
             for p in self.lots_taken[colour]
-            if 0 < h[p] < p // 5 + 1 + bonus and self.owner[p] == colour
+            if 0 < h[p] < C.LOT_LEVELS[p] + bonus and self.owner[p] == colour
         ]
         out.sort()
         return out
@@ -681,7 +681,7 @@ class PositanoState(State):
             c = self.acting_colour()
             pos = self.lots_taken[c][self.round - 1]
             bonus = g.build_tiles[self.builds_taken[c][-1]].bonus
-            top = min(pos // 5 + 1 + bonus, self.personal[c])
+            top = min(C.LOT_LEVELS[pos] + bonus, self.personal[c])
             legal = list(range(A_HEIGHT + 1, A_HEIGHT + top + 1))
         elif ph == ADD_ON:
             c = self.acting_colour()

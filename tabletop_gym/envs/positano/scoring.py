@@ -25,12 +25,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tabletop_gym.envs.positano.components import GOAL_NAMES
+from tabletop_gym.envs.positano.components import (
+    COMPETITION_POINTS,
+    GOAL_NAMES,
+    GOALS,
+    LOT_LEVELS,
+    MAX_LEVEL_BONUS,
+    NUM_POSITIONS,
+    ROW_STRIDE,
+    lot_name,
+)
 
 __all__ = [
     "COMPETITION_GOALS",
     "GOAL_NAMES",
     "GOAL_POINTS",
+    "REGION_GOALS",
     "ROOF_VALUES",
     "building_points",
     "colour_building_points",
@@ -38,35 +48,33 @@ __all__ = [
     "competition_points",
     "goal_points",
     "goal_valid_for_size",
+    "hidden_blocks",
+    "in_region",
+    "region_lots",
     "visible_blocks",
 ]
 
-BOARD_POSITIONS = 25
+BOARD_POSITIONS = NUM_POSITIONS
 """Length of every per-lot array (the 5×5 layout is used for both board sizes)."""
 
-_ROW_STRIDE = 5
+_ROW_STRIDE = ROW_STRIDE
 
 COMPETITION_GOALS: frozenset[str] = frozenset(
-    ("grande", "gruppo", "eccesso", "dietro", "colonna", "bordo", "mezzo", "centro")
+    goal for goal, info in GOALS.items() if info.kind == "competition"
 )
 """Goals scored 6 / 3 for 1st / 2nd place (rules §5.3); the others score per item or once."""
 
 GOAL_POINTS: dict[str, int] = {
-    "piccolo": 3,
-    "solitario": 2,
-    "perfetto": 2,
-    "altezza": 2,
-    "equilibrato": 5,
+    goal: info.points for goal, info in GOALS.items() if info.kind != "competition"
 }
 """Points per item (once for Equilibrato) of the non-competition goals (rules §1.8)."""
 
-FIRST_PLACE_POINTS = 6
-SECOND_PLACE_POINTS = 3
+FIRST_PLACE_POINTS, SECOND_PLACE_POINTS = COMPETITION_POINTS
 
 ROOF_VALUES: tuple[int, int, int, int] = (0, 1, 2, 3)
 """Points per viewing block by roof code: none, Bronze, Silver, Gold (rules §5.1)."""
 
-_MAX_ABOVE_REGULATION = 2  # rules §4: no building may ever exceed Regulation Height + 2
+_MAX_ABOVE_REGULATION = MAX_LEVEL_BONUS  # rules §4: never above Regulation Height + 2
 
 
 def goal_valid_for_size(goal: str, size: int) -> bool:
@@ -125,7 +133,7 @@ def _check_heights(height: Sequence[int], size: int) -> None:
                     "and must stay empty (0)"
                 )
             continue
-        limit = r + 1 + _MAX_ABOVE_REGULATION
+        limit = LOT_LEVELS[pos] + _MAX_ABOVE_REGULATION
         if type(h) is not int or h < 0 or h > limit:
             raise ValueError(
                 f"height[{pos}] (lot {_lot_name(pos)}) = {h!r}; allowed 0..{limit} "
@@ -175,14 +183,36 @@ def _check_supply(personal_supply: Sequence[int], num_colours: int) -> None:
             raise ValueError(f"personal_supply[{s}] = {n!r}; allowed 0..16 (16 blocks per colour)")
 
 
-def _lot_name(pos: int) -> str:
-    r, c = divmod(pos, _ROW_STRIDE)
-    return f"{r + 1}{'ABCDE'[c]}"
+_lot_name = lot_name
 
 
 # --------------------------------------------------------------------------------------------
 # Sea view (rules §5.1)
 # --------------------------------------------------------------------------------------------
+
+
+def hidden_blocks(height: Sequence[int], pos: int) -> int:
+    """Bottom blocks of a building at ``pos`` hidden by the buildings now in front (rules §5.1).
+
+    Each row back stands one block higher, so a building k rows in front with h' blocks reaches
+    h' - k blocks up this building; the hidden part is the maximum over the column in front
+    (0 on the front row), and roofs never block. The one home of the sea-view rule: scoring,
+    the observer and the heuristic bot all call it.
+
+    Args:
+        height: 25 block counts, ``pos = r * 5 + c`` (not checked).
+        pos: A lot position 0..24.
+    """
+    hidden = 0
+    k = 1
+    p = pos - ROW_STRIDE
+    while p >= 0:
+        cover = height[p] - k
+        if cover > hidden:
+            hidden = cover
+        p -= ROW_STRIDE
+        k += 1
+    return hidden
 
 
 def _visible(height: Sequence[int], size: int) -> list[int]:
@@ -193,13 +223,7 @@ def _visible(height: Sequence[int], size: int) -> list[int]:
             h = height[pos]
             if h == 0:
                 continue
-            # Each step is one block higher than the one in front, so a building k rows in front
-            # with h' blocks reaches h' - k blocks up this building; roofs never block.
-            hidden = 0
-            for k in range(1, r + 1):
-                cover = height[pos - k * _ROW_STRIDE] - k
-                if cover > hidden:
-                    hidden = cover
+            hidden = hidden_blocks(height, pos)
             if h > hidden:
                 visible[pos] = h - hidden
     return visible
@@ -422,6 +446,39 @@ def _lots(size: int, rows: Sequence[int], cols: Sequence[int]) -> list[int]:
     return [r * _ROW_STRIDE + c for r in rows for c in cols if r < size and c < size]
 
 
+def _region(goal: str, size: int) -> tuple[int, ...]:
+    every_row = range(size)
+    if goal == "dietro":  # the two back rows
+        return tuple(_lots(size, (size - 2, size - 1), every_row))
+    if goal == "bordo":  # the outer columns
+        return tuple(_lots(size, every_row, (0, size - 1)))
+    if goal == "mezzo":  # columns B and C
+        return tuple(_lots(size, every_row, (1, 2)))
+    return tuple(_lots(size, (1, 2, 3), (1, 2, 3)))  # centro: rows 2-4 x columns B-D
+
+
+REGION_GOALS: tuple[str, ...] = ("dietro", "bordo", "mezzo", "centro")
+"""Competition goals that count the buildings standing in a fixed region (rules §5.3)."""
+
+_REGIONS: dict[tuple[str, int], tuple[int, ...]] = {
+    (goal, size): _region(goal, size) for goal in REGION_GOALS for size in (4, 5)
+}
+
+
+def region_lots(goal: str, size: int) -> tuple[int, ...]:
+    """Positions (ascending) of the region a region goal counts on a ``size`` cliff (§5.3).
+
+    Raises:
+        KeyError: If ``goal`` is not in :data:`REGION_GOALS` or ``size`` is not 4 or 5.
+    """
+    return _REGIONS[(goal, size)]
+
+
+def in_region(goal: str, pos: int, size: int) -> bool:
+    """Whether the lot at ``pos`` lies in the region of region goal ``goal`` (rules §5.3)."""
+    return pos in _REGIONS[(goal, size)]
+
+
 def _competition_keys(
     goal: str,
     owner: Sequence[int],
@@ -432,24 +489,16 @@ def _competition_keys(
 ) -> list[tuple[int, ...] | None]:
     every_row = range(size)
     if goal == "grande":
-        above = [p for p in _lots(size, every_row, every_row) if height[p] > p // _ROW_STRIDE + 1]
+        above = [p for p in _lots(size, every_row, every_row) if height[p] > LOT_LEVELS[p]]
         return _region_keys(owner, height, num_colours, above)
     if goal == "gruppo":
         return _group_keys(owner, height, num_colours, size)
     if goal == "eccesso":
         # The key is the block count itself: there is no further tiebreak (rules §5.3).
         return [(n,) if n > 0 else None for n in personal_supply]
-    if goal == "dietro":
-        lots = _lots(size, (size - 2, size - 1), every_row)
-    elif goal == "colonna":
+    if goal == "colonna":
         return _column_keys(owner, height, num_colours, size)
-    elif goal == "bordo":
-        lots = _lots(size, every_row, (0, size - 1))
-    elif goal == "mezzo":
-        lots = _lots(size, every_row, (1, 2))
-    else:  # centro: rows 2-4 x columns B-D
-        lots = _lots(size, (1, 2, 3), (1, 2, 3))
-    return _region_keys(owner, height, num_colours, lots)
+    return _region_keys(owner, height, num_colours, _REGIONS[(goal, size)])
 
 
 def _check_goal_inputs(

@@ -204,7 +204,7 @@ def check_state(s: PositanoState) -> None:
             )
         if h and p not in on_board:
             fail(f"position {p} is off the {g.size}×{g.size} cliff but holds a building")
-        if h > p // 5 + 1 + C.MAX_LEVEL_BONUS:
+        if h > C.LOT_LEVELS[p] + C.MAX_LEVEL_BONUS:
             fail(f"lot {C.lot_name(p)}: height {h} exceeds regulation height + 2")
         if h and p not in s.lots_taken[o]:
             fail(f"lot {C.lot_name(p)}: colour {o} owns a building on a lot it did not draft")
