@@ -95,6 +95,29 @@ class BatchedEnv:
         order = jnp.lexsort((noise, jnp.broadcast_to(jnp.asarray(ends), noise.shape)), axis=-1)
         return jnp.take_along_axis(decks, order, axis=1)
 
+    def _rewards(self, games: Any, done: jax.Array) -> jax.Array:
+        """The returns of the games that ended (zeros elsewhere).
+
+        A game's returns may be computed from its final position (Positano scores it when
+        asked), so only the ended games are scored: they are gathered into a slice of an eighth
+        of the batch, or the whole batch is scored in the rare step where more than that ended.
+        """
+        g = self.game
+        k = max(1, self.batch_size // 8)
+        mask = done[:, None]
+
+        def every() -> jax.Array:
+            return jnp.where(mask, jax.vmap(g.rewards)(games), 0.0)
+
+        def some() -> jax.Array:
+            (idx,) = jnp.nonzero(done, size=k, fill_value=0)
+            sub = jax.tree.map(lambda x: x[idx], games)
+            real = jnp.arange(k) < done.sum()  # the rest are fillers pointing at slot 0
+            got = jnp.where(real[:, None], jax.vmap(g.rewards)(sub), 0.0)
+            return jnp.zeros((self.batch_size, g.num_players), jnp.float32).at[idx].add(got)
+
+        return jax.lax.cond(done.sum() > k, every, some)
+
     @functools.partial(jax.jit, static_argnums=0)
     def reset(self, key: jax.Array) -> tuple[EnvState, TimeStep]:
         """Deal ``batch_size`` games from ``key``."""
@@ -112,7 +135,7 @@ class BatchedEnv:
         g = self.game
         games = jax.vmap(g.step)(state.games, actions)
         done = jax.vmap(g.terminated)(games)
-        rewards = jax.vmap(g.rewards)(games)
+        rewards = self._rewards(games, done)
         key, k1, k2 = jax.random.split(state.key, 3)
         size = g.deck.size
         decks, i = state.next_decks, state.shuffled

@@ -35,6 +35,7 @@ import numpy as np
 
 from tabletop_gym.core.game import REWARD_TYPES, TERMINAL
 from tabletop_gym.envs.positano import components as C
+from tabletop_gym.envs.positano import scoring
 from tabletop_gym.envs.positano.rules import (
     A_ADD_ON,
     A_BLOCK,
@@ -170,7 +171,8 @@ class State(NamedTuple):
     order: jax.Array  # int8 (3, nc): colours in lot, block, build draft order this round
     reward_type: jax.Array  # int8: index into REWARD_TYPES
     terminated: jax.Array  # bool
-    rewards: jax.Array  # float32 (num_players,): the returns, set when the game ends
+    illegal: jax.Array  # bool: the game was ended by an illegal action
+    rewards: jax.Array  # float32 (num_players,): an illegal action's penalty, else zeros
 
 
 _DTYPES = {f: jnp.int8 for f in State._fields}
@@ -179,6 +181,7 @@ _DTYPES.update(
     hand_boosters=jnp.bool_,
     row_left=jnp.bool_,
     terminated=jnp.bool_,
+    illegal=jnp.bool_,
     rewards=jnp.float32,
 )
 
@@ -366,6 +369,7 @@ def init_from_deck(deck: jax.Array, config: PositanoConfig | None = None) -> Sta
         order=jnp.zeros((3, nc)),
         reward_type=REWARD_TYPES.index(config.reward_type),
         terminated=False,
+        illegal=False,
         rewards=jnp.zeros(n),
     )
     return _cast(s)
@@ -669,38 +673,43 @@ def _refresh(s: State) -> State:
     return jax.tree.map(lambda x, y: jnp.where(last, y, x), nxt, over)
 
 
-def _auto(s: State) -> State:
-    """One automatic step: end a draft phase, or (solo) take the leftmost tile (rules §7)."""
-    ph = s.phase
-    done = s.turn == _shape(s).nc
-    rows = _rows(s)
-    k = jnp.where(ph == DRAFT_LOT, 0, jnp.where(ph == DRAFT_BLOCK, 1, 2))
-    leftmost = rows[k][jnp.argmax(s.row_left[k])]
-    base = jnp.array([A_LOT, A_BLOCK, A_BUILD_TILE])[k]
-    drafts = [
-        lambda x, a, f=f: _cast_wide(f(x, a)) for f in (_draft_lot, _draft_block, _draft_build)
-    ]
-    taken = jax.lax.switch(k, drafts, s, base + leftmost)
-    ended = s._replace(
-        phase=jnp.where(ph == DRAFT_LOT, DRAFT_BLOCK, DRAFT_BUILD), turn=jnp.zeros_like(s.turn)
-    )
-    ended = jax.tree.map(lambda x, y: jnp.where(ph == DRAFT_BUILD, y, x), ended, _refresh(s))
-    return jax.tree.map(lambda x, y: jnp.where(done, y, x), taken, ended)
+def _select(cond: jax.Array, new: State, old: State) -> State:
+    return jax.tree.map(lambda x, y: jnp.where(cond, y, x), old, new)
 
 
-def _needs_auto(s: State) -> jax.Array:
-    ph = s.phase
-    drafting = (ph == DRAFT_LOT) | (ph == DRAFT_BLOCK) | (ph == DRAFT_BUILD)
-    if _shape(s).solo:
-        return drafting
-    return drafting & (s.turn == _shape(s).nc)
+def _end_phase(s: State, phase: int, nxt: int) -> State:
+    """Move on from a draft phase every colour has drafted in."""
+    done = (s.phase == phase) & (s.turn == _shape(s).nc)
+    return s._replace(phase=jnp.where(done, nxt, s.phase), turn=jnp.where(done, 0, s.turn))
+
+
+def _solo_take(s: State, phase: int, kind: int, base: int, draft: Any) -> State:
+    """Solo: the colour next in this draft order takes the row's leftmost tile (rules §7)."""
+    leftmost = _rows(s)[kind][jnp.argmax(s.row_left[kind])]
+    go = (s.phase == phase) & (s.turn < _shape(s).nc)
+    return _select(go, _cast_wide(draft(s, base + leftmost)), s)
 
 
 def _advance(s: State) -> State:
-    if _shape(s).solo:
-        return jax.lax.while_loop(_needs_auto, lambda x: _cast_wide(_auto(x)), s)
-    # With several players one automatic step (a phase end, maybe the refresh) is the most.
-    return jax.tree.map(lambda x, y: jnp.where(_needs_auto(s), y, x), s, _auto(s))
+    """Run the automatic steps up to the next decision.
+
+    Phase ends, the refresh and (solo) the tile allocation; within a round the phases only move
+    forward, so one pass suffices.
+    """
+    sh = _shape(s)
+    if sh.solo:
+        for _ in range(sh.nc):
+            s = _solo_take(s, DRAFT_LOT, 0, A_LOT, _draft_lot)
+    s = _end_phase(s, DRAFT_LOT, DRAFT_BLOCK)
+    if sh.solo:
+        for _ in range(sh.nc):
+            s = _solo_take(s, DRAFT_BLOCK, 1, A_BLOCK, _draft_block)
+    s = _end_phase(s, DRAFT_BLOCK, DRAFT_BUILD)
+    if sh.solo:
+        for _ in range(sh.nc):
+            s = _solo_take(s, DRAFT_BUILD, 2, A_BUILD_TILE, _draft_build)
+    over = (s.phase == DRAFT_BUILD) & (s.turn == sh.nc)
+    return _select(over, _cast_wide(_refresh(s)), s)
 
 
 def _cast_wide(s: State) -> State:
@@ -737,13 +746,11 @@ def step(s: State, action: jax.Array) -> State:
     legal = legal_action_mask(s)[jnp.clip(action, 0, NUM_ACTIONS - 1)] & (
         (action >= 0) & (action < NUM_ACTIONS)
     )
-    nxt = _decide(_widen(s), action)
-    ended = nxt.terminated & ~s.terminated
-    nxt = nxt._replace(rewards=jnp.where(ended, _returns(nxt), nxt.rewards))
-    nxt = _cast(nxt)
+    nxt = _cast(_decide(_widen(s), action))
     penalty = s._replace(
         phase=jnp.int8(OVER),
         terminated=jnp.bool_(True),
+        illegal=jnp.bool_(True),
         rewards=jnp.where(jnp.arange(sh.n) == p, -1.0, 0.0).astype(jnp.float32),
     )
     bad = ~legal & ~s.terminated
@@ -775,8 +782,13 @@ def terminated(s: State) -> jax.Array:
 
 
 def rewards(s: State) -> jax.Array:
-    """Float32 per seat: the returns by ``reward_type`` once the game is over, else zeros."""
-    return s.rewards
+    """Float32 per seat: the returns by ``reward_type`` once the game is over, else zeros.
+
+    Computed from the final position when asked (the batched env asks only for the games that
+    just ended); a game ended by an illegal action gives its penalty.
+    """
+    final = s.terminated & ~s.illegal
+    return jnp.where(final, _returns(_widen(s)), s.rewards)
 
 
 # --- scoring (rules §5, §7) ----------------------------------------------------------------------
@@ -838,20 +850,16 @@ def _goal_table(s: State) -> jax.Array:
         blocks = (sel * h[None, :]).sum(1)
         return _competition(count * 128 + blocks, count > 0)
 
-    def static_region(rows: Any, cols: Any) -> jax.Array:
-        lots = np.isin(row, rows) & np.isin(col, cols) & (row < size) & (col < size)
-        return region(jnp.asarray(lots))
+    def static_region(goal: str) -> jax.Array:
+        return region(jnp.asarray(np.isin(board, scoring.region_lots(goal, size))))
 
-    every = list(range(size))
     grande = region(h > level)
-    dietro = static_region([size - 2, size - 1], every)
-    bordo = static_region(every, [0, size - 1])
-    if size == 4:
-        middle = static_region(every, [1, 2])
-        mezzo, centro = middle, jnp.zeros(nc, jnp.int32)
-    else:
-        middle = static_region([1, 2, 3], [1, 2, 3])
-        mezzo, centro = jnp.zeros(nc, jnp.int32), middle
+    dietro = static_region("dietro")
+    bordo = static_region("bordo")
+    # Mezzo is played on 4×4 only, Centro on 5×5 only (rules §1.8).
+    none = jnp.zeros(nc, jnp.int32)
+    mezzo = static_region("mezzo") if size == 4 else none
+    centro = static_region("centro") if size == 5 else none
     # Colonna: each colour's best column by (buildings, blocks).
     colsel = mine[:, None, :] & (jnp.asarray(col)[None, None, :] == jnp.arange(5)[None, :, None])
     ccount = colsel.sum(2)
@@ -1230,7 +1238,8 @@ def from_reference(ref: PositanoState) -> State:
         "order": np.array(orders),
         "reward_type": REWARD_TYPES.index(cfg.reward_type),
         "terminated": terminal,
-        "rewards": np.array(ref.returns()),
+        "illegal": False,
+        "rewards": np.zeros(cfg.num_players),
     }
     return State(**{f: np.asarray(fields[f], dtype=_DTYPES[f]) for f in State._fields})
 
