@@ -8,9 +8,11 @@ is the one returned. Both methods are pure and ``jax.jit``-compiled, so they als
 
 A vmapped shuffle of the whole batch at every step (to have a deal ready wherever a game ends)
 would cost more than the game itself. Instead each game carries the deck of its next deal and
-shuffles it by one Fisher–Yates swap per step: a game lasts longer than the 49 swaps of a full
-shuffle (``min_decisions``), so the deck is a uniform permutation by the time it is dealt. A game
-that ends sooner (only an illegal action can end one) gets a full shuffle at that step.
+shuffles it by Fisher–Yates swaps, as many per step as finish the shuffle within the shortest
+game (``min_decisions``; one for Rapa Nui, whose 60-decision games outlast the 49 swaps), so the
+deck is a uniform permutation by the time it is dealt. A game that ends sooner (only an illegal
+action can end one) gets a full shuffle at that step. A deck of several segments (Positano's
+tiles, goal cards, star sets, ...) is shuffled segment by segment.
 
 :class:`VectorEnv` wraps it as a ``gymnasium.vector.VectorEnv`` with numpy arrays in and out,
 for people who do not write JAX (one policy plays every seat: the observation is always that of
@@ -37,7 +39,8 @@ class EnvState(NamedTuple):
     Attributes:
         games: The batched game states.
         key: The key of the next random draws.
-        next_decks: Per game, the deck of its next deal, shuffled one Fisher–Yates swap per step.
+        next_decks: Per game, the deck of its next deal, shuffled a few Fisher–Yates swaps per
+            step.
         shuffled: Per game, how many swaps of the pending shuffle are done (``len(deck) - 1``:
             complete, a uniform permutation).
     """
@@ -152,14 +155,17 @@ class BatchedEnv:
             return jnp.where(done.reshape((-1,) + (1,) * (old.ndim - 1)), new, old)
 
         games = jax.tree.map(pick, fresh, games)
-        # A dealt deck starts its next shuffle; one swap per step (a no-op once complete).
+        # A dealt deck starts its next shuffle: enough swaps per step to finish it within the
+        # shortest game (a no-op once complete).
         i = jnp.where(done, 0, i)
         rows = jnp.arange(self.batch_size)
-        ends = size if g.deck_ends is None else jnp.asarray(g.deck_ends)[i]
-        j = jax.random.randint(k1, (self.batch_size,), i, ends)
-        a, b = decks[rows, i], decks[rows, j]
-        decks = decks.at[rows, i].set(b).at[rows, j].set(a)
-        i = jnp.minimum(i + 1, size - 1)
+        swaps = -(-(size - 1) // max(1, g.min_decisions))
+        for k in [k1] if swaps == 1 else list(jax.random.split(k1, swaps)):
+            ends = size if g.deck_ends is None else jnp.asarray(g.deck_ends)[i]
+            j = jax.random.randint(k, (self.batch_size,), i, ends)
+            a, b = decks[rows, i], decks[rows, j]
+            decks = decks.at[rows, i].set(b).at[rows, j].set(a)
+            i = jnp.minimum(i + 1, size - 1)
         return EnvState(games, key, decks, i), self._timestep(games, rewards, done)
 
 
