@@ -5,7 +5,8 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
-.PHONY: venv test lint train bench playthroughs pictures baselines clean docs docs-build docs-tables
+.PHONY: venv test lint train bench playthroughs pictures baselines clean docs docs-build docs-tables \
+	browser screenshots
 
 # Extra venvs, built by `make test` only for their tests (docs/libraries.md): RLlib pins its own
 # gymnasium, and the core package is also tested on the oldest gymnasium/pettingzoo it claims.
@@ -23,7 +24,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install --quiet --upgrade pip
 	# torch first and pinned: any other version would pull a multi-GB build.
 	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -e ".[dev,train,bench,integrations,docs,jax,human,video]"
+	$(PIP) install --quiet -e ".[dev,train,bench,integrations,docs,jax,human,video,web,web-test]"
 	touch $(STAMP)
 
 $(RLLIB_STAMP): pyproject.toml
@@ -41,10 +42,23 @@ $(MIN_STAMP): pyproject.toml
 
 venv: $(STAMP)
 
+# The browser tests (tests/web/test_browser.py) drive the system's Chromium. Install Debian's
+# package when it is missing and this runs as root with apt-get; otherwise those tests skip and
+# say what is missing. Playwright itself never downloads a browser.
+browser:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then \
+		true; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		(apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium) \
+			>/dev/null || echo "apt-get could not install chromium: the browser tests will skip"; \
+	else \
+		echo "no chromium and no root apt-get to install it: the browser tests will skip"; \
+	fi
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 
-test: $(STAMP) $(RLLIB_STAMP) $(MIN_STAMP)
+test: $(STAMP) $(RLLIB_STAMP) $(MIN_STAMP) browser
 	$(VENV)/bin/ruff check .
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir build/site
 	$(PY) -m pytest -n 2 -q --ignore=$(RLLIB_TESTS)
@@ -80,6 +94,10 @@ playthroughs: $(STAMP)
 # The pictures of README.md and docs/envs/*.md, and the milliseconds per drawn frame.
 pictures: $(STAMP)
 	$(PY) bench/pictures.py
+
+# The screenshots of README.md and docs/web.md, taken by the browser tests while they play.
+screenshots: $(STAMP) browser
+	TABLETOP_GYM_SCREENSHOTS=docs/images $(PY) -m pytest -q -n 0 tests/web/test_browser.py
 
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) $(MIN_VENV) build site *.egg-info .pytest_cache .ruff_cache

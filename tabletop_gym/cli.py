@@ -1,11 +1,13 @@
-"""Command line: ``tabletop-gym play | replay | train | eval | league | bench | suite``.
+"""Command line: ``tabletop-gym play | replay | serve | train | eval | league | bench | suite``.
 
 Examples::
 
     tabletop-gym play --game rapa_nui --players 2 --seat 0 --opponents heuristic --seed 7
     tabletop-gym play --game positano --players 3 --seat 1 --save-record game.json
     tabletop-gym replay game.json --view 1 --gif game.gif
+    tabletop-gym serve --port 8000
     tabletop-gym train --env RapaNui-v0 --timesteps 200000
+    tabletop-gym train --backend rllib --env positano --players 3 --iterations 20
     tabletop-gym eval --game positano --players 2 --candidate heuristic --opponent random
     tabletop-gym league --game rapa_nui --players 2 --agents random heuristic ismcts:200 ppo
     tabletop-gym bench
@@ -21,6 +23,8 @@ import pathlib
 import subprocess
 import sys
 from typing import Any
+
+from tabletop_gym.registry import game_names, game_spec
 
 
 def _parse_kv(items: list[str]) -> dict[str, Any]:
@@ -54,7 +58,15 @@ def _agent_spec(text: str) -> Any:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    """Train MaskablePPO and evaluate it."""
+    """Train MaskablePPO (or, with ``--backend rllib``, RLlib PPO self-play) and evaluate it."""
+    if args.backend == "rllib":
+        return _train_rllib(args)
+    for flag in RLLIB_ONLY:
+        if getattr(args, flag) is not None:
+            raise CLIError(f"--{flag.replace('_', '-')} is a flag of --backend rllib")
+    env_kwargs = _parse_kv(args.set)
+    if args.players is not None:
+        env_kwargs["num_players"] = args.players
     from tabletop_gym.training import train
 
     train(
@@ -62,12 +74,45 @@ def cmd_train(args: argparse.Namespace) -> int:
         timesteps=args.timesteps,
         seed=args.seed,
         out=args.out,
-        n_envs=args.n_envs,
+        n_envs=8 if args.n_envs is None else args.n_envs,
         eval_games=args.eval_games,
         progress_bar=not args.no_progress,
-        env_kwargs=_parse_kv(args.set),
+        env_kwargs=env_kwargs,
         hparams=_parse_kv(args.hp),
         time_limit=args.time_limit,
+    )
+    return 0
+
+
+RLLIB_ONLY = ("iterations", "num_env_runners", "envs_per_runner", "address", "mapping",
+              "pool_size", "refresh_every")
+"""Flags of ``train`` that only the RLlib backend reads (``None`` unless given)."""
+
+
+def _train_rllib(args: argparse.Namespace) -> int:
+    """Multi-agent PPO self-play on Ray RLlib (ray is imported only here)."""
+    from tabletop_gym.integrations.rllib import require_ray, selfplay
+
+    if args.timesteps is not None or args.n_envs is not None:
+        raise CLIError("--timesteps and --n-envs are flags of --backend sb3; the RLlib backend "
+                       "takes --iterations, --num-env-runners and --envs-per-runner")
+    require_ray()
+    selfplay(
+        game=args.env,
+        num_players=2 if args.players is None else args.players,
+        iterations=20 if args.iterations is None else args.iterations,
+        mapping=args.mapping or "shared",
+        num_env_runners=args.num_env_runners or 0,
+        envs_per_runner=8 if args.envs_per_runner is None else args.envs_per_runner,
+        address=args.address,
+        out=args.out,
+        seed=args.seed,
+        eval_games=args.eval_games,
+        pool_size=4 if args.pool_size is None else args.pool_size,
+        refresh_every=5 if args.refresh_every is None else args.refresh_every,
+        time_limit=args.time_limit,
+        env_config=_parse_kv(args.set),
+        hparams=_parse_kv(args.hp),
     )
     return 0
 
@@ -167,8 +212,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     cfg = _parse_kv(args.set)
     cfg["num_players"] = args.players
     factory = _env_class(args.game)
-    if args.game == "positano":
-        cfg["split_bids"] = not args.one_step_bid
+    split = game_spec(args.game).split_switch
+    if split is not None:
+        cfg[split] = not args.one_step_bid
     env = factory(render_mode="ansi", **cfg)
     n = env.game.num_players
     if not 0 <= args.seat < n:
@@ -274,6 +320,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Run the web app: play, watch and replay games in the browser."""
+    try:
+        from tabletop_gym.web.app import serve
+    except ImportError:
+        raise CLIError('serve needs the web extra: pip install "tabletop-gym[web]"') from None
+    if not 0 <= args.port <= 65535:
+        raise CLIError(f"--port must be 0..65535, got {args.port}")
+    serve(host=args.host, port=args.port, runs_dir=args.runs, save_dir=args.save or None)
+    return 0
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     """Run the benchmark script of the source tree (bench/run.py)."""
     script = pathlib.Path.cwd() / "bench" / "run.py"
@@ -291,25 +349,49 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"tabletop-gym {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
 
-    t = sub.add_parser("train", help="train MaskablePPO on a registered env and evaluate it")
-    t.add_argument("--env", default="Positano-v0", help="Positano-v0 or RapaNui-v0")
+    t = sub.add_parser("train", help="train MaskablePPO on a registered env and evaluate it, "
+                       "or PPO self-play on Ray RLlib (--backend rllib)")
+    t.add_argument("--backend", default="sb3", choices=["sb3", "rllib"],
+                   help="sb3: MaskablePPO against bots (default); rllib: multi-agent PPO "
+                        "self-play on Ray RLlib (needs the rllib extra, docs/scale-out.md)")
+    t.add_argument("--env", default="Positano-v0",
+                   help="Positano-v0 or RapaNui-v0 (rllib: also positano or rapa_nui)")
+    t.add_argument("--players", type=int, default=None,
+                   help="seats at the table (rllib default 2)")
     t.add_argument("--timesteps", type=int, default=None)
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--out", default="runs")
-    t.add_argument("--n-envs", type=int, default=8)
+    t.add_argument("--n-envs", type=int, default=None, help="sb3: in-process envs (default 8)")
+    t.add_argument("--iterations", type=int, default=None,
+                   help="rllib: training iterations (default 20)")
+    t.add_argument("--num-env-runners", type=int, default=None,
+                   help="rllib: Ray actors stepping envs (default 0: in this process)")
+    t.add_argument("--envs-per-runner", type=int, default=None,
+                   help="rllib: envs each runner steps together (default 8)")
+    t.add_argument("--address", default=None,
+                   help="rllib: a running Ray cluster, auto or ray://host:10001 (default: "
+                        "start Ray locally)")
+    t.add_argument("--mapping", default=None, choices=["shared", "per_seat", "pool"],
+                   help="rllib: one policy for all seats (shared, default), one per seat, or a "
+                        "learner against a pool of its frozen snapshots")
+    t.add_argument("--pool-size", type=int, default=None, help="rllib pool: snapshots (4)")
+    t.add_argument("--refresh-every", type=int, default=None,
+                   help="rllib pool: iterations between two refreshes (5)")
     t.add_argument("--eval-games", type=int, default=200)
     t.add_argument("--no-progress", action="store_true")
     t.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                    help="env kwargs, e.g. num_players=2 opponents=heuristic")
     t.add_argument("--hp", nargs="*", default=[], metavar="KEY=VALUE",
-                   help="MaskablePPO settings over the defaults, e.g. net_arch=[64,64] "
-                        "obs_scaling=none (see tabletop_gym.training.DEFAULT_HPARAMS)")
+                   help="PPO settings over the defaults, e.g. net_arch=[64,64] "
+                        "obs_scaling=none (see tabletop_gym.training.DEFAULT_HPARAMS; rllib: "
+                        "lr=1e-4 hiddens=[64,64], tabletop_gym.integrations.rllib."
+                        "DEFAULT_HPARAMS)")
     t.add_argument("--time-limit", type=float, default=None,
                    help="stop training after this many seconds")
     t.set_defaults(func=cmd_train)
 
     e = sub.add_parser("eval", help="evaluate an agent with seat rotation and 95%% CIs")
-    e.add_argument("--game", default="positano", choices=["positano", "rapa_nui"])
+    e.add_argument("--game", default="positano", choices=game_names())
     e.add_argument("--players", type=int, default=2)
     e.add_argument("--candidate", default="heuristic",
                    help="random, heuristic, ismcts[:N[:heuristic]], ppo or model.zip")
@@ -322,7 +404,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.set_defaults(func=cmd_eval)
 
     lg = sub.add_parser("league", help="round robin with seat rotation, ratings and a heatmap")
-    lg.add_argument("--game", default="rapa_nui", choices=["positano", "rapa_nui"])
+    lg.add_argument("--game", default="rapa_nui", choices=game_names())
     lg.add_argument("--players", type=int, default=2)
     lg.add_argument("--agents", nargs="+", required=True,
                     help="random, heuristic, ismcts[:N[:heuristic]], ppo or model.zip")
@@ -335,7 +417,7 @@ def build_parser() -> argparse.ArgumentParser:
     lg.set_defaults(func=cmd_league)
 
     pl = sub.add_parser("play", help="play at the terminal against bots")
-    pl.add_argument("--game", default="rapa_nui", choices=["positano", "rapa_nui"])
+    pl.add_argument("--game", default="rapa_nui", choices=game_names())
     pl.add_argument("--players", type=int, default=2)
     pl.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1")
     pl.add_argument("--opponents", "--opponent", dest="opponents", default="heuristic",
@@ -357,6 +439,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--delay", type=int, default=500, help="GIF milliseconds per frame")
     r.add_argument("--pause", action="store_true", help="wait for Enter after each action")
     r.set_defaults(func=cmd_replay)
+
+    sv = sub.add_parser("serve", help="play, watch and replay games in the browser (web extra)")
+    sv.add_argument("--host", default="127.0.0.1",
+                    help="address to bind (default 127.0.0.1: this machine only)")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--runs", default="runs", help="folder whose game records can be replayed")
+    sv.add_argument("--save", default="runs/web",
+                    help="folder each finished game is written to as a record ('' : none)")
+    sv.set_defaults(func=cmd_serve)
 
     b = sub.add_parser("bench", help="run bench/run.py (every further flag is passed on)",
                        description="Run bench/run.py of a source checkout; every flag after "

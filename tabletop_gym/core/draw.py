@@ -1,10 +1,17 @@
-"""Drawing helpers shared by the game pictures (``render_mode="rgb_array"`` and ``"human"``).
+"""Drawing helpers of the game pictures: the env's frames and the board of the web app.
 
-Every picture is made of shapes and short labels drawn with Pillow's ``ImageDraw``. Text uses
-the font Pillow ships inside itself (Aileron Regular, CC0 public domain, embedded in Pillow 10.1
-and later and loaded by ``ImageFont.load_default(size)``), so a frame is drawn the same on every
-machine and the package carries no font file. Pillow is a core dependency; without its FreeType
-support (every Pillow wheel has it) the fixed bitmap font is used instead and a warning says so.
+The pictures serve ``render_mode="rgb_array"`` and ``"human"`` and the board that
+``tabletop-gym serve`` shows in the browser.
+
+A picture is first described as a :class:`Scene`: a list of shapes and short labels in drawing
+order. The same scene becomes a raster frame (:meth:`Scene.array`, drawn with Pillow's
+``ImageDraw``) or an SVG document (:meth:`Scene.svg`), so the env's frames and the board in the
+browser can never disagree. Text uses the font Pillow ships inside itself (Aileron Regular, CC0
+public domain, embedded in Pillow 10.1 and later and loaded by ``ImageFont.load_default(size)``),
+so a frame is drawn the same on every machine and the package carries no font file; labels are
+cut to fit with that font's widths, and the SVG names a sans-serif font of similar width. Pillow
+is a core dependency; without its FreeType support (every Pillow wheel has it) the fixed bitmap
+font is used instead and a warning says so.
 """
 
 from __future__ import annotations
@@ -12,6 +19,8 @@ from __future__ import annotations
 import functools
 import warnings
 from collections.abc import Sequence
+from typing import Any
+from xml.sax.saxutils import escape
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont, features
@@ -79,8 +88,28 @@ def text_colour(fill: Colour) -> Colour:
     return INK if 0.299 * r + 0.587 * g + 0.114 * b > 140 else (255, 255, 255)
 
 
-class Canvas:
-    """A fixed-size picture with the few drawing verbs the game pictures use.
+Shape = tuple[Any, ...]
+"""One drawing instruction of a :class:`Scene`: ``(verb, *arguments)``."""
+
+_SVG_ANCHOR_X = {"l": "start", "m": "middle", "r": "end"}
+# Pillow's vertical anchors (ascender, top, middle, baseline, bottom, descender) in SVG terms.
+_SVG_ANCHOR_Y = {"a": "text-before-edge", "t": "text-before-edge", "m": "central",
+                 "s": "alphabetic", "b": "text-after-edge", "d": "text-after-edge"}
+
+
+def _rgb(colour: Colour | None) -> str:
+    return "none" if colour is None else "#{:02x}{:02x}{:02x}".format(*colour)
+
+
+def _num(v: float) -> str:
+    return f"{v:.1f}".rstrip("0").rstrip(".")
+
+
+class Scene:
+    """A fixed-size picture described as shapes, with the drawing verbs the game pictures use.
+
+    The verbs record shapes in order; :meth:`array` draws them with Pillow and :meth:`svg` writes
+    them as SVG elements, so both outputs come from one description.
 
     Args:
         width: Width in pixels.
@@ -88,8 +117,9 @@ class Canvas:
     """
 
     def __init__(self, width: int, height: int):
-        self.image = Image.new("RGB", (width, height), BACKGROUND)
-        self.draw = ImageDraw.Draw(self.image)
+        self.width = width
+        self.height = height
+        self.shapes: list[Shape] = []
 
     def text(
         self,
@@ -100,10 +130,8 @@ class Canvas:
         anchor: str = "la",
     ) -> None:
         """Write ``text`` at ``xy`` (Pillow anchor, default left/ascender)."""
-        if not text:
-            return
-        mask, left, top = _text_mask(text, size, anchor)
-        self.image.paste(fill, (int(xy[0]) + left, int(xy[1]) + top), mask)
+        if text:
+            self.shapes.append(("text", (xy[0], xy[1]), text, size, fill, anchor))
 
     def text_width(self, text: str, size: int = 14) -> float:
         """Width of ``text`` in pixels at ``size``."""
@@ -126,26 +154,23 @@ class Canvas:
         radius: int = 0,
     ) -> None:
         """A (rounded) rectangle ``(x0, y0, x1, y1)``."""
-        if radius:
-            self.draw.rounded_rectangle(
-                tuple(box), radius=radius, fill=fill, outline=outline, width=width
-            )
-        else:
-            self.draw.rectangle(tuple(box), fill=fill, outline=outline, width=width)
+        self.shapes.append(("rect", tuple(box), fill, outline, width, radius))
 
-    def line(self, points: Sequence[tuple[float, float]], fill: Colour = INK, width: int = 1):
+    def line(
+        self, points: Sequence[tuple[float, float]], fill: Colour = INK, width: int = 1
+    ) -> None:
         """A polyline."""
-        self.draw.line(list(points), fill=fill, width=width)
+        self.shapes.append(("line", tuple(points), fill, width))
 
     def polygon(
         self, points: Sequence[tuple[float, float]], fill: Colour, outline: Colour = INK
     ) -> None:
         """A filled polygon."""
-        self.draw.polygon(list(points), fill=fill, outline=outline)
+        self.shapes.append(("polygon", tuple(points), fill, outline))
 
     def ellipse(self, box: Sequence[float], fill: Colour, outline: Colour | None = INK) -> None:
         """A filled ellipse in ``box``."""
-        self.draw.ellipse(tuple(box), fill=fill, outline=outline)
+        self.shapes.append(("ellipse", tuple(box), fill, outline))
 
     def cross(self, box: Sequence[float], fill: Colour = FAINT, width: int = 2) -> None:
         """An X through ``box`` (a removed lot)."""
@@ -169,5 +194,71 @@ class Canvas:
             self.text((box[0] + 10, box[1] + 7), title, 15, INK)
 
     def array(self) -> np.ndarray:
-        """The picture as a fresh ``(H, W, 3)`` uint8 array."""
-        return np.array(self.image, dtype=np.uint8)
+        """The picture as a fresh ``(H, W, 3)`` uint8 array (drawn with Pillow)."""
+        image = Image.new("RGB", (self.width, self.height), BACKGROUND)
+        draw = ImageDraw.Draw(image)
+        for verb, *args in self.shapes:
+            if verb == "text":
+                (x, y), text, size, fill, anchor = args
+                mask, left, top = _text_mask(text, size, anchor)
+                image.paste(fill, (int(x) + left, int(y) + top), mask)
+            elif verb == "rect":
+                box, fill, outline, width, radius = args
+                if radius:
+                    draw.rounded_rectangle(box, radius=radius, fill=fill, outline=outline,
+                                           width=width)
+                else:
+                    draw.rectangle(box, fill=fill, outline=outline, width=width)
+            elif verb == "line":
+                points, fill, width = args
+                draw.line(list(points), fill=fill, width=width)
+            elif verb == "polygon":
+                points, fill, outline = args
+                draw.polygon(list(points), fill=fill, outline=outline)
+            else:  # ellipse
+                box, fill, outline = args
+                draw.ellipse(box, fill=fill, outline=outline)
+        return np.array(image, dtype=np.uint8)
+
+    def svg(self) -> str:
+        """The picture as a standalone SVG document (the same shapes, in the same order)."""
+        out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width}" '
+               f'height="{self.height}" viewBox="0 0 {self.width} {self.height}" '
+               'font-family="Helvetica, Arial, sans-serif">',
+               f'<rect width="{self.width}" height="{self.height}" fill="{_rgb(BACKGROUND)}"/>']
+        for verb, *args in self.shapes:
+            if verb == "text":
+                (x, y), text, size, fill, anchor = args
+                out.append(
+                    f'<text x="{_num(x)}" y="{_num(y)}" font-size="{size}" fill="{_rgb(fill)}" '
+                    f'text-anchor="{_SVG_ANCHOR_X[anchor[0]]}" '
+                    f'dominant-baseline="{_SVG_ANCHOR_Y[anchor[1]]}">{escape(text)}</text>')
+            elif verb == "rect":
+                (x0, y0, x1, y1), fill, outline, width, radius = args
+                # Pillow's boxes include both corners and stroke inside them.
+                inset = width / 2 if outline is not None else 0
+                stroke = (f' stroke="{_rgb(outline)}" stroke-width="{width}"'
+                          if outline is not None else "")
+                out.append(
+                    f'<rect x="{_num(x0 + inset)}" y="{_num(y0 + inset)}" '
+                    f'width="{_num(max(0, x1 - x0 + 1 - 2 * inset))}" '
+                    f'height="{_num(max(0, y1 - y0 + 1 - 2 * inset))}" rx="{radius}" '
+                    f'fill="{_rgb(fill)}"{stroke}/>')
+            elif verb == "line":
+                points, fill, width = args
+                pts = " ".join(f"{_num(x)},{_num(y)}" for x, y in points)
+                out.append(f'<polyline points="{pts}" fill="none" stroke="{_rgb(fill)}" '
+                           f'stroke-width="{width}"/>')
+            elif verb == "polygon":
+                points, fill, outline = args
+                pts = " ".join(f"{_num(x)},{_num(y)}" for x, y in points)
+                out.append(f'<polygon points="{pts}" fill="{_rgb(fill)}" '
+                           f'stroke="{_rgb(outline)}"/>')
+            else:  # ellipse
+                (x0, y0, x1, y1), fill, outline = args
+                out.append(
+                    f'<ellipse cx="{_num((x0 + x1) / 2)}" cy="{_num((y0 + y1) / 2)}" '
+                    f'rx="{_num((x1 - x0) / 2)}" ry="{_num((y1 - y0) / 2)}" fill="{_rgb(fill)}" '
+                    f'stroke="{_rgb(outline)}"/>')
+        out.append("</svg>")
+        return "\n".join(out)

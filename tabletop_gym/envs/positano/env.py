@@ -15,7 +15,7 @@ from tabletop_gym.core.observer import Observer
 from tabletop_gym.core.parallel import TabletopParallelEnv
 from tabletop_gym.core.render import RENDER_MODES
 from tabletop_gym.envs.positano.observer import PositanoObserver
-from tabletop_gym.envs.positano.picture import draw_positano
+from tabletop_gym.envs.positano.picture import draw_positano, scene_positano
 from tabletop_gym.envs.positano.render import describe_events, render_text
 from tabletop_gym.envs.positano.rules import PositanoGame
 from tabletop_gym.wrappers.turn_based import TurnBasedGame, TurnBasedObserver, TurnBasedState
@@ -57,6 +57,7 @@ class raw_env(TabletopAECEnv):
     observer_class = PositanoObserver
     renderer = staticmethod(_render)
     painter = staticmethod(draw_positano)
+    scene = staticmethod(scene_positano)
     narrator = staticmethod(describe_events)
 
     def __init__(self, split_bids: bool = False, **kwargs: Any):

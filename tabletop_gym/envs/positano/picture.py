@@ -24,7 +24,7 @@ from tabletop_gym.core.draw import (
     INK,
     SEA,
     SEAT_COLOURS,
-    Canvas,
+    Scene,
     shade,
     text_colour,
 )
@@ -34,7 +34,7 @@ from tabletop_gym.envs.positano.render import GOAL_TEXT
 from tabletop_gym.envs.positano.rules import PositanoState
 from tabletop_gym.envs.positano.scoring import visible_blocks
 
-__all__ = ["draw_positano", "frame_size"]
+__all__ = ["draw_positano", "frame_size", "scene_positano"]
 
 ROOF_COLOURS = ((0, 0, 0), (184, 115, 51), (192, 192, 204), (232, 190, 40))
 """Fill of each roof rank (index 1 Bronze, 2 Silver, 3 Gold)."""
@@ -73,7 +73,7 @@ def _card(card: int) -> str:
     return f"#{c.number} {c.lot}/{c.block}/{c.build}"
 
 
-def _draw_building(cv: Canvas, x: float, base: float, height: int, seen: int, roof: int,
+def _draw_building(cv: Scene, x: float, base: float, height: int, seen: int, roof: int,
                    colour: tuple[int, int, int]) -> None:
     """Stack of ``height`` blocks standing on ``base``; the lowest ``height - seen`` hatched."""
     w = 40
@@ -89,7 +89,7 @@ def _draw_building(cv: Canvas, x: float, base: float, height: int, seen: int, ro
     cv.text((x + w / 2, top - 5), "BSG"[roof - 1], 10, INK, anchor="mm")
 
 
-def _cliff(cv: Canvas, s: PositanoState) -> None:
+def _cliff(cv: Scene, s: PositanoState) -> None:
     g = s.game
     size = g.size
     seen = visible_blocks(s.height, size)
@@ -145,7 +145,7 @@ def _cliff(cv: Canvas, s: PositanoState) -> None:
     cv.text((GRID_X + size * CELL_W / 2, bottom + 30), "sea", 11, (255, 255, 255), anchor="mm")
 
 
-def _tile(cv: Canvas, x: float, y: float, label: str, fill: tuple[int, int, int],
+def _tile(cv: Scene, x: float, y: float, label: str, fill: tuple[int, int, int],
           gelato: int = 0, sub: str = "") -> None:
     cv.rect((x, y, x + 70, y + 40), fill=fill, outline=shade(fill, 0.6), radius=5)
     ink = text_colour(fill)
@@ -156,7 +156,7 @@ def _tile(cv: Canvas, x: float, y: float, label: str, fill: tuple[int, int, int]
         cv.ellipse((x + 58 - 9 * k, y + 3, x + 66 - 9 * k, y + 11), (250, 170, 200))
 
 
-def _beach(cv: Canvas, s: PositanoState, x0: float) -> float:
+def _beach(cv: Scene, s: PositanoState, x0: float) -> float:
     g = s.game
     y = HEADER + 10
     cv.text((x0, y), "Beach Board (left to right; pink dots are gelato)", 14)
@@ -181,7 +181,7 @@ def _beach(cv: Canvas, s: PositanoState, x0: float) -> float:
     return y
 
 
-def _goals(cv: Canvas, s: PositanoState, x0: float, y: float) -> float:
+def _goals(cv: Scene, s: PositanoState, x0: float, y: float) -> float:
     y += 6
     cv.text((x0, y), "Goals (6/3 = points for the most / second most)", 14)
     y += 22
@@ -212,7 +212,7 @@ def _bid_text(s: PositanoState, colour: int, sealed: list[bool], own: str | None
     return "-"
 
 
-def _table(cv: Canvas, s: PositanoState, y: float, viewer: int | None, sealed: list[bool],
+def _table(cv: Scene, s: PositanoState, y: float, viewer: int | None, sealed: list[bool],
            own: str | None) -> None:
     g = s.game
     cols = (16, 180, 300, 370, 450, 520, 890, 1020)
@@ -291,7 +291,7 @@ def _decision(s: PositanoState, sealed: list[bool], bidder: int) -> str:
     return f"{_who(s, c)} {names.get(ph, ph)}"
 
 
-def draw_positano(state: State, viewer: int | None = None) -> np.ndarray:
+def scene_positano(state: State, viewer: int | None = None) -> Scene:
     """The table as ``viewer`` sees it, drawn; ``None`` is the public (spectator) view.
 
     Args:
@@ -299,7 +299,8 @@ def draw_positano(state: State, viewer: int | None = None) -> np.ndarray:
         viewer: The seat whose hand (and own committed bid) is shown, or ``None``.
 
     Returns:
-        An ``(H, W, 3)`` uint8 array of the size :func:`frame_size` gives for the configuration.
+        The :class:`~tabletop_gym.core.draw.Scene` (shapes) of the size :func:`frame_size` gives
+        for the configuration.
     """
     inner: Any = getattr(state, "inner", state)
     s: PositanoState = inner
@@ -319,7 +320,7 @@ def draw_positano(state: State, viewer: int | None = None) -> np.ndarray:
         if viewer is not None and pending[viewer] is not None:
             own = s.action_to_string(pending[viewer], viewer)
     w, h = frame_size(g.size, g.num_colours)
-    cv = Canvas(w, h)
+    cv = Scene(w, h)
     mode = "solo against Otto Amalfi" if g.solo else f"{n} players"
     cv.rect((0, 0, w, HEADER - 8), fill=(40, 70, 110))
     title = (f"Positano  |  {mode}, {g.size}x{g.size}  |  round {min(s.round, g.num_rounds)} of "
@@ -333,4 +334,9 @@ def draw_positano(state: State, viewer: int | None = None) -> np.ndarray:
     y = _goals(cv, s, x0, y)
     table_y = max(_cliff_height(g.size), y + 8)
     _table(cv, s, table_y, viewer, sealed, own)
-    return cv.array()
+    return cv
+
+
+def draw_positano(state: State, viewer: int | None = None) -> np.ndarray:
+    """:func:`scene_positano` drawn as an ``(H, W, 3)`` uint8 frame."""
+    return scene_positano(state, viewer).array()

@@ -12,7 +12,7 @@ from tabletop_gym.core.aec import OrderEnforcing, TabletopAECEnv
 from tabletop_gym.core.parallel import TabletopParallelEnv
 from tabletop_gym.core.render import RENDER_MODES
 from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
-from tabletop_gym.envs.rapa_nui.picture import draw_rapa_nui
+from tabletop_gym.envs.rapa_nui.picture import draw_rapa_nui, scene_rapa_nui
 from tabletop_gym.envs.rapa_nui.render import describe_events, render_text
 from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
 
@@ -32,6 +32,7 @@ class raw_env(TabletopAECEnv):
     observer_class = RapaNuiObserver
     renderer = staticmethod(render_text)
     painter = staticmethod(draw_rapa_nui)
+    scene = staticmethod(scene_rapa_nui)
     narrator = staticmethod(describe_events)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_gym.core.draw import FAINT, INK, SEAT_COLOURS, Canvas, shade, text_colour
+from tabletop_gym.core.draw import FAINT, INK, SEAT_COLOURS, Scene, shade, text_colour
 from tabletop_gym.core.game import State
 from tabletop_gym.envs.rapa_nui.rules import (
     CARD_NAMES,
@@ -25,7 +25,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
     RapaNuiState,
 )
 
-__all__ = ["draw_rapa_nui", "frame_size"]
+__all__ = ["draw_rapa_nui", "frame_size", "scene_rapa_nui"]
 
 CARD_COLOURS = (
     (140, 96, 60),  # Woodcutter
@@ -53,19 +53,19 @@ def frame_size(num_players: int) -> tuple[int, int]:
     return WIDTH, max(HEADER + 470, HEADER + 28 + num_players * PLAYER_H) + 4
 
 
-def _card(cv: Canvas, box: tuple[float, float, float, float], t: int, size: int = 13) -> None:
+def _card(cv: Scene, box: tuple[float, float, float, float], t: int, size: int = 13) -> None:
     fill = CARD_COLOURS[t]
     cv.rect(box, fill=fill, outline=shade(fill, 0.55), radius=5)
     cv.text(((box[0] + box[2]) / 2, (box[1] + box[3]) / 2), CARD_NAMES[t], size,
             text_colour(fill), anchor="mm")
 
 
-def _back(cv: Canvas, box: tuple[float, float, float, float], edge: tuple[int, int, int]) -> None:
+def _back(cv: Scene, box: tuple[float, float, float, float], edge: tuple[int, int, int]) -> None:
     cv.rect(box, fill=BACK, outline=edge, width=2, radius=3)
     cv.hatch((box[0] + 3, box[1] + 3, box[2] - 3, box[3] - 3), shade(BACK, 1.35), step=6)
 
 
-def _columns(cv: Canvas, s: RapaNuiState) -> None:
+def _columns(cv: Scene, s: RapaNuiState) -> None:
     x0, y0 = 14, HEADER + 6
     cv.text((x0, y0), "General display (front card on top: the next draw takes it)", 14)
     for c, col in enumerate(s.columns()):
@@ -86,7 +86,7 @@ def _columns(cv: Canvas, s: RapaNuiState) -> None:
     cv.text((x0 + 330, y), f"Moai removed from the game: {s.removed_moai()}", 14)
 
 
-def _stone(cv: Canvas, s: RapaNuiState, viewer: int | None) -> int:
+def _stone(cv: Scene, s: RapaNuiState, viewer: int | None) -> int:
     x0, y0 = 14, HEADER + 264
     over = s.is_terminal()
     cv.panel((x0 - 4, y0, x0 + 4 * (COL_W + 10) - 6, y0 + 196), "Offering stone")
@@ -135,7 +135,7 @@ def _stone(cv: Canvas, s: RapaNuiState, viewer: int | None) -> int:
     return y0 + 196
 
 
-def _players(cv: Canvas, s: RapaNuiState, viewer: int | None) -> None:
+def _players(cv: Scene, s: RapaNuiState, viewer: int | None) -> None:
     x0, y0 = 660, HEADER + 6
     over = s.is_terminal()
     breakdown = s.score_breakdown()
@@ -205,7 +205,7 @@ def _decision(s: RapaNuiState) -> str:
     }.get(ph, f"Moai scoring: Seat {d} splits {s.moai_units(d)} unit(s)")
 
 
-def draw_rapa_nui(state: State, viewer: int | None = None) -> np.ndarray:
+def scene_rapa_nui(state: State, viewer: int | None = None) -> Scene:
     """The table as ``viewer`` sees it, drawn; ``None`` is the public (spectator) view.
 
     Args:
@@ -213,7 +213,8 @@ def draw_rapa_nui(state: State, viewer: int | None = None) -> np.ndarray:
         viewer: The seat whose hand, offering-card kinds and own face-down cards are shown.
 
     Returns:
-        An ``(H, W, 3)`` uint8 array of the size :func:`frame_size` gives for the player count.
+        The :class:`~tabletop_gym.core.draw.Scene` (shapes) of the size :func:`frame_size` gives
+        for the player count.
     """
     assert isinstance(state, RapaNuiState)
     s = state
@@ -221,7 +222,7 @@ def draw_rapa_nui(state: State, viewer: int | None = None) -> np.ndarray:
     if viewer is not None and not (isinstance(viewer, int) and 0 <= viewer < n):
         raise ValueError(f"viewer must be a seat 0..{n - 1} or None, got {viewer!r}")
     w, h = frame_size(n)
-    cv = Canvas(w, h)
+    cv = Scene(w, h)
     cv.rect((0, 0, w, HEADER - 8), fill=(92, 70, 52))
     title = f"Rapa Nui  |  {n} players  |  {_decision(s)}"
     cv.text((14, 12), cv.fit(title, w - 200, 18), 18, (255, 255, 255))
@@ -230,4 +231,9 @@ def draw_rapa_nui(state: State, viewer: int | None = None) -> np.ndarray:
     _columns(cv, s)
     _stone(cv, s, viewer)
     _players(cv, s, viewer)
-    return cv.array()
+    return cv
+
+
+def draw_rapa_nui(state: State, viewer: int | None = None) -> np.ndarray:
+    """:func:`scene_rapa_nui` drawn as an ``(H, W, 3)`` uint8 frame."""
+    return scene_rapa_nui(state, viewer).array()

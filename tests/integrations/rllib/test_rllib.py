@@ -10,7 +10,6 @@ import warnings
 
 import numpy as np
 import pytest
-import ray
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -22,13 +21,6 @@ from ray.tune.registry import register_env
 from tabletop_gym.integrations.rllib import rllib_env
 
 CASES = [("rapa_nui", {"num_players": 2}), ("positano", {"num_players": 2})]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def ray_local():
-    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
 
 
 @pytest.mark.parametrize("parallel", [False, True], ids=["aec", "parallel"])
