@@ -34,7 +34,7 @@ def test_maskable_ppo_reads_the_masks_and_trains_on_positano():
     obs = env.reset()
     assert obs.shape == (8, 1392)
     masks = get_action_masks(env)
-    # rules §3.1: every game opens with seat 0's bid, any of 7 cards with any of 6 boosters.
+    # docs/rules/positano.md §3.1: every game opens with seat 0's bid, any of 7 cards with any of 6 boosters.
     assert masks.shape == (8, 192) and masks.sum(1).tolist() == [42] * 8
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0,
                         policy_kwargs={"net_arch": [32]}, device="cpu")
