@@ -425,7 +425,7 @@ class RapaNuiHeuristic:
             self._unit_value(w, t) * self._base_rel_gain(w, t) for t in range(NUM_CARD_TYPES)
         ]
         # The unseen pool (other hands and the draw pile) gives a refill's expected card.
-        pool = list(self._totals)
+        pool: list[float] = list(self._totals)
         for disp in w.displays:
             for t in range(NUM_CARD_TYPES):
                 pool[t] -= disp[t]

@@ -95,6 +95,7 @@ def _env_classes() -> tuple[type, type]:
 
         log_scale: bool
         _counts: np.ndarray
+        observation_space: Any  # set by the RLlib env class this one is mixed into
 
         def __init__(self, env: Any, log_scale: bool = False):
             super().__init__(env)  # type: ignore[call-arg]
