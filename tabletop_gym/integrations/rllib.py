@@ -118,10 +118,11 @@ def _env_classes() -> tuple[type, type]:
                 raw = self.get_sub_environments
                 state = raw.game_state
                 if state.is_terminal():  # an illegal action ends a game that is not over
-                    returns = state.returns()
+                    returns, scores = state.returns(), state.scores()
                     seats = raw.possible_agents
                     infos = {a: {**infos.get(a, {}),
-                                 "final_return": float(returns[seats.index(a)])}
+                                 "final_return": float(returns[seats.index(a)]),
+                                 "final_score": float(scores[seats.index(a)])}
                              for a in obs}
             return self._obs(obs), rewards, terms, truncs, infos
 
@@ -138,8 +139,9 @@ def rllib_env(game: str, parallel: bool = False, log_scale: bool = False, **kwar
     """An RLlib ``MultiAgentEnv`` over ``game``: observations ``{"observations", "action_mask"}``.
 
     A subclass of RLlib's ``PettingZooEnv`` (or ``ParallelPettingZooEnv``) that, when the game
-    ends, adds ``"final_return"`` (the env's own return of that seat, ``State.returns()``) to
-    every agent's info, so that RLlib's episode returns can be checked against it.
+    ends, adds ``"final_return"`` (the env's own return of that seat, ``State.returns()``) and
+    ``"final_score"`` to every agent's info, so that RLlib's episode returns can be checked
+    against it (and self-play, where the returns sum to 0, shows its scores).
 
     Args:
         game: ``"positano"`` or ``"rapa_nui"``.
@@ -280,9 +282,10 @@ def on_episode_end(*, episode: Any, metrics_logger: Any, **kwargs: Any) -> None:
     ``tabletop/illegal_actions`` (sum) counts agents whose game ended on their illegal action;
     ``tabletop/return_mismatch`` (max) is the largest ``|RLlib's agent return - final_return|``
     (0 when every agent's episode return is the env's own final return);
-    ``tabletop/returns_checked`` (sum) counts the agents compared.
+    ``tabletop/returns_checked`` (sum) counts the agents compared; ``tabletop/score`` (mean)
+    is the mean final score of the seats.
     """
-    illegal, worst, checked = 0, 0.0, 0
+    illegal, worst, checked, scores = 0, 0.0, 0, []
     for sa in episode.agent_episodes.values():
         info = sa.get_infos(-1) if len(sa.infos) else {}
         if "illegal_action" in info and isinstance(info["illegal_action"], dict):
@@ -290,9 +293,13 @@ def on_episode_end(*, episode: Any, metrics_logger: Any, **kwargs: Any) -> None:
         if "final_return" in info:
             worst = max(worst, abs(float(sa.get_return()) - info["final_return"]))
             checked += 1
+            scores.append(info["final_score"])
     metrics_logger.log_value(("tabletop", "illegal_actions"), illegal, reduce="sum")
     metrics_logger.log_value(("tabletop", "return_mismatch"), worst, reduce="max")
     metrics_logger.log_value(("tabletop", "returns_checked"), checked, reduce="sum")
+    if scores:
+        metrics_logger.log_value(("tabletop", "score"), float(np.mean(scores)), reduce="mean",
+                                 window=100)
 
 
 def _at_least(**checks: tuple[int, int]) -> None:
@@ -580,6 +587,7 @@ def progress_row(result: dict, seconds: float, steps_before: int) -> dict[str, A
                                          default=0.0)),
         "returns_checked": int(_metric(result, "env_runners", "tabletop", "returns_checked",
                                        default=0)),
+        "score_mean": float(_metric(result, "env_runners", "tabletop", "score")),
     }
 
 
@@ -589,7 +597,8 @@ def format_progress(row: dict[str, Any], iterations: int) -> str:
     return (f"iter {row['iteration']:>3}/{iterations}  {row['env_steps']:>8} env steps  "
             f"{row['env_steps_per_s']:7.1f} steps/s  episodes {row['episodes']:>4}  "
             f"return {row['episode_return_mean']:+.3f} ({per_module})  "
-            f"length {row['episode_len_mean']:.1f}  illegal {row['illegal_actions']}  "
+            f"length {row['episode_len_mean']:.1f}  score {row['score_mean']:.1f}  "
+            f"illegal {row['illegal_actions']}  "
             f"[sample {row['sample_s']:.1f} s, learn {row['learn_s']:.1f} s]")
 
 

@@ -104,6 +104,7 @@ def test_selfplay_with_an_opponent_pool_trains_checks_and_evaluates(tmp_path, ca
         assert row["illegal_actions"] == 0
         assert row["return_mismatch"] == 0.0
         assert row["returns_checked"] == 2 * row["episodes"]
+        assert row["score_mean"] >= 0  # NaN if no game ended (NaN >= 0 is False)
     assert sum(row["episodes"] for row in res.progress) >= 2
     assert res.env_steps >= 1024
     names = {p.name for p in res.run_dir.iterdir()}
