@@ -57,8 +57,6 @@ INSTALL_HINT = (
 MAPPINGS = ("shared", "per_seat", "pool")
 """The policy mappings of :func:`policy_mapping`."""
 
-GAME_ALIASES = {"Positano-v0": "positano", "positano_v0": "positano",
-                "RapaNui-v0": "rapa_nui", "rapa_nui_v0": "rapa_nui"}
 
 
 def require_ray() -> None:
@@ -71,10 +69,12 @@ def require_ray() -> None:
 
 def game_name(game: str) -> str:
     """``"positano"`` or ``"rapa_nui"`` from a game name or a registered env id."""
-    name = GAME_ALIASES.get(game, game)
+    from tabletop_gym.training import GAME_OF
+
+    name = GAME_OF.get(game, game)
     if name not in GAMES:
         raise ValueError(f"unknown game {game!r}; choose one of {sorted(GAMES)} "
-                         f"(or the env ids {sorted(k for k in GAME_ALIASES if '-' in k)})")
+                         f"(or the env ids {sorted(GAME_OF)})")
     return name
 
 
