@@ -579,8 +579,6 @@ def progress_row(result: dict, seconds: float, steps_before: int) -> dict[str, A
         # A module that finished no episode in the metrics window reports NaN: left out.
         "module_returns": {k: round(float(v), 3) for k, v in sorted(modules.items())
                            if v == v},
-        "sample_s": round(float(_metric(result, "timers", "env_runner_sampling_timer")), 2),
-        "learn_s": round(float(_metric(result, "timers", "learner_update_timer")), 2),
         "illegal_actions": int(_metric(result, "env_runners", "tabletop", "illegal_actions",
                                        default=0)),
         "return_mismatch": float(_metric(result, "env_runners", "tabletop", "return_mismatch",
@@ -598,8 +596,7 @@ def format_progress(row: dict[str, Any], iterations: int) -> str:
             f"{row['env_steps_per_s']:7.1f} steps/s  episodes {row['episodes']:>4}  "
             f"return {row['episode_return_mean']:+.3f} ({per_module})  "
             f"length {row['episode_len_mean']:.1f}  score {row['score_mean']:.1f}  "
-            f"illegal {row['illegal_actions']}  "
-            f"[sample {row['sample_s']:.1f} s, learn {row['learn_s']:.1f} s]")
+            f"illegal {row['illegal_actions']}")
 
 
 def selfplay(
@@ -653,6 +650,7 @@ def selfplay(
     from tabletop_gym.provenance import metadata
 
     require_ray()
+    import ray
     import torch
 
     name = game_name(game)
@@ -670,7 +668,8 @@ def selfplay(
     env_cfg = dict(config.env_config)
     game_cfg = {k: v for k, v in env_cfg.items() if k not in ("log_scale", "num_players")}
     (run_dir / "selfplay.json").write_text(json.dumps({
-        "metadata": metadata(backend="rllib", game=name, seed=seed), "game": name,
+        "metadata": metadata(backend="rllib", ray=ray.__version__, game=name,
+                             seed=seed), "game": name,
         "num_players": num_players, "mapping": mapping, "num_env_runners": num_env_runners,
         "envs_per_runner": envs_per_runner,
         "env_config": env_cfg, "hparams": {**DEFAULT_HPARAMS, **(hparams or {})},

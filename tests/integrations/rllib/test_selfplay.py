@@ -7,6 +7,7 @@ Runs in ``.venv-rllib`` (``make test``), where Ray is installed.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import runpy
@@ -27,6 +28,7 @@ from tabletop_gym.integrations.rllib import (
     module_path,
     policy_mapping,
     ppo_config,
+    rllib_env,
     selfplay,
 )
 
@@ -61,6 +63,42 @@ def test_policy_mappings_seat_the_modules():
         policy_mapping("league", seats)
     with pytest.raises(ValueError, match="at least 1"):
         policy_mapping("pool", seats, pool_size=0)
+
+
+def _player_counts(game):
+    config = make_env(game).unwrapped.game.config
+    low, high = next(f.metadata["range"] for f in dataclasses.fields(config)
+                     if f.name == "num_players")
+    return range(max(low, 2), high + 1)  # multi-agent: at least two seats
+
+
+CASES = [(game, n) for game in ("positano", "rapa_nui") for n in _player_counts(game)]
+
+
+@pytest.mark.parametrize(("game", "n"), CASES, ids=[f"{g}-{n}p" for g, n in CASES])
+def test_every_player_count_plays_out_with_the_final_returns_in_the_infos(game, n):
+    env = rllib_env(game, num_players=n, log_scale=True)
+    raw = env.get_sub_environments
+    obs, _ = env.reset(seed=n)
+    rng = np.random.default_rng(n)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    done = False
+    while not done:
+        (agent,) = obs  # AEC: the one agent to act observes, with a legal move in its mask
+        legal = np.flatnonzero(obs[agent]["action_mask"])
+        assert legal.tolist() == raw.legal_actions(agent)
+        assert env.observation_space[agent].contains(obs[agent])  # log1p keeps the bounds
+        obs, rewards, terms, truncs, infos = env.step({agent: int(rng.choice(legal))})
+        for a, r in rewards.items():
+            totals[a] += r
+        done = terms["__all__"]
+    # Every seat observes the end once, with its own final return and score in its info.
+    assert set(obs) == set(infos) == set(raw.possible_agents)
+    returns, scores = raw.game_state.returns(), raw.game_state.scores()
+    # RLlib's wrapper lists its agents from a set: the seat order is the raw env's.
+    for seat, agent in enumerate(raw.possible_agents):
+        assert infos[agent]["final_return"] == returns[seat] == totals[agent]
+        assert infos[agent]["final_score"] == scores[seat]
 
 
 class _Checked:
