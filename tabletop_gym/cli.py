@@ -24,6 +24,8 @@ import subprocess
 import sys
 from typing import Any
 
+from tabletop_gym.registry import game_names, game_spec
+
 
 def _parse_kv(items: list[str]) -> dict[str, Any]:
     """``key=value`` pairs; values are read as JSON when they parse, else as strings."""
@@ -211,8 +213,9 @@ def cmd_play(args: argparse.Namespace) -> int:
     cfg = _parse_kv(args.set)
     cfg["num_players"] = args.players
     factory = _env_class(args.game)
-    if args.game == "positano":
-        cfg["split_bids"] = not args.one_step_bid
+    split = game_spec(args.game).split_switch
+    if split is not None:
+        cfg[split] = not args.one_step_bid
     env = factory(render_mode="ansi", **cfg)
     n = env.game.num_players
     if not 0 <= args.seat < n:
@@ -389,7 +392,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.set_defaults(func=cmd_train)
 
     e = sub.add_parser("eval", help="evaluate an agent with seat rotation and 95%% CIs")
-    e.add_argument("--game", default="positano", choices=["positano", "rapa_nui"])
+    e.add_argument("--game", default="positano", choices=game_names())
     e.add_argument("--players", type=int, default=2)
     e.add_argument("--candidate", default="heuristic",
                    help="random, heuristic, ismcts[:N[:heuristic]], ppo or model.zip")
@@ -402,7 +405,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.set_defaults(func=cmd_eval)
 
     lg = sub.add_parser("league", help="round robin with seat rotation, ratings and a heatmap")
-    lg.add_argument("--game", default="rapa_nui", choices=["positano", "rapa_nui"])
+    lg.add_argument("--game", default="rapa_nui", choices=game_names())
     lg.add_argument("--players", type=int, default=2)
     lg.add_argument("--agents", nargs="+", required=True,
                     help="random, heuristic, ismcts[:N[:heuristic]], ppo or model.zip")
@@ -415,7 +418,7 @@ def build_parser() -> argparse.ArgumentParser:
     lg.set_defaults(func=cmd_league)
 
     pl = sub.add_parser("play", help="play at the terminal against bots")
-    pl.add_argument("--game", default="rapa_nui", choices=["positano", "rapa_nui"])
+    pl.add_argument("--game", default="rapa_nui", choices=game_names())
     pl.add_argument("--players", type=int, default=2)
     pl.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1")
     pl.add_argument("--opponents", "--opponent", dest="opponents", default="heuristic",

@@ -29,18 +29,15 @@ import numpy as np
 
 from tabletop_gym.agents.base import Agent, choose_action, make_agent
 from tabletop_gym.core.aec import TabletopAECEnv
+from tabletop_gym.registry import game_spec
 
 Z95 = 1.959963984540054
 
 
 def _raw_env_factory(game: str) -> Callable[..., TabletopAECEnv]:
-    if game in ("positano", "Positano-v0", "positano_v0"):
-        from tabletop_gym.envs.positano.env import raw_env
-    elif game in ("rapa_nui", "RapaNui-v0", "rapa_nui_v0"):
-        from tabletop_gym.envs.rapa_nui.env import raw_env
-    else:
-        raise ValueError(f"unknown game {game!r}; use 'positano' or 'rapa_nui'")
-    return raw_env
+    """The AEC ``raw_env`` of a game given by name, env name or Gymnasium id."""
+    factory: Callable[..., TabletopAECEnv] = game_spec(game).envs().raw_env
+    return factory
 
 
 def wilson_interval(p: float, n: int, z: float = Z95) -> tuple[float, float]:

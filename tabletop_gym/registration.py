@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import gymnasium
 
-GYM_ENVS = {
-    "Positano-v0": ("tabletop_gym.wrappers.single_agent:make_positano", 400),
-    "RapaNui-v0": ("tabletop_gym.wrappers.single_agent:make_rapa_nui", 1000),
-}
+from tabletop_gym.registry import game_specs
+
+GYM_ENVS = {spec.gym_id: (spec.gym_entry_point, spec.max_episode_steps) for spec in game_specs()}
 """Gymnasium id -> (entry point, max_episode_steps). Every game ends long before the limit."""
 
 PZ_ENVS = {
-    ("aec", "tabletop_gym/Positano-v0"): "tabletop_gym.envs.positano_v0:env",
-    ("parallel", "tabletop_gym/Positano-v0"): "tabletop_gym.envs.positano_v0:parallel_env",
-    ("aec", "tabletop_gym/RapaNui-v0"): "tabletop_gym.envs.rapa_nui_v0:env",
-    ("parallel", "tabletop_gym/RapaNui-v0"): "tabletop_gym.envs.rapa_nui_v0:parallel_env",
+    (kind, f"tabletop_gym/{spec.gym_id}"): f"{spec.env_module}:{factory}"
+    for spec in game_specs()
+    for kind, factory in (("aec", "env"), ("parallel", "parallel_env"))
 }
-
+"""(kind, PettingZoo id) -> entry point, for every registered game."""
 
 def register_envs() -> None:
     """Register every env id and task id (idempotent: ids already registered are left alone)."""

@@ -20,9 +20,12 @@ import numpy as np
 
 from tabletop_gym.evaluation import EvalResult, evaluate, format_table, save_results
 from tabletop_gym.provenance import metadata
+from tabletop_gym.registry import game_spec, game_specs
 from tabletop_gym.wrappers.single_agent import WRAPPER_KWARGS
 
-DEFAULT_TIMESTEPS = {"Positano-v0": 1_500_000, "RapaNui-v0": 3_000_000}
+DEFAULT_TIMESTEPS = {
+    spec.gym_id: spec.train_timesteps for spec in sorted(game_specs(), key=lambda s: s.gym_id)
+}
 """Budgets that finish in about 10 minutes on 2 CPU cores, evaluation included."""
 
 DEFAULT_HPARAMS: dict[str, Any] = {
@@ -46,7 +49,8 @@ DEFAULT_ENV_KWARGS: dict[str, dict[str, Any]] = {"RapaNui-v0": {"seat_mode": "ro
 """Env kwargs used unless given: a multi-player learner takes every seat in turn, as the
 evaluation seats it."""
 
-GAME_OF = {"Positano-v0": "positano", "RapaNui-v0": "rapa_nui"}
+GAME_OF = {spec.gym_id: spec.name for spec in game_specs()}
+"""Gymnasium id -> game name, for every registered game."""
 
 
 @dataclasses.dataclass
@@ -215,10 +219,7 @@ def train(
 
     game = GAME_OF[env_id]
     cfg = {k: v for k, v in env_kwargs.items() if k not in WRAPPER_KWARGS}
-    if game == "rapa_nui":
-        cfg.setdefault("num_players", 2)
-    else:
-        cfg.setdefault("num_players", 1)
+    cfg.setdefault("num_players", game_spec(game).single_agent_defaults["num_players"])
     results = []
     if eval_games > 0:
         results = [

@@ -1,12 +1,21 @@
-"""Every configuration the generic tests run over."""
+"""Every configuration the generic tests run over, from the game registry."""
 
 from __future__ import annotations
 
-RAPA_NUI = [{"num_players": n} for n in (2, 3, 4)]
-POSITANO = [{"num_players": n} for n in (1, 2, 3, 4, 5, 6)] + [{"num_players": 4, "board_size": 5}]
-POSITANO_IDS = ["1p", "2p", "3p", "4p", "5p", "6p", "4p5x5"]
+from typing import Any
 
-ENGINE_CONFIGS = [("rapa_nui", c) for c in RAPA_NUI] + [("positano", c) for c in POSITANO]
+from tabletop_gym.registry import game_spec, game_specs
+
+
+def _configs(game: str) -> list[dict[str, Any]]:
+    return [dict(cfg) for _, cfg in game_spec(game).test_configs]
+
+
+RAPA_NUI = _configs("rapa_nui")
+POSITANO = _configs("positano")
+POSITANO_IDS = [name for name, _ in game_spec("positano").test_configs]
+
+ENGINE_CONFIGS = [(spec.name, dict(cfg)) for spec in game_specs() for _, cfg in spec.test_configs]
 
 
 def config_id(item) -> str:
@@ -16,21 +25,9 @@ def config_id(item) -> str:
 
 def raw_env(game: str, **kwargs):
     """A raw AEC env of ``game``."""
-    if game == "rapa_nui":
-        from tabletop_gym.envs import rapa_nui_v0
-
-        return rapa_nui_v0.raw_env(**kwargs)
-    from tabletop_gym.envs import positano_v0
-
-    return positano_v0.raw_env(**kwargs)
+    return game_spec(game).envs().raw_env(**kwargs)
 
 
 def wrapped_env(game: str, **kwargs):
     """The public (order-enforced) AEC env of ``game``."""
-    if game == "rapa_nui":
-        from tabletop_gym.envs import rapa_nui_v0
-
-        return rapa_nui_v0.env(**kwargs)
-    from tabletop_gym.envs import positano_v0
-
-    return positano_v0.env(**kwargs)
+    return game_spec(game).envs().env(**kwargs)

@@ -27,3 +27,35 @@ def test_every_env_has_a_playthrough():
     assert envs == {"rapa_nui_v0", "positano_v0"}
     players = {(env, kw.get("num_players")) for env, kw, _ in PLAYTHROUGHS.values()}
     assert {("rapa_nui_v0", 2), ("rapa_nui_v0", 4), ("positano_v0", 2), ("positano_v0", 4)} <= players
+
+
+def test_observations_are_printed_as_named_slices():
+    """Each golden step names the slices it prints; the values rebuild the observation."""
+    import numpy as np
+
+    from tabletop_gym.registry import game_spec
+
+    golden = (HERE / "rapa_nui_2p.txt").read_text().splitlines()
+    start = golden.index("  observation:") + 1
+    env = game_spec("rapa_nui_v0").envs().raw_env(num_players=2)
+    env.reset(seed=PLAYTHROUGHS["rapa_nui_2p.txt"][2])
+    expected = env.observe(env.agent_selection)["observation"]
+    layout = env.observer.layout
+    rebuilt = np.zeros(layout.size, dtype=np.float32)
+    names = []
+    for line in golden[start:]:
+        if not line.startswith("    "):
+            break
+        head, _, rest = line.strip().partition(" ")
+        name = head.split("[")[0]
+        names.append(name)
+        part = layout[name]
+        if rest.startswith("= "):
+            rebuilt[part.start] = float(rest[2:])
+        else:
+            assert head == f"{name}[{part.size}]"
+            for item in rest.split():
+                i, v = item.split(":")
+                rebuilt[part.start + int(i)] = float(v)
+    assert names == [n for n, v in layout.view(expected).items() if v.any()]
+    np.testing.assert_array_equal(rebuilt, expected)

@@ -16,6 +16,15 @@ import numpy as np
 from tabletop_gym.core.game import Game
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.envs.positano import components as C
+from tabletop_gym.envs.positano.observer import (
+    BLOCK_FEATURES,
+    BUILD_FEATURES,
+    MAX_COLOURS,
+    MAX_TILES,
+    NUM_BOOSTERS,
+    NUM_CARDS,
+    NUM_LOTS,
+)
 from tabletop_gym.envs.positano.observer import MAX_BID as _MAX_BID
 from tabletop_gym.envs.positano.rules import A_ADD_ON as _A_ADD_ON
 from tabletop_gym.envs.positano.rules import A_BID_BOOSTER as _A_BID_BOOSTER
@@ -28,6 +37,8 @@ from tabletop_gym.envs.positano.rules import A_MULTIPLY as _A_MULTIPLY
 from tabletop_gym.envs.positano.rules import A_REMODEL as _A_REMODEL
 from tabletop_gym.envs.positano.rules import A_SKIP_ADD_ON as _A_SKIP_ADD_ON
 from tabletop_gym.envs.positano.rules import A_SKIP_REMODEL as _A_SKIP_REMODEL
+from tabletop_gym.envs.positano.rules import BOOSTERS_PER_CARD as _NB
+from tabletop_gym.envs.positano.rules import TILE_TYPES, PositanoGame
 from tabletop_gym.envs.positano.scoring import REGION_GOALS, goal_points, hidden_blocks, in_region
 
 # --- component values the observation refers to by index (rules §1.3, §1.4) -------------
@@ -36,6 +47,21 @@ _CARD_GELATO = tuple(card.gelato for card in C.BID_CARDS)
 _BOOSTER_VALUES = tuple(b.value for b in C.BOOSTERS)
 _BOOSTER_GELATO = tuple(b.gelato for b in C.BOOSTERS)
 _LEVEL = C.LOT_LEVELS
+_ROOFS = (C.BRONZE, C.SILVER, C.GOLD)
+"""Roof ranks in the order of the ``cliff_roof`` one-hot."""
+_TILE_TYPES = TILE_TYPES
+_SIM_LO = PositanoGame.simultaneous_action_range[0]
+# Columns of the per-tile features of the Beach Board slices and of build_tile, by name.
+_BT_BRONZE, _BT_SILVER = (BUILD_FEATURES[1:].index(f) for f in ("Bronze", "Silver"))
+_BK_UP, _BK_BLOCKS, _BK_2X, _BK_3X, _BK_GELATO = (
+    BLOCK_FEATURES.index(f)
+    for f in ("face up", "blocks (flat amount for 2X/3X)", "2X", "3X", "gelato")
+)
+(_BU_UP, _BU_BRONZE, _BU_SILVER, _BU_GOLD, _BU_BONUS, _BU_ADD_ON, _BU_REMODEL,
+ _BU_GELATO) = (
+    BUILD_FEATURES.index(f)
+    for f in ("face up", "Bronze", "Silver", "Gold", "bonus", "Add-On", "Remodel", "gelato")
+)
 # Blocks gained by a face-down block tile of each kind ("1".."5", "2X", "3X"); a 2X/3X tile is
 # counted a little above its flat option because doubling a supply is sometimes better.
 _KIND_GAIN = (1.0, 2.0, 3.0, 4.0, 5.0, 2.5, 3.5)
@@ -88,6 +114,11 @@ def _clip(x: float, lo: float, hi: float) -> float:
     return lo if x < lo else hi if x > hi else x
 
 
+def _one_hot(values: list[float]) -> int:
+    """Index of the 1 of a one-hot list, -1 when it is all zeros."""
+    return values.index(1.0) if 1.0 in values else -1
+
+
 def _static_win_prob() -> list[float]:
     """P(a bid of value x beats one uniformly random card + booster pair), ties counted half."""
     vals = [cv[0] + b for cv in _CARD_VALUES for b in _BOOSTER_VALUES]
@@ -121,23 +152,23 @@ def _hand_worths() -> tuple[list[float], list[float]]:
 
 _CARD_WORTH, _BOOSTER_WORTH = _hand_worths()
 
-# Bid values of every (card, booster) pair by action id 6·c + b, for array look-ups.
+# Bid values of every (card, booster) pair by action id, for array look-ups.
 _PAIR_VALUES = np.array(
     [[_CARD_VALUES[c][k] + _BOOSTER_VALUES[b] for k in range(3)]
-     for c in range(7) for b in range(6)],
+     for c in range(NUM_CARDS) for b in range(NUM_BOOSTERS)],
     dtype=np.int64,
 )
 _HIST = _MAX_BID + 1
 _TYPE_OFFSET = np.arange(3) * _HIST
 _TYPE_INDEX = np.arange(3)[:, None]
-_HELD_PAIRS = np.arange(42)
+_HELD_PAIRS = np.arange(NUM_CARDS * _NB)
 
 
 def _hand_mask(played_cards: list[int], played_boosters: list[int]) -> np.ndarray:
     """Pairs (by action id) whose card and booster are both still in a colour's hand."""
-    card_ok = np.ones(7, dtype=bool)
+    card_ok = np.ones(NUM_CARDS, dtype=bool)
     card_ok[played_cards] = False
-    boost_ok = np.ones(6, dtype=bool)
+    boost_ok = np.ones(NUM_BOOSTERS, dtype=bool)
     boost_ok[played_boosters] = False
     return (card_ok[:, None] & boost_ok[None, :]).ravel()
 
@@ -236,10 +267,8 @@ class PositanoHeuristic:
         self.game = game
         self.observer = observer
         self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        sl = observer.layout.slices
-        # Slice offsets are fixed by the layout; caching them keeps each decision cheap.
-        self._o = {name: s.start for name, s in sl.items()}
-        self._has_prefix = "own_prefix" in sl
+        self.layout = observer.layout
+        self._has_prefix = "own_prefix" in self.layout.slices
 
     def seed(self, seed: int | None) -> None:
         """Reseed the tie-breaking generator."""
@@ -288,135 +317,115 @@ class PositanoHeuristic:
     # --- decoding -------------------------------------------------------------------------------
 
     def _decode(self, vec: np.ndarray, first: int) -> _View:
-        """Read the slices the decision needs into plain Python lists."""
-        o = self._o
-        v = vec.tolist()
+        """Read the slices the decision needs, by name, into plain Python lists."""
+        s = self.layout.view(vec)
         w = _View()
-        seg = v[o["num_players"] : o["num_players"] + 6]
-        w.n = seg.index(1.0) + 1
+        w.n = s["num_players"].tolist().index(1.0) + 1
         w.solo = w.n == 1
         w.nc = 2 if w.solo else w.n
         nc = w.nc
         # Solo: the player also keeps Otto's buildings in front short, so open lots hide less.
         w.fut_hide = _FUTURE_HIDE_SOLO if w.solo else _FUTURE_HIDE
         w.mu_hi = _MU_HI_SOLO if w.solo else _MU_HI
-        w.size = 4 if v[o["board_size"]] == 1.0 else 5
-        w.rleft = int(v[o["rounds_left"]])
-        ac = v[o["acting_colour"] : o["acting_colour"] + 6]
+        w.size = C.BOARD_SIZES[s["board_size"].tolist().index(1.0)]
+        w.rleft = int(s["rounds_left"][0])
+        ac = s["acting_colour"].tolist()
         w.me = ac.index(1.0) if 1.0 in ac else 0
-        g = o["goals"]
-        w.goals = {_GOAL_NAMES[i] for i, x in enumerate(v[g : g + _NUM_GOALS]) if x}
+        w.goals = {_GOAL_NAMES[i] for i, x in enumerate(s["goals"].tolist()) if x}
         # Cliff.
         size = w.size
-        oh, oo, orf = o["cliff_height"], o["cliff_owner"], o["cliff_roof"]
-        height = [int(x) for x in v[oh : oh + 25]]
-        owner = [-1] * 25
-        roof = [0] * 25
+        height = [int(x) for x in s["cliff_height"].tolist()]
+        owner_rows = s["cliff_owner"].reshape(NUM_LOTS, MAX_COLOURS).tolist()
+        roof_rows = s["cliff_roof"].reshape(NUM_LOTS, len(_ROOFS)).tolist()
+        owner = [-1] * NUM_LOTS
+        roof = [0] * NUM_LOTS
         built: list[list[int]] = [[] for _ in range(nc)]
-        for p in range(25):
+        for p in range(NUM_LOTS):
             if height[p]:
-                c = v[oo + p * 6 : oo + p * 6 + 6].index(1.0)
+                c = owner_rows[p].index(1.0)
                 owner[p] = c
-                roof[p] = v[orf + p * 3 : orf + p * 3 + 3].index(1.0) + 1
+                roof[p] = _ROOFS[roof_rows[p].index(1.0)]
                 built[c].append(p)
         w.height, w.owner, w.roof, w.built = height, owner, roof, built
-        ol, oe = o["lot_open"], o["lot_empty"]
-        w.open = [p for p in range(25) if v[ol + p]]
-        w.empty = [p for p in range(25) if v[oe + p]]
-        ot = o["lot_this_round"]
-        this_lot = [-1] * nc
-        for c in range(nc):
-            seg = v[ot + c * 25 : ot + c * 25 + 25]
-            if 1.0 in seg:
-                this_lot[c] = seg.index(1.0)
-        w.this_lot = this_lot
+        lot_open, lot_empty = s["lot_open"].tolist(), s["lot_empty"].tolist()
+        w.open = [p for p in range(NUM_LOTS) if lot_open[p]]
+        w.empty = [p for p in range(NUM_LOTS) if lot_empty[p]]
+        rows = s["lot_this_round"].reshape(MAX_COLOURS, NUM_LOTS).tolist()
+        w.this_lot = [_one_hot(rows[c]) for c in range(nc)]
         w.level_open = (
             sum(_LEVEL[p] for p in w.open) / len(w.open) if w.open else (size + 1) / 2
         )
         # Supplies and scores.
-        w.personal = [int(x) for x in v[o["personal"] : o["personal"] + nc]]
-        w.general = [int(x) for x in v[o["general"] : o["general"] + nc]]
-        w.gelato = v[o["gelato"] : o["gelato"] + nc]
-        w.points = v[o["building_points"] : o["building_points"] + nc]
-        w.roofs_left = [int(x) for x in v[o["roofs_left"] : o["roofs_left"] + 3]]
+        w.personal = [int(x) for x in s["personal"].tolist()[:nc]]
+        w.general = [int(x) for x in s["general"].tolist()[:nc]]
+        w.gelato = s["gelato"].tolist()[:nc]
+        w.points = s["building_points"].tolist()[:nc]
+        w.roofs_left = [int(x) for x in s["roofs_left"].tolist()]
         # Mean gain of the block tiles still face down (later rounds draw from them).
-        uk = v[o["unseen_block_kinds"] : o["unseen_block_kinds"] + 7]
+        uk = s["unseen_block_kinds"].tolist()
         tot = sum(uk)
         w.unseen_gain = (
             sum(k * g for k, g in zip(uk, _KIND_GAIN, strict=True)) / tot if tot else 2.8
         )
-        if first < _A_BUILD_TILE + 25 and not (_A_MULTIPLY <= first < _A_BUILD_TILE):
-            self._decode_market(v, w)
+        if first < _A_BUILD_TILE + MAX_TILES and not (_A_MULTIPLY <= first < _A_BUILD_TILE):
+            self._decode_market(s, w)
         if first < _A_LOT:
-            self._decode_bids(v, w)
+            self._decode_bids(s, w)
         elif _A_MULTIPLY <= first < _A_BUILD_TILE:
-            ob = o["block_choice_gain"]
-            w.choice_gain = (v[ob], v[ob + 1])
+            gain = s["block_choice_gain"].tolist()
+            w.choice_gain = (gain[0], gain[1])
         elif first > _A_HEIGHT:
-            ob = o["build_tile"]
-            w.build_tile = v[ob : ob + 7]
-            seg = v[o["build_lot"] : o["build_lot"] + 25]
-            w.build_lot = seg.index(1.0) if 1.0 in seg else -1
+            w.build_tile = s["build_tile"].tolist()
+            w.build_lot = _one_hot(s["build_lot"].tolist())
         return w
 
-    def _decode_market(self, v: list[float], w: _View) -> None:
+    def _decode_market(self, s: dict[str, np.ndarray], w: _View) -> None:
         """Face-up tiles: lots, block tiles (gain, multiplier, gelato), build tiles."""
-        o = self._o
-        bl = o["beach_lots"]
-        w.b_lots = [p for p in range(25) if v[bl + p]]
-        bb = o["beach_blocks"]
+        beach_lots = s["beach_lots"].tolist()
+        w.b_lots = [p for p in range(NUM_LOTS) if beach_lots[p]]
+        rows = s["beach_blocks"].reshape(MAX_TILES, len(BLOCK_FEATURES)).tolist()
         blocks = []
-        for t in range(25):
-            b = bb + t * 5
-            if v[b]:
-                mult = 2 if v[b + 2] else 3 if v[b + 3] else 0
-                blocks.append((t, int(v[b + 1]), mult, v[b + 4]))
+        for t, f in enumerate(rows):
+            if f[_BK_UP]:
+                mult = 2 if f[_BK_2X] else 3 if f[_BK_3X] else 0
+                blocks.append((t, int(f[_BK_BLOCKS]), mult, f[_BK_GELATO]))
         w.b_blocks = blocks
-        bu = o["beach_builds"]
+        rows = s["beach_builds"].reshape(MAX_TILES, len(BUILD_FEATURES)).tolist()
         builds = []
-        for t in range(25):
-            b = bu + t * 8
-            if v[b]:
-                q = 1 if v[b + 1] else 2 if v[b + 2] else 3
-                builds.append((t, q, int(v[b + 4]), v[b + 5], v[b + 6], v[b + 7]))
+        for t, f in enumerate(rows):
+            if f[_BU_UP]:
+                q = C.BRONZE if f[_BU_BRONZE] else C.SILVER if f[_BU_SILVER] else C.GOLD
+                builds.append((t, q, int(f[_BU_BONUS]), f[_BU_ADD_ON], f[_BU_REMODEL],
+                               f[_BU_GELATO]))
         w.b_builds = builds
-        dr = o["draft_rank"]
-        w.rank = [v[dr + c * 3 : dr + c * 3 + 3] for c in range(w.nc)]
+        w.rank = s["draft_rank"].reshape(MAX_COLOURS, len(_TILE_TYPES)).tolist()[: w.nc]
         if w.solo:
-            lm = o["beach_leftmost"]
-            seg = v[lm : lm + 75]
-            w.leftmost = [
-                seg[k * 25 : k * 25 + 25].index(1.0) if 1.0 in seg[k * 25 : k * 25 + 25] else -1
-                for k in range(3)
-            ]
+            rows = s["beach_leftmost"].reshape(len(_TILE_TYPES), MAX_TILES).tolist()
+            w.leftmost = [_one_hot(row) for row in rows]
 
-    def _decode_bids(self, v: list[float], w: _View) -> None:
+    def _decode_bids(self, s: dict[str, np.ndarray], w: _View) -> None:
         """Own hand, the cards every colour has played, revealed bids and star sets."""
-        o = self._o
         nc = w.nc
-        w.cards_in = [c for c in range(7) if v[o["own_cards"] + c]]
-        w.booster_in = [b for b in range(6) if v[o["own_boosters"] + b]]
-        pc, pb = o["played_cards"], o["played_boosters"]
-        w.played_cards = [[c for c in range(7) if v[pc + j * 7 + c]] for j in range(nc)]
-        w.played_boosters = [[b for b in range(6) if v[pb + j * 6 + b]] for j in range(nc)]
-        bc = o["bid_card"]
-        w.bid_card = []
-        for j in range(nc):
-            seg = v[bc + j * 7 : bc + j * 7 + 7]
-            w.bid_card.append(seg.index(1.0) if 1.0 in seg else -1)
-        bv = o["bid_values"]
-        w.bid_values = [v[bv + j * 3 : bv + j * 3 + 3] for j in range(nc)]
-        ss = o["star_set"]
-        w.stars = []
-        for j in range(nc):
-            seg = v[ss + j * 6 : ss + j * 6 + 6]
-            w.stars.append(seg.index(1.0) + 1 if 1.0 in seg else 1)
+        own_cards, own_boosters = s["own_cards"].tolist(), s["own_boosters"].tolist()
+        w.cards_in = [c for c in range(NUM_CARDS) if own_cards[c]]
+        w.booster_in = [b for b in range(NUM_BOOSTERS) if own_boosters[b]]
+        cards = s["played_cards"].reshape(MAX_COLOURS, NUM_CARDS).tolist()
+        boosters = s["played_boosters"].reshape(MAX_COLOURS, NUM_BOOSTERS).tolist()
+        w.played_cards = [[c for c in range(NUM_CARDS) if cards[j][c]] for j in range(nc)]
+        w.played_boosters = [
+            [b for b in range(NUM_BOOSTERS) if boosters[j][b]] for j in range(nc)
+        ]
+        rows = s["bid_card"].reshape(MAX_COLOURS, NUM_CARDS).tolist()
+        w.bid_card = [_one_hot(rows[j]) for j in range(nc)]
+        w.bid_values = s["bid_values"].reshape(MAX_COLOURS, len(_TILE_TYPES)).tolist()[:nc]
+        rows = s["star_set"].reshape(MAX_COLOURS, C.NUM_STAR_SETS).tolist()
+        # Star sets are numbered from 1 (rules §1.3).
+        w.stars = [_one_hot(rows[j]) + 1 if 1.0 in rows[j] else 1 for j in range(nc)]
         w.prefix = -1
         if self._has_prefix:
-            op = o["own_prefix"]
-            seg = v[op + _A_BID_CARD : op + _A_BID_BOOSTER]
-            if 1.0 in seg:
-                w.prefix = seg.index(1.0)
+            # own_prefix is a one-hot over the simultaneous action ids; the card part first.
+            seg = s["own_prefix"].tolist()[_A_BID_CARD - _SIM_LO : _A_BID_BOOSTER - _SIM_LO]
+            w.prefix = _one_hot(seg)
 
     # --- sea view -------------------------------------------------------------------------------
 
@@ -767,7 +776,7 @@ class PositanoHeuristic:
         out = {}
         for c in cards:
             for b in boosters:
-                a = 6 * c + b
+                a = _NB * c + b
                 out[a] = now[a] + _CARD_GELATO[c] + _BOOSTER_GELATO[b] + cw[c] + bw[b]
         return out
 
@@ -780,7 +789,7 @@ class PositanoHeuristic:
         are public); the chance of each draft place follows from the independent comparisons.
         """
         stakes = self._stakes(w, 0)
-        mine = np.array([6 * c + b for c in cards for b in boosters])
+        mine = np.array([_NB * c + b for c in cards for b in boosters])
         x = _PAIR_VALUES[mine]  # (pairs, 3)
         types = _TYPE_INDEX
         # dist[r, k, i]: chance that exactly r opponents outbid pair i in type k.
@@ -815,7 +824,7 @@ class PositanoHeuristic:
         score now (the public scoring rule applied to the observed cliff).
         """
         s = [w.points[c] + w.gelato[c] for c in (0, 1)]
-        roof = [w.roof[p] if w.height[p] else 0 for p in range(25)]
+        roof = [w.roof[p] if w.height[p] else 0 for p in range(NUM_LOTS)]
         for goal in w.goals:
             pts = goal_points(goal, w.owner, w.height, roof, w.personal, 2, w.size)
             s[0] += pts[0]
@@ -863,7 +872,7 @@ class PositanoHeuristic:
                         win = mine > his
                     if win:
                         total += deltas[k]
-                out[6 * c + b] = total
+                out[_NB * c + b] = total
         return out
 
     def _bid_scores(self, w: _View, legal: list[int]) -> list[float]:
@@ -873,7 +882,7 @@ class PositanoHeuristic:
     def _split_card_scores(self, w: _View, legal: list[int]) -> list[float]:
         vals = self._pair_values(w)
         return [
-            max((s for a, s in vals.items() if a // 6 == x - _A_BID_CARD), default=-math.inf)
+            max((s for a, s in vals.items() if a // _NB == x - _A_BID_CARD), default=-math.inf)
             for x in legal
         ]
 
@@ -884,9 +893,9 @@ class PositanoHeuristic:
         for x in legal:
             b = x - _A_BID_BOOSTER
             if card >= 0:
-                out.append(vals.get(6 * card + b, -math.inf))
+                out.append(vals.get(_NB * card + b, -math.inf))
             else:
-                out.append(max((s for a, s in vals.items() if a % 6 == b), default=-math.inf))
+                out.append(max((s for a, s in vals.items() if a % _NB == b), default=-math.inf))
         return out
 
     # --- drafts ---------------------------------------------------------------------------------
@@ -956,7 +965,7 @@ class PositanoHeuristic:
 
     def _tile_roof(self, w: _View) -> int:
         t = w.build_tile
-        return 1 if t[0] else 2 if t[1] else 3
+        return C.BRONZE if t[_BT_BRONZE] else C.SILVER if t[_BT_SILVER] else C.GOLD
 
     def _add_on_gain(self, w: _View, colour: int, pos: int) -> float:
         """Worth of one more block on the colour's building at ``pos`` (cost not included)."""

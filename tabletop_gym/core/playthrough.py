@@ -2,10 +2,11 @@
 
 A playthrough pins the rules, the observation encoding, the masks and the rewards at once. The
 file starts with a header (env, env kwargs, seed) and then, for every step, the agent, the phase,
-the legal actions with their names, the acting agent's observation (its non-zero entries), a
-digest of every agent's observation, the rewards and the action taken. Replaying reads only the
-header and the ``action:`` lines, plays those actions again and compares the regenerated text
-with the file, character for character.
+the legal actions with their names, the acting agent's observation (the non-zero entries of each
+named slice of its layout, after OpenSpiel's named tensors), a digest of every agent's
+observation, the rewards and the action taken. Replaying reads only the header and the
+``action:`` lines, plays those actions again and compares the regenerated text with the file,
+character for character.
 
 Generate on purpose only (the rules or the encoding changed, and the env version was bumped):
 ``make playthroughs``.
@@ -21,30 +22,41 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_gym.core.observer import ObservationLayout
+from tabletop_gym.registry import game_spec, game_specs
+
 HEADER = "# tabletop-gym golden playthrough (regenerate on purpose only: make playthroughs)"
 
-ENV_FACTORIES: dict[str, str] = {
-    "rapa_nui_v0": "tabletop_gym.envs.rapa_nui_v0:raw_env",
-    "positano_v0": "tabletop_gym.envs.positano_v0:raw_env",
-}
-
-
 def _factory(env_name: str) -> Callable[..., Any]:
-    import importlib
-
-    if env_name not in ENV_FACTORIES:
-        raise ValueError(f"unknown env {env_name!r}; known: {sorted(ENV_FACTORIES)}")
-    module, attr = ENV_FACTORIES[env_name].split(":")
-    return getattr(importlib.import_module(module), attr)
+    known = [spec.env_name for spec in game_specs()]
+    if env_name not in known:
+        raise ValueError(f"unknown env {env_name!r}; known: {sorted(known)}")
+    factory: Callable[..., Any] = game_spec(env_name).envs().raw_env
+    return factory
 
 
 def _digest(arr: np.ndarray) -> str:
     return hashlib.sha256(arr.tobytes()).hexdigest()[:16]
 
 
-def _nonzero(vec: np.ndarray) -> str:
-    idx = np.flatnonzero(vec)
-    return " ".join(f"{i}:{float(vec[i]):g}" for i in idx)
+def _named(vec: np.ndarray, layout: ObservationLayout) -> list[str]:
+    """The non-zero entries of ``vec``, one line per named slice that has any.
+
+    A one-entry slice prints its value (``round = 2``); a longer one its non-zero entries as
+    ``index:value`` with indices counted from the slice's start (``cliff_height[25] 6:2 11:3``),
+    so a golden diff names the part of the observation that changed.
+    """
+    lines = []
+    for name, part in layout.view(vec).items():
+        idx = np.flatnonzero(part)
+        if not len(idx):
+            continue
+        if part.size == 1:
+            lines.append(f"    {name} = {float(part[0]):g}")
+        else:
+            values = " ".join(f"{i}:{float(part[i]):g}" for i in idx)
+            lines.append(f"    {name}[{part.size}] {values}")
+    return lines
 
 
 def generate(
@@ -56,7 +68,7 @@ def generate(
     """Play a game and return its playthrough text.
 
     Args:
-        env_name: ``"rapa_nui_v0"`` or ``"positano_v0"``.
+        env_name: A registered game's env name (``"rapa_nui_v0"``, ``"positano_v0"``).
         env_kwargs: Keyword arguments of ``raw_env`` (config switches, ``split_bids``).
         seed: ``reset`` seed; with ``actions=None`` it also seeds the uniform random policy
             (``numpy.random.default_rng(seed)``) that picks the actions.
@@ -86,7 +98,8 @@ def generate(
         legal = np.flatnonzero(obs["action_mask"])
         lines.append(f"step {step}: {agent} phase={info['phase']}")
         lines.append("  legal: " + "; ".join(f"{a}={env.action_to_string(int(a))}" for a in legal))
-        lines.append("  observation: " + _nonzero(obs["observation"]))
+        lines.append("  observation:")
+        lines.extend(_named(obs["observation"], env.observer.layout))
         digests = " ".join(
             f"{a}={_digest(env.observe(a)['observation'])}" for a in env.possible_agents
         )

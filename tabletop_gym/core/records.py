@@ -15,24 +15,18 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
 import random
 from typing import Any
 
 from tabletop_gym.core.game import ConfigError, Game, IllegalActionError, State, as_int, shown
+from tabletop_gym.registry import game_names, game_spec
 
 RECORD_VERSION = 2
 """Format of the records :meth:`GameRecord.to_json` writes (2 added ``env_id`` and
 ``provenance``; format 1 records still load)."""
 
 READABLE_VERSIONS = (1, 2)
-
-GAMES: dict[str, str] = {
-    "rapa_nui": "tabletop_gym.envs.rapa_nui.rules:RapaNuiGame",
-    "positano": "tabletop_gym.envs.positano.rules:PositanoGame",
-}
-"""Game name -> ``module:Class`` of its engine (imported on first use)."""
 
 TRANSFORMS = (None, "turn_based", "turn_based_split")
 
@@ -45,12 +39,11 @@ def make_game(
     Raises:
         ValueError: On an unknown game name or transform.
     """
-    if name not in GAMES:
-        raise ValueError(f"unknown game {name!r}; known games: {sorted(GAMES)}")
+    if name not in game_names():
+        raise ValueError(f"unknown game {name!r}; known games: {sorted(game_names())}")
     if transform not in TRANSFORMS:
         raise ValueError(f"unknown transform {transform!r}; allowed: {TRANSFORMS}")
-    module, cls_name = GAMES[name].split(":")
-    game: Game = getattr(importlib.import_module(module), cls_name)(config or {})
+    game: Game = game_spec(name).game_class()(config or {})
     if transform is not None:
         from tabletop_gym.wrappers.turn_based import TurnBasedGame
 
@@ -104,8 +97,10 @@ class GameRecord:
         Raises:
             ValueError: Naming the field and what is allowed.
         """
-        if not isinstance(self.game, str) or self.game not in GAMES:
-            raise ValueError(f"record 'game' {self.game!r} is unknown; known: {sorted(GAMES)}")
+        if not isinstance(self.game, str) or self.game not in game_names():
+            raise ValueError(
+                f"record 'game' {self.game!r} is unknown; known: {sorted(game_names())}"
+            )
         if not isinstance(self.config, dict):
             raise ValueError(f"record 'config' must be an object, got {self.config!r}")
         if self.transform not in TRANSFORMS:

@@ -25,8 +25,11 @@ from typing import Any
 from gymnasium import spaces
 from pettingzoo import AECEnv, ParallelEnv
 
-GAMES = {"positano": "tabletop_gym.envs.positano_v0", "rapa_nui": "tabletop_gym.envs.rapa_nui_v0"}
-"""Game name -> its versioned env module (``env()``, ``raw_env()``, ``parallel_env()``)."""
+from tabletop_gym.registry import game_specs
+
+GAMES = {spec.name: spec.env_module for spec in game_specs()}
+"""Game name -> its versioned env module (``env()``, ``raw_env()``, ``parallel_env()``), for
+every registered game."""
 
 MASK_LAYOUTS = ("dict", "rllib", "info")
 

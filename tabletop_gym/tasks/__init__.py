@@ -35,6 +35,8 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
+from tabletop_gym.registry import game_spec, game_specs
+
 __all__ = [
     "BASE_IDS",
     "SUITES",
@@ -53,29 +55,22 @@ class PinnedSettingError(ValueError):
     """A keyword would change a setting that a task id pins."""
 
 
+_SPECS = sorted(game_specs(), key=lambda spec: spec.name)
+
 GAMES: dict[str, dict[str, Any]] = {
-    "positano": {
-        "title": "Positano",
-        "module": "tabletop_gym.envs.positano_v0",
-        "base_id": "Positano-v0",
-        "max_episode_steps": 400,
-        "rules_module": "tabletop_gym.envs.positano.rules",
-        "config_class": "PositanoConfig",
-        "env_settings": {"split_bids": False},
-        "recommended_timesteps": 1_500_000,
-    },
-    "rapa_nui": {
-        "title": "Rapa Nui",
-        "module": "tabletop_gym.envs.rapa_nui_v0",
-        "base_id": "RapaNui-v0",
-        "max_episode_steps": 1000,
-        "rules_module": "tabletop_gym.envs.rapa_nui.rules",
-        "config_class": "RapaNuiConfig",
-        "env_settings": {},
-        "recommended_timesteps": 3_000_000,
-    },
+    spec.name: {
+        "title": spec.title,
+        "module": spec.env_module,
+        "base_id": spec.gym_id,
+        "max_episode_steps": spec.max_episode_steps,
+        "config": spec.config,
+        "env_settings": dict(spec.task_env_settings),
+        "recommended_timesteps": spec.train_timesteps,
+    }
+    for spec in _SPECS
 }
-"""Per game: the PettingZoo module, the configurable Gymnasium base id and training budget."""
+"""Per game, from its registration: the PettingZoo module, the configurable Gymnasium base id and
+the training budget."""
 
 POSITANO_STANDARD: dict[str, Any] = {"goals": [], "solo_goal_set": 0}
 """Positano's variant switches as every task pins them: random goal cards, no fixed solo set."""
@@ -282,24 +277,25 @@ def suite_tasks(name: str) -> list[Task]:
 # --- the configurable ids that existed before tasks ------------------------------------------
 
 BASE_IDS: dict[str, dict[str, Any]] = {
-    "Positano-v0": {"game": "positano", "interface": "gymnasium",
-                    "defaults": {"num_players": 1, "opponents": "random", "seat_mode": "fixed",
-                                 "learner_seat": 0}},
-    "RapaNui-v0": {"game": "rapa_nui", "interface": "gymnasium",
-                   "defaults": {"num_players": 2, "opponents": "heuristic", "seat_mode": "fixed",
-                                "learner_seat": 0}},
-    "positano_v0": {"game": "positano", "interface": "pettingzoo", "defaults": {}},
-    "rapa_nui_v0": {"game": "rapa_nui", "interface": "pettingzoo", "defaults": {}},
+    **{
+        spec.gym_id: {
+            "game": spec.name, "interface": "gymnasium",
+            "defaults": {"num_players": spec.single_agent_defaults["num_players"],
+                         "opponents": spec.single_agent_defaults.get("opponents", "random"),
+                         "seat_mode": "fixed", "learner_seat": 0},
+        }
+        for spec in _SPECS
+    },
+    **{spec.env_name: {"game": spec.name, "interface": "pettingzoo", "defaults": {}}
+       for spec in _SPECS},
 }
 """The configurable ids (Gymnasium ids and PettingZoo modules) and their defaults."""
-_ALIASES = {"tabletop_gym/Positano-v0": "positano_v0", "tabletop_gym/RapaNui-v0": "rapa_nui_v0"}
+_ALIASES = {f"tabletop_gym/{spec.gym_id}": spec.env_name for spec in _SPECS}
 
 
 def _config_defaults(game: str, **overrides: Any) -> dict[str, Any]:
-    spec = GAMES[game]
-    module = importlib.import_module(spec["rules_module"])
-    cls = getattr(module, spec["config_class"])
-    return cls.from_kwargs(**overrides).to_dict()
+    defaults: dict[str, Any] = game_spec(game).config_class().from_kwargs(**overrides).to_dict()
+    return defaults
 
 
 def describe(task_id: str) -> dict[str, Any]:

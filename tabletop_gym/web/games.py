@@ -22,8 +22,9 @@ import numpy as np
 from tabletop_gym.agents.base import choose_action, make_agent
 from tabletop_gym.core.aec import TabletopAECEnv
 from tabletop_gym.core.game import ConfigError, GameConfig, State, as_int, shown
-from tabletop_gym.core.records import GAMES, GameRecord
+from tabletop_gym.core.records import GameRecord
 from tabletop_gym.provenance import metadata
+from tabletop_gym.registry import game_names, game_spec
 
 HUMAN = "human"
 """The seat kind of a person playing in the browser."""
@@ -57,11 +58,10 @@ def env_class(game: str) -> type[TabletopAECEnv]:
     Raises:
         WebError: 400 for an unknown game.
     """
-    if not isinstance(game, str) or game not in GAMES:
-        raise WebError(400, f"unknown game {shown(game)}; choose one of {sorted(GAMES)}")
-    from tabletop_gym.evaluation import _raw_env_factory
-
-    return _raw_env_factory(game)  # type: ignore[return-value]
+    if not isinstance(game, str) or game not in game_names():
+        raise WebError(400, f"unknown game {shown(game)}; choose one of {sorted(game_names())}")
+    cls: type[TabletopAECEnv] = game_spec(game).envs().raw_env
+    return cls
 
 
 def config_fields(config_class: type[GameConfig]) -> list[dict[str, Any]]:
@@ -72,7 +72,7 @@ def config_fields(config_class: type[GameConfig]) -> list[dict[str, Any]]:
     """
     out = []
     for f in dataclasses.fields(config_class):
-        default = f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+        default: Any = f.default  # every config switch has a plain default
         kind = ("bool" if isinstance(default, bool) else "int" if isinstance(default, int)
                 else "str" if isinstance(default, str) else "list")
         entry: dict[str, Any] = {"name": f.name, "type": kind,
@@ -88,7 +88,7 @@ def catalog() -> dict[str, Any]:
     """Every game with its configuration switches, and the agent names to offer."""
     return {
         "games": {name: {"config": config_fields(env_class(name).game_class.config_class)}
-                  for name in sorted(GAMES)},
+                  for name in sorted(game_names())},
         "agents": [HUMAN, *AGENT_NAMES],
     }
 
@@ -99,7 +99,8 @@ def _agent(spec: str, env: TabletopAECEnv, rng: np.random.Generator) -> Any:
     Raises:
         WebError: 400 for an unknown name, a missing checkpoint or one that does not fit.
     """
-    if spec.endswith(".zip") or "/" in spec:
+    # A checkpoint is a file on the server's machine; only .zip files are loaded.
+    if spec.endswith(".zip"):
         path = pathlib.Path(spec)
         if not path.is_file():
             raise WebError(400, f"checkpoint {spec!r} not found")
@@ -141,9 +142,13 @@ class LiveGame:
         config: The game's config switches.
         seats: One entry per seat: ``"human"`` or an agent spec.
         seed: Seed of the deal and of the agents' randomness.
+
+    Raises:
+        WebError: 400 for anything that is not allowed (as it came from a request: every
+            argument is checked, with a message saying what is allowed).
     """
 
-    def __init__(self, game: str, config: dict[str, Any], seats: list[str], seed: int):
+    def __init__(self, game: Any, config: Any, seats: Any, seed: Any):
         cls = env_class(game)
         if not isinstance(config, dict):
             raise WebError(400, f"config must be an object of switches, got {shown(config)}")
@@ -301,7 +306,7 @@ class LiveGame:
                 raise WebError(409, "the record is available once the game is over (its seed "
                                     "fixes every hidden card and tile)")
             rec = self.env.record()
-        rec.provenance = metadata(env_id=rec.env_id, seats=list(self.seats), source="web")
+        rec.provenance = metadata(seats=list(self.seats), source="web")
         return rec
 
 

@@ -375,18 +375,24 @@ def make_single_agent(
     return SingleAgentEnv(raw_env_factory(**kwargs), **wrapper)
 
 
+def make_registered(game: str, **kwargs: Any) -> SingleAgentEnv:
+    """The single-agent view of a registered game with its registered defaults.
+
+    Args:
+        game: A game name, env name or Gymnasium id (see :mod:`tabletop_gym.registry`).
+        **kwargs: The wrapper's arguments and the game's config; they override the defaults.
+    """
+    from tabletop_gym.registry import game_spec
+
+    spec = game_spec(game)
+    return make_single_agent(spec.envs().raw_env, **{**spec.single_agent_defaults, **kwargs})
+
+
 def make_positano(**kwargs: Any) -> SingleAgentEnv:
     """Entry point of ``Positano-v0`` (default: the solo game against Otto Amalfi)."""
-    from tabletop_gym.envs.positano.env import raw_env
-
-    kwargs.setdefault("num_players", 1)
-    return make_single_agent(raw_env, **kwargs)
+    return make_registered("positano", **kwargs)
 
 
 def make_rapa_nui(**kwargs: Any) -> SingleAgentEnv:
     """Entry point of ``RapaNui-v0`` (default: 2 players against the heuristic bot)."""
-    from tabletop_gym.envs.rapa_nui.env import raw_env
-
-    kwargs.setdefault("num_players", 2)
-    kwargs.setdefault("opponents", "heuristic")
-    return make_single_agent(raw_env, **kwargs)
+    return make_registered("rapa_nui", **kwargs)

@@ -9,18 +9,16 @@ from __future__ import annotations
 import pathlib
 
 from tabletop_gym.core.playthrough import generate
+from tabletop_gym.registry import game_specs
 
 HERE = pathlib.Path(__file__).resolve().parent
 
 PLAYTHROUGHS = {
-    "rapa_nui_2p.txt": ("rapa_nui_v0", {"num_players": 2}, 2024),
-    "rapa_nui_4p.txt": ("rapa_nui_v0", {"num_players": 4}, 7),
-    "positano_2p.txt": ("positano_v0", {"num_players": 2}, 2025),
-    "positano_4p.txt": ("positano_v0", {"num_players": 4}, 11),
-    "positano_4p_5x5.txt": ("positano_v0", {"board_size": 5, "num_players": 4}, 5),
-    "positano_solo.txt": ("positano_v0", {"num_players": 1}, 3),
-    "positano_3p_split.txt": ("positano_v0", {"num_players": 3, "split_bids": True}, 8),
+    f"{p.file}.txt": (spec.env_name, dict(p.env_kwargs), p.seed)
+    for spec in game_specs()
+    for p in spec.playthroughs
 }
+"""File name -> (env name, env kwargs, seed), from every game's registration."""
 
 
 def main() -> None:

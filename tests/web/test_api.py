@@ -260,6 +260,20 @@ def test_games_run_side_by_side_and_tokens_do_not_cross(client):
         assert [float(s) for s in rec.replay().scores()] == end["scores"]
 
 
+@pytest.mark.parametrize("game,seats,config", [
+    ("positano", ("human",), {"num_players": 1}),  # solo against Otto Amalfi: one seat
+    ("rapa_nui", ("human", "random", "human", "heuristic"), {"moai_choice": "all_same"}),
+])
+def test_other_configurations_play_to_the_end(client, game, seats, config):
+    made = _new(client, game=game, seats=seats, seed=12, **config)
+    assert sorted(made["tokens"]) == [str(q) for q, s in enumerate(seats) if s == "human"]
+    end = _finish(client, made["id"], made["tokens"], random.Random(4))
+    rec = GameRecord.from_json(json.dumps(client.get(f"/api/games/{made['id']}/record").json()))
+    assert rec.config == {**rec.config, **config}
+    assert [float(s) for s in rec.replay().scores()] == end["scores"]
+    assert len(end["scores"]) == len(seats)
+
+
 def test_agent_games_advance_in_parallel_threads(client):
     ids = [_new(client, game=g, seats=("random", "heuristic"), seed=s)["id"]
            for g, s in (("rapa_nui", 1), ("rapa_nui", 2), ("positano", 1), ("positano", 2))]

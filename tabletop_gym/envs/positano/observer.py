@@ -41,7 +41,14 @@ from tabletop_gym.envs.positano.rules import (
 )
 from tabletop_gym.envs.positano.scoring import hidden_blocks
 
-__all__ = ["BLOCK_KINDS", "BUILD_KINDS", "MAX_COLOURS", "PositanoObserver"]
+__all__ = [
+    "BLOCK_FEATURES",
+    "BLOCK_KINDS",
+    "BUILD_FEATURES",
+    "BUILD_KINDS",
+    "MAX_COLOURS",
+    "PositanoObserver",
+]
 
 MAX_COLOURS = 6
 """Per-colour blocks are padded to this many colours (the most players of any config)."""
@@ -77,6 +84,10 @@ roof-major (rules §1.7)."""
 # Per-tile content features written for face-up tiles, indexed by tile index.
 _BLOCK_FEATURES = ("face up", "blocks (flat amount for 2X/3X)", "2X", "3X", "gelato")
 _BUILD_FEATURES = ("face up", "Bronze", "Silver", "Gold", "bonus", "Add-On", "Remodel", "gelato")
+BLOCK_FEATURES = _BLOCK_FEATURES
+"""Per-tile columns of ``beach_blocks`` (tile-major: ``MAX_TILES`` rows of these)."""
+BUILD_FEATURES = _BUILD_FEATURES
+"""Per-tile columns of ``beach_builds``; ``build_tile`` holds the same columns but "face up"."""
 
 
 def _block_kind(tile: C.BlockTile) -> int:

@@ -90,6 +90,9 @@ A_REMODEL = 165
 A_SKIP_REMODEL = 190
 A_NOOP = 191
 
+BOOSTERS_PER_CARD = len(C.BOOSTERS)
+"""A bid's id is ``A_BID + card * BOOSTERS_PER_CARD + booster`` (card 0..6, booster 0..5)."""
+
 PHASES: tuple[str, ...] = (
     "bid",
     "draft_lot",
@@ -370,7 +373,8 @@ class PositanoGame(Game):
         """
         if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < A_BID_CARD:
             raise ValueError(f"{action!r} is not a bid action; bid ids are 0..41")
-        return (A_BID_CARD + action // 6, A_BID_BOOSTER + action % 6)
+        card, booster = divmod(action, BOOSTERS_PER_CARD)
+        return (A_BID_CARD + card, A_BID_BOOSTER + booster)
 
     # --- set-up (rules §2, §7) ------------------------------------------------------------------
 
@@ -644,7 +648,7 @@ class PositanoState(State):
 
     def _bid_pairs(self, colour: int) -> list[int]:
         boosters = self.hand_boosters[colour]
-        return [6 * c + b for c in self.hand_cards[colour] for b in boosters]
+        return [BOOSTERS_PER_CARD * c + b for c in self.hand_cards[colour] for b in boosters]
 
     def _legal_simultaneous(self, player: int) -> list[int]:
         """The (card, booster) pairs still in ``player``'s hand at the simultaneous bid."""
@@ -708,14 +712,14 @@ class PositanoState(State):
         """Reveal every bid at once (rules §3.1) and start drafting."""
         for c, a in enumerate(actions):
             assert a is not None  # every seat bids; apply_joint_action checked legality
-            self._play_bid(c, a // 6, a % 6)
+            self._play_bid(c, a // BOOSTERS_PER_CARD, a % BOOSTERS_PER_CARD)
         self._after_bids()
 
     def _apply_action(self, action: int) -> None:
         ph = self.phase_index
         if ph == BID:
             # Solo: Otto's bid is already revealed; the player's bid completes the round's bids.
-            self._play_bid(0, action // 6, action % 6)
+            self._play_bid(0, action // BOOSTERS_PER_CARD, action % BOOSTERS_PER_CARD)
             self._after_bids()
             return
         if ph == DRAFT_LOT:
@@ -1135,7 +1139,8 @@ class PositanoState(State):
             raise ValueError(f"action {action} is out of range; action ids are 0..191")
         g = self.game
         if action < A_BID_CARD:
-            card, b = C.BID_CARDS[action // 6], C.BOOSTERS[action % 6]
+            c, k = divmod(action, BOOSTERS_PER_CARD)
+            card, b = C.BID_CARDS[c], C.BOOSTERS[k]
             return f"bid #{card.number} ({card.lot}/{card.block}/{card.build}) +{b.value}"
         if action < A_BID_BOOSTER:
             card = C.BID_CARDS[action - A_BID_CARD]

@@ -1,0 +1,1 @@
+"""A toy third game (Nim) that the registry tests add with one registration."""

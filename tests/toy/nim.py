@@ -1,0 +1,180 @@
+"""Nim as a complete tabletop-gym game: engine, observer, envs and a heuristic bot.
+
+Two players take 1 or 2 stones in turn from one pile; whoever takes the last stone wins. It has
+exactly what a game package needs and nothing the registry would have to know about, so the
+registry tests can show that adding a game is one new package plus one registration.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from typing import Any
+
+import numpy as np
+
+from tabletop_gym.core.aec import OrderEnforcing, TabletopAECEnv
+from tabletop_gym.core.game import TERMINAL, Game, GameConfig, State
+from tabletop_gym.core.observer import ObservationLayout, Observer
+from tabletop_gym.core.parallel import TabletopParallelEnv
+from tabletop_gym.core.render import RENDER_MODES
+
+MAX_PILE = 30
+
+
+@dataclasses.dataclass(frozen=True)
+class NimConfig(GameConfig):
+    """Nim's switches: the pile size."""
+
+    pile: int = dataclasses.field(default=7, metadata={"range": (1, MAX_PILE)})
+    num_players: int = dataclasses.field(default=2, metadata={"range": (2, 2)})
+
+
+class NimGame(Game):
+    """A pile of stones; take 1 (action 0) or 2 (action 1)."""
+
+    name = "nim"
+    config_class = NimConfig
+    phases = ("take",)
+    config: NimConfig
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return 2
+
+    @property
+    def max_game_length(self) -> int:
+        return self.config.pile
+
+    @property
+    def score_bounds(self) -> tuple[float, float]:
+        return (0.0, 1.0)
+
+    def new_initial_state(self, rng: random.Random) -> NimState:
+        return NimState(self, self.config.pile, 0)
+
+    def _state_from_dict(self, data: dict[str, Any]) -> NimState:
+        return NimState(self, int(data["pile"]), int(data["turn"]))
+
+
+class NimState(State):
+    """The stones left and whose turn it is."""
+
+    def __init__(self, game: NimGame, pile: int, turn: int):
+        self.game = game
+        self.pile = pile
+        self.turn = turn
+
+    def current_player(self) -> int:
+        return TERMINAL if self.pile == 0 else self.turn
+
+    def phase(self) -> str:
+        return "take"
+
+    def _legal_actions(self) -> list[int]:
+        return [0, 1] if self.pile >= 2 else [0]
+
+    def _apply_action(self, action: int) -> None:
+        self.pile -= action + 1
+        self.turn = 1 - self.turn
+
+    def action_to_string(self, action: int, player: int | None = None) -> str:
+        return f"take {action + 1}"
+
+    def scores(self) -> list[float]:
+        # The player who took the last stone is the one who is not to move now.
+        if self.pile:
+            return [0.0, 0.0]
+        return [1.0 if p != self.turn else 0.0 for p in range(2)]
+
+    def score_breakdown(self) -> list[dict[str, Any]]:
+        return [{"total": s} for s in self.scores()]
+
+    def winners(self) -> list[int]:
+        return [1 - self.turn]
+
+    def clone(self) -> NimState:
+        return NimState(self.game, self.pile, self.turn)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"pile": self.pile, "turn": self.turn}
+
+
+class NimObserver(Observer):
+    """The pile and whether it is this seat's turn."""
+
+    def __init__(self, game: Game):
+        super().__init__(game)
+        self.layout = ObservationLayout([
+            ("pile", 1, 0, MAX_PILE, "stones left"),
+            ("own_turn", 1, 0, 1, "1 when this seat is to move"),
+        ])
+
+    def _fill(self, state: State, player: int, out: np.ndarray) -> None:
+        assert isinstance(state, NimState)
+        out[0] = state.pile
+        out[1] = float(state.current_player() == player)
+
+
+class NimHeuristic:
+    """Leaves a multiple of 3 stones whenever it can (the winning strategy)."""
+
+    name = "heuristic"
+
+    def __init__(self, game: Game, observer: Observer, rng: Any = None):
+        self.view = observer.layout.view
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        pile = int(self.view(observation["observation"])["pile"][0])
+        legal = np.flatnonzero(observation["action_mask"]).tolist()
+        for a in legal:
+            if (pile - a - 1) % 3 == 0:
+                return int(a)
+        return int(legal[0])
+
+
+def _render(state: State, player: int | None) -> str:
+    assert isinstance(state, NimState)
+    return f"{state.pile} stones"
+
+
+def _draw(state: State, player: int | None) -> np.ndarray:
+    return np.zeros((8, 8, 3), dtype=np.uint8)
+
+
+_METADATA = {"render_modes": RENDER_MODES, "name": "nim_v0", "is_parallelizable": False,
+             "render_fps": 1}
+
+
+class raw_env(TabletopAECEnv):
+    """Nim as a PettingZoo AEC env."""
+
+    metadata = _METADATA
+    game_class = NimGame
+    observer_class = NimObserver
+    renderer = staticmethod(_render)
+    painter = staticmethod(_draw)
+
+
+class raw_parallel_env(TabletopParallelEnv):
+    """Nim as a PettingZoo parallel env."""
+
+    metadata = {**_METADATA, "name": "nim_parallel_v0"}  # noqa: RUF012
+    game_class = NimGame
+    observer_class = NimObserver
+    renderer = staticmethod(_render)
+    painter = staticmethod(_draw)
+
+
+def env(**kwargs: Any) -> OrderEnforcing:
+    return OrderEnforcing(raw_env(**kwargs))
+
+
+def parallel_env(**kwargs: Any) -> raw_parallel_env:
+    return raw_parallel_env(**kwargs)
+
+
+def single_agent(**kwargs: Any) -> Any:
+    from tabletop_gym.wrappers.single_agent import make_registered
+
+    return make_registered("nim", **kwargs)
