@@ -44,7 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.integrations.layouts import GAMES, make_env
+from tabletop_gym.integrations.layouts import make_env
+from tabletop_gym.registry import game_spec
 
 INSTALL_HINT = (
     'the RLlib backend needs Ray RLlib: pip install "tabletop-gym[rllib]". Ray pins its own '
@@ -68,14 +69,12 @@ def require_ray() -> None:
 
 
 def game_name(game: str) -> str:
-    """``"positano"`` or ``"rapa_nui"`` from a game name or a registered env id."""
-    from tabletop_gym.training import GAME_OF
+    """The registered game's name (``"positano"``) from its name, env name or Gymnasium id.
 
-    name = GAME_OF.get(game, game)
-    if name not in GAMES:
-        raise ValueError(f"unknown game {game!r}; choose one of {sorted(GAMES)} "
-                         f"(or the env ids {sorted(GAME_OF)})")
-    return name
+    Raises:
+        ValueError: On an unknown game (the message names the closest one and every game).
+    """
+    return game_spec(game).name
 
 
 def _scale(observation: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -286,9 +285,11 @@ def on_episode_end(*, episode: Any, metrics_logger: Any, **kwargs: Any) -> None:
     is the mean final score of the seats.
     """
     illegal, worst, checked, scores = 0, 0.0, 0, []
-    for sa in episode.agent_episodes.values():
+    for aid, sa in episode.agent_episodes.items():
         info = sa.get_infos(-1) if len(sa.infos) else {}
-        if "illegal_action" in info and isinstance(info["illegal_action"], dict):
+        offence = info.get("illegal_action")
+        # Every seat's info describes the offence; count it once, at the offender.
+        if isinstance(offence, dict) and offence.get("agent") == aid:
             illegal += 1
         if "final_return" in info:
             worst = max(worst, abs(float(sa.get_return()) - info["final_return"]))
