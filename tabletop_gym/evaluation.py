@@ -162,10 +162,6 @@ def evaluate(
     n = env.game.num_players
     rng = np.random.default_rng(seed)
     per_game: list[dict[str, Any]] = []
-    outcomes: list[float] = []
-    scores: list[float] = []
-    opp_scores: list[float] = []
-    diffs: list[float] = []
     if n == 1:
         opp_env = factory(**config)
         for i in range(n_games):
@@ -175,10 +171,6 @@ def evaluate(
             a = _solo_score(_play(env, {"player_0": cand}, deal))
             b = _solo_score(_play(opp_env, {"player_0": opp}, deal))
             outcome = 1.0 if a > b else 0.5 if a == b else 0.0
-            outcomes.append(outcome)
-            scores.append(a)
-            opp_scores.append(b)
-            diffs.append(a - b)
             per_game.append({"seed": deal, "seat": 0, "score": a, "opponent_score": b,
                              "outcome": outcome, "return": float(env.game_state.returns()[0])})
     else:
@@ -194,22 +186,41 @@ def evaluate(
             sc = [float(x) for x in state.scores()]
             winners = state.winners()
             outcome = 1.0 / len(winners) if seat in winners else 0.0
-            others = [sc[s] for s in range(n) if s != seat]
-            outcomes.append(outcome)
-            scores.append(sc[seat])
-            opp_scores.append(float(np.mean(others)))
-            diffs.append(sc[seat] - float(np.mean(others)))
             per_game.append({"seed": deal, "seat": seat, "scores": sc, "winners": winners,
                              "outcome": outcome, "return": float(state.returns()[seat])})
+    return summarise(game, env.game.config.to_dict(), _name(candidate), _name(opponent),
+                     per_game)
+
+
+def summarise(game: str, config: dict[str, Any], candidate: str, opponent: str,
+              per_game: list[dict[str, Any]]) -> EvalResult:
+    """The :class:`EvalResult` of games already played (the ``per_game`` rows of one).
+
+    The first ``k`` games of an evaluation are the whole evaluation of ``k`` games with the same
+    seed (every game draws from one generator in order), so a league can reuse them.
+    """
+    outcomes = [g["outcome"] for g in per_game]
+    if per_game and "score" in per_game[0]:  # solo: the two policies' scores on one deal
+        scores = [g["score"] for g in per_game]
+        opp_scores = [g["opponent_score"] for g in per_game]
+        diffs = [a - b for a, b in zip(scores, opp_scores, strict=True)]
+    else:
+        scores, opp_scores, diffs = [], [], []
+        for g in per_game:
+            sc, seat = g["scores"], g["seat"]
+            others = float(np.mean([sc[s] for s in range(len(sc)) if s != seat]))
+            scores.append(sc[seat])
+            opp_scores.append(others)
+            diffs.append(sc[seat] - others)
     win_rate = float(np.mean(outcomes)) if outcomes else math.nan
     mean_s, lo_s, hi_s = mean_interval(scores)
     mean_d, lo_d, hi_d = mean_interval(diffs)
     return EvalResult(
         game=game,
-        config=env.game.config.to_dict(),
-        candidate=_name(candidate),
-        opponent=_name(opponent),
-        n_games=n_games,
+        config=config,
+        candidate=candidate,
+        opponent=opponent,
+        n_games=len(per_game),
         win_rate=win_rate,
         win_ci=wilson_interval(win_rate, len(outcomes)),
         mean_score=mean_s,

@@ -22,12 +22,17 @@ import dataclasses
 import itertools
 import json
 import pathlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from tabletop_gym.evaluation import evaluate, wilson_interval
+from tabletop_gym.evaluation import (
+    _raw_env_factory,
+    evaluate,
+    summarise,
+    wilson_interval,
+)
 from tabletop_gym.provenance import metadata
 
 ELO = 400.0 / np.log(10.0)
@@ -176,6 +181,7 @@ def run_league(
     seed: int = 0,
     bootstrap: int = 1000,
     verbose: bool = False,
+    played: Mapping[tuple[str, str], Sequence[dict[str, Any]]] | None = None,
     **config: Any,
 ) -> LeagueResult:
     """Play every pair of ``agents`` and rate them.
@@ -188,6 +194,10 @@ def run_league(
         seed: First deal's seed; every pair plays the same deals.
         bootstrap: Bootstrap resamples for the rating intervals.
         verbose: Print each pair's result as it finishes.
+        played: Games already played, by pair of names ``(first, second)`` in league order:
+            the ``per_game`` rows of ``evaluate(game, first, second, n, seed, **config)`` with
+            ``n >= games_per_pair``. Their first ``games_per_pair`` games are exactly the games
+            this league would play for the pair, so they are used instead of replaying them.
         **config: Game config (``num_players``, variants); solo games are not leagues.
 
     Raises:
@@ -210,7 +220,13 @@ def run_league(
     gi, gj, gy, gpair = [], [], [], []
     cfg: dict[str, Any] = {}
     for p, (a, b) in enumerate(itertools.combinations(range(k), 2)):
-        res = evaluate(game, agents[a], agents[b], n_games=games_per_pair, seed=seed, **config)
+        known = (played or {}).get((names[a], names[b]))
+        if known is not None and len(known) >= games_per_pair:
+            cfg = _raw_env_factory(game)(**config).game.config.to_dict()
+            res = summarise(game, cfg, names[a], names[b], list(known[:games_per_pair]))
+        else:
+            res = evaluate(game, agents[a], agents[b], n_games=games_per_pair, seed=seed,
+                           **config)
         res.candidate, res.opponent = names[a], names[b]
         cfg = res.config
         n = len(res.per_game)

@@ -70,8 +70,9 @@ class GameSpec:
         split_switch: The AEC env's switch that enters each simultaneous action as
             sub-decisions (``None``: the game has none); the CLI's ``--one-step-bid`` turns it
             off.
-        train_timesteps: MaskablePPO budget of ``tabletop-gym train`` on :attr:`gym_id` (about
-            10 minutes on 2 CPU cores) and the tasks' recommended budget.
+        train_timesteps: MaskablePPO budget from scratch on :attr:`gym_id` (about 10 minutes on
+            2 CPU cores): the tasks' recommended budget. ``tabletop-gym train`` instead clones
+            the heuristic and fine-tunes for ``training.DEFAULT_TIMESTEPS``.
         task_env_settings: Env switches every benchmark task of the game pins.
         test_configs: ``(id, config)`` of every configuration the generic tests run over.
         playthroughs: The golden playthroughs that pin the game's trajectories.

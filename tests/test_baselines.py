@@ -11,9 +11,12 @@ import json
 import math
 import pathlib
 
+import numpy as np
 import pytest
 
-from tabletop_gym.baselines import Job, bootstrap_ci, iqm, jobs
+from tabletop_gym.baselines import Job, bootstrap_ci, first_moves, iqm, jobs
+from tabletop_gym.evaluation import _raw_env_factory, evaluate
+from tabletop_gym.league import run_league
 
 DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
 PAGE = json.loads((DOCS / "baselines.json").read_text())
@@ -34,10 +37,41 @@ def test_row_slice_replays(job_id: str):
     job = Job(**{**entry["job"], "agents": tuple(entry["job"]["agents"])})
     assert job in jobs(), "the job behind this row changed: run `make baselines`"
     # The harness draws every game from one generator in order, so the first games replay alone.
-    got = job.run(games=job.slice_games, bootstrap=0)["per_game"]
-    want = entry["slice"]
-    assert json.loads(json.dumps(got)) == want, (
+    got = job.replay()
+    assert json.loads(json.dumps(got)) == entry["slice"], (
         f"{job_id} no longer reproduces: run `make baselines` to regenerate docs/baselines.md")
+
+
+def test_first_moves_are_the_first_game_of_the_evaluation():
+    # Played to the end (more decisions than the game has), the moves must be the evaluation's
+    # first game: the same final scores from the same deal and seats.
+    moves = first_moves("rapa_nui", "ismcts:2", "random", seed=5, decisions=10_000,
+                        num_players=2)
+    first = evaluate("rapa_nui", "ismcts:2", "random", n_games=1, seed=5,
+                     num_players=2).per_game[0]
+    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env.reset(seed=5)
+    for a in moves:
+        env.step(a)
+    assert env.game_state.is_terminal()
+    assert [float(x) for x in env.game_state.scores()] == first["scores"]
+    short = first_moves("rapa_nui", "ismcts:2", "random", seed=5, decisions=2, num_players=2)
+    assert short == moves[: len(short)] and len(short) < len(moves)
+
+
+def test_a_league_reuses_games_already_played():
+    # A pair's games from an evaluation with the same deals give the league the same numbers
+    # as playing them again (the first k games of n are the evaluation of k).
+    agents = ["random", "heuristic"]
+    fresh = run_league("rapa_nui", agents, games_per_pair=2, seed=9, bootstrap=0,
+                       num_players=2)
+    longer = evaluate("rapa_nui", "random", "heuristic", n_games=4, seed=9, num_players=2)
+    reused = run_league("rapa_nui", agents, games_per_pair=2, seed=9, bootstrap=0,
+                        num_players=2, played={("random", "heuristic"): longer.per_game})
+    assert reused.games == fresh.games == [{"agent": "random", "opponent": "heuristic", **g}
+                                           for g in longer.per_game[:2]]
+    np.testing.assert_equal(reused.matrix, fresh.matrix)  # NaN on the diagonal
+    assert reused.pairs == fresh.pairs and reused.ratings == fresh.ratings
 
 
 def test_iqm_and_bootstrap_by_hand():

@@ -41,8 +41,9 @@ def test_self_play_example():
 @pytest.mark.parametrize("env_id", ["Positano-v0", "RapaNui-v0"])
 def test_cli_train_short_budget(tmp_path, env_id):
     out = run("-m", "tabletop_gym.cli", "train", "--env", env_id, "--timesteps", "1024",
-              "--eval-games", "4", "--n-envs", "2", "--no-progress", "--out", str(tmp_path))
-    assert "win rate" in out
+              "--eval-games", "4", "--n-envs", "2", "--no-progress", "--out", str(tmp_path),
+              "--hp", "bc_games=2", "bc_epochs=1")  # the cloning of the recipe, in small
+    assert "win rate" in out and "behaviour cloning of the heuristic" in out
     runs = list(tmp_path.iterdir())
     assert len(runs) == 1
     names = {p.name for p in runs[0].iterdir()}

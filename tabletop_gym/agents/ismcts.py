@@ -6,8 +6,13 @@ Tree Search"). Every simulation starts from a *determinization*: a full state dr
 see re-dealt at random. The tree is keyed by action sequences, so one tree gathers statistics over
 all determinizations; at a node only the children legal in the current determinization compete,
 with UCB1 using availability counts in place of the parent's visits. A leaf is expanded by one
-untried action and finished with a rollout by the random or the heuristic policy. The move played
-is the root child with the most visits.
+untried action (with heuristic rollouts: the heuristic's own move first, so the lines below a
+fresh node follow the heuristic rather than a random first move) and finished with a rollout by
+the random or the heuristic policy. A finished game is worth, to each seat, a mix of its win
+share and its margin over the best other seat squashed by ``tanh(margin / 10)`` (values stay in
+[0, 1] whatever the game's score bounds, so one exploration constant suits both games). The move
+played is the root child with the most visits (ties: the higher mean value, then the child
+expanded first).
 
 The agent reads the engine state only through ``resample_hidden``, which re-deals every hidden part
 from a canonical order, so what the agent decides is a function of its own view and its seed
@@ -36,16 +41,22 @@ from tabletop_gym.core.observer import Observer
 
 ROLLOUTS = ("random", "heuristic")
 DEFAULT_SIMULATIONS = 200
-SCORE_WEIGHT = 0.1
-"""Share of a simulation's value given to the score margin (the rest is the win/loss), so the
-search still prefers the larger margin when every line wins or every line loses."""
+SCORE_WEIGHT = 0.5
+"""Share of a simulation's value given to the score margin (the rest is the win/loss). A single
+rollout's win or loss is a coin flip in a close position; its margin says by how much, so with a
+few hundred simulations the margin separates moves the win/loss cannot."""
+MARGIN_SCALE = 10.0
+"""Points of margin that move the margin term most of the way (``tanh(margin / scale)``): about
+one standard deviation of the final margin between two heuristic bots in both games. The value
+stays in [0, 1], the range the exploration constant is tuned for, whatever the score bounds."""
 
 
 class _Node:
-    __slots__ = ("avail", "children", "player", "value", "visits")
+    __slots__ = ("avail", "children", "order", "player", "value", "visits")
 
-    def __init__(self, player: int):
+    def __init__(self, player: int, order: int = 0):
         self.player = player  # the seat whose action led here; the value is from its side
+        self.order = order  # how many siblings were expanded before it
         self.visits = 0
         self.value = 0.0
         self.avail = 0
@@ -87,6 +98,8 @@ class ISMCTSAgent:
         simulations: Simulations per decision.
         rollout: ``"random"`` or ``"heuristic"`` rollout policy.
         exploration: The UCB1 exploration constant (values lie in [0, 1]).
+        score_weight: Share of the value given to the score margin (:data:`SCORE_WEIGHT`).
+        margin_scale: Points of margin of :data:`MARGIN_SCALE`.
     """
 
     needs_state = True
@@ -99,6 +112,8 @@ class ISMCTSAgent:
         simulations: int = DEFAULT_SIMULATIONS,
         rollout: str = "random",
         exploration: float = 0.7,
+        score_weight: float = SCORE_WEIGHT,
+        margin_scale: float = MARGIN_SCALE,
     ):
         if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
             raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
@@ -111,6 +126,8 @@ class ISMCTSAgent:
         self.simulations = simulations
         self.rollout = rollout
         self.exploration = float(exploration)
+        self.score_weight = float(score_weight)
+        self.margin_scale = float(margin_scale)
         self.name = f"ismcts:{simulations}" + (":heuristic" if rollout == "heuristic" else "")
         self.seed(rng if isinstance(rng, int) or rng is None else
                   int(rng.integers(0, 2**63 - 1)))
@@ -146,12 +163,12 @@ class ISMCTSAgent:
                 player = d.current_player()
                 untried = [a for a in acts if a not in node.children]
                 if untried:
-                    a = untried[rng.randrange(len(untried))]
+                    a = self._expand(d, player, untried, rng)
                     for b in acts:
                         child = node.children.get(b)
                         if child is not None:
                             child.avail += 1
-                    child = _Node(player)
+                    child = _Node(player, len(node.children))
                     child.avail = 1
                     node.children[a] = child
                     d.apply_action(a)
@@ -171,8 +188,38 @@ class ISMCTSAgent:
             for n in path[1:]:
                 n.visits += 1
                 n.value += values[n.player]
-        return max(legal, key=lambda a: (root.children[a].visits if a in root.children else -1,
-                                         -a))
+        return max(legal, key=lambda a: self._rank(root, a))
+
+    @staticmethod
+    def _rank(root: _Node, a: int) -> tuple[int, float, int]:
+        """The order of root children: most visits first.
+
+        A tie (a small budget visits every child once) goes to the higher mean value, then to the
+        child expanded first (with heuristic rollouts: the heuristic's move).
+        """
+        child = root.children.get(a)
+        if child is None:
+            return (-1, 0.0, 0)
+        return (child.visits, child.value / child.visits, -child.order)
+
+    def _expand(self, d: State, player: int, untried: list[int], rng: random.Random) -> int:
+        """The action a new child is made for: the rollout policy's own choice while untried.
+
+        With heuristic rollouts the first child of a node is the heuristic's move, so every
+        simulation below a fresh node follows the heuristic instead of starting with a random
+        move, and the search compares alternatives against the heuristic's line.
+        """
+        if self.rollout == "heuristic":
+            a = self._policy_action(d, player)
+            if a in untried:
+                return a
+        return untried[rng.randrange(len(untried))]
+
+    def _policy_action(self, d: State, p: int) -> int:
+        observer = self.observer
+        assert observer is not None
+        obs = {"observation": observer.encode(d, p), "action_mask": observer.action_mask(d, p)}
+        return int(self._bot(p).act(obs))
 
     def _finish(self, d: State, rng: random.Random) -> list[float]:
         if self.rollout == "random":
@@ -180,14 +227,8 @@ class ISMCTSAgent:
                 acts = d.legal_actions()
                 d.apply_action(acts[rng.randrange(len(acts))])
         else:
-            observer = self.observer
-            assert observer is not None
             while not d.is_terminal():
-                p = d.current_player()
-                bot = self._bot(p)
-                obs = {"observation": observer.encode(d, p),
-                       "action_mask": observer.action_mask(d, p)}
-                d.apply_action(bot.act(obs))
+                d.apply_action(self._policy_action(d, d.current_player()))
         return self._values(d)
 
     def _bot(self, seat: int) -> Any:
@@ -210,10 +251,11 @@ class ISMCTSAgent:
         if n == 1:
             return [min(1.0, max(0.0, (scores[0] - lo) / span))]
         winners = d.winners()
+        w = self.score_weight
         out = []
         for p in range(n):
             win = 1.0 / len(winners) if p in winners else 0.0
             best_other = max(scores[q] for q in range(n) if q != p)
-            margin = 0.5 + 0.5 * max(-1.0, min(1.0, (scores[p] - best_other) / span))
-            out.append((1 - SCORE_WEIGHT) * win + SCORE_WEIGHT * margin)
+            margin = 0.5 + 0.5 * math.tanh((scores[p] - best_other) / self.margin_scale)
+            out.append((1 - w) * win + w * margin)
         return out

@@ -1,9 +1,10 @@
 """A rule-based Rapa Nui player that decides from its own observation vector only.
 
 The bot reads the ego-centric vector of :class:`~tabletop_gym.envs.rapa_nui.observer.
-RapaNuiObserver` by slice offsets and values every option in "VP-equivalents": victory points,
-wood (worth less than a VP, more while a Moai waits in hand), offering cards (worth the estimated
-final value of their kind) and the expected yield of display cards over the scorings that remain.
+RapaNuiObserver` by the layout's slice names (never by offsets of its own) and values every
+option in "VP-equivalents": victory points, wood (worth less than a VP, more while a Moai waits in
+hand), offering cards (worth the estimated final value of their kind) and the expected yield of
+display cards over the scorings that remain.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from tabletop_gym.envs.rapa_nui.rules import (
     NUM_COLUMNS,
     NUM_KINDS,
     OFFER,
-    PHASES,
     PLAY_HG,
     PLAY_MOAI,
     PLAY_PRIEST,
@@ -125,6 +125,8 @@ class _View:
     """
 
     __slots__ = (
+        "base_rel",
+        "base_surplus",
         "columns",
         "displays",
         "draws_left",
@@ -147,6 +149,8 @@ class _View:
         "wood_value",
     )
 
+    base_rel: list[float | None]
+    base_surplus: float | None
     columns: list[list[int]]
     displays: list[list[float]]
     draws_left: int
@@ -218,10 +222,10 @@ class RapaNuiHeuristic:
         self._totals = card_totals(self._n)
         self._opp_weight = _OPP_WEIGHT if self._n == 2 else _OPP_WEIGHT_MULTI
         self._wood_early = _WOOD_EARLY[min(self._n, 4) - 2]
-        # Slice offsets are fixed by the layout; caching them keeps each decision cheap.
-        self._o = {name: s.start for name, s in observer.layout.slices.items()}
-        self._col_lo = self._o["columns"]
-        self._col_hi = self._col_lo + NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES
+        # The layout's named slices, resolved once: each decision reads the vector by name.
+        self._slices = {
+            name: slice(sl.start, sl.stop) for name, sl in observer.layout.slices.items()
+        }
 
     def seed(self, seed: int | None) -> None:
         """Reseed the tie-breaking generator."""
@@ -231,40 +235,41 @@ class RapaNuiHeuristic:
 
     def _decode(self, vec: np.ndarray) -> _View:
         """Split the vector into plain Python lists (cheaper to read than numpy scalars)."""
-        o = self._o
         n = self._n
+        sl = self._slices
         v = vec.tolist()
         w = _View()
-        i = o["phase"]
-        w.phase = v[i : i + len(PHASES)].index(1.0)
-        w.draws_left = int(v[o["draws_left"]])
-        w.moai_units = int(v[o["moai_units"]])
-        i = o["own_hand"]
-        w.hand = [int(x) for x in v[i : i + NUM_CARD_TYPES]]
-        i = o["own_holdings"]
-        w.hold = v[i : i + NUM_KINDS]
-        i = o["own_face_down"]
-        w.own_fd = v[i : i + NUM_KINDS]
-        i = o["displays"]
-        w.displays = [v[i + j * NUM_CARD_TYPES : i + (j + 1) * NUM_CARD_TYPES] for j in range(n)]
-        w.wood = v[o["wood"] : o["wood"] + n]
-        w.vp = v[o["vp"] : o["vp"] + n]
-        w.hold_counts = v[o["holding_counts"] : o["holding_counts"] + n]
-        i = o["stone_face_up"]
-        up = v[i : i + NUM_KINDS]
+        w.phase = v[sl["phase"]].index(1.0)
+        w.draws_left = int(v[sl["draws_left"]][0])
+        w.moai_units = int(v[sl["moai_units"]][0])
+        w.hand = list(map(int, v[sl["own_hand"]]))
+        w.hold = v[sl["own_holdings"]]
+        w.own_fd = v[sl["own_face_down"]]
+        displays = v[sl["displays"]]
+        w.displays = [displays[j * NUM_CARD_TYPES : (j + 1) * NUM_CARD_TYPES] for j in range(n)]
+        w.wood = v[sl["wood"]][:n]
+        w.vp = v[sl["vp"]][:n]
+        w.hold_counts = v[sl["holding_counts"]][:n]
+        up = v[sl["stone_face_up"]]
         # What this seat knows of the stone: the face-up cards plus its own face-down ones.
         w.stone = [up[k] + w.own_fd[k] for k in range(NUM_KINDS)]
-        w.stone_all = sum(up) + v[o["stone_face_down"]]
-        i = o["supply"]
-        w.supply = v[i : i + NUM_KINDS]
-        w.pile = int(v[o["draw_pile"]])
-        w.removed = int(v[o["removed_moai"]])
+        w.stone_all = sum(up) + v[sl["stone_face_down"]][0]
+        w.supply = v[sl["supply"]]
+        w.pile = int(v[sl["draw_pile"]][0])
+        w.removed = int(v[sl["removed_moai"]][0])
         cols: list[list[int]] = [[] for _ in range(NUM_COLUMNS)]
         # One-hot entries: index = (column * 4 + position) * 7 + card id, front position first.
-        for j in np.flatnonzero(vec[self._col_lo : self._col_hi]).tolist():
+        onehot = v[sl["columns"]]
+        find = onehot.index
+        j = -1
+        for _ in range(onehot.count(1.0)):
+            j = find(1.0, j + 1)
             slot, card = divmod(j, NUM_CARD_TYPES)
             cols[slot // COLUMN_SIZE].append(card)
         w.columns = cols
+        # Per decision, the own-display valuations every option compares against.
+        w.base_rel = [None] * NUM_CARD_TYPES
+        w.base_surplus = None
         self._estimate(w)
         return w
 
@@ -292,9 +297,28 @@ class RapaNuiHeuristic:
             return xs[0]
         return 0.5 * (sum(xs) / len(xs)) + 0.5 * max(xs)
 
+    def _base_rel_gain(self, w: _View, t: int) -> float:
+        """:meth:`_rel_gain` of the displays as they are (computed once per decision)."""
+        got = w.base_rel[t]
+        if got is None:
+            got = w.base_rel[t] = self._rel_gain(w.displays, t)
+        return got
+
+    def _base_buy_surplus(self, w: _View) -> float:
+        """:meth:`_buy_surplus` of the own H&G as they are (computed once per decision)."""
+        got = w.base_surplus
+        if got is None:
+            d0 = w.displays[0]
+            got = w.base_surplus = self._buy_surplus(w, [d0[HG + k] for k in range(NUM_KINDS)])
+        return got
+
     def _rel_gain(self, displays: list[list[float]], t: int) -> float:
         """Own units minus the opponents' weighted units of a scoring of card id ``t``."""
-        g = _gains([d[t] for d in displays], t >= HG, self._hg_bonus)
+        return self._rel_from_counts([d[t] for d in displays], t)
+
+    def _rel_from_counts(self, counts: list[float], t: int) -> float:
+        """:meth:`_rel_gain` from each seat's count of card id ``t`` (ego order)."""
+        g = _gains(counts, t >= HG, self._hg_bonus)
         return g[0] - self._opp_weight * self._opp_agg(g[1:])
 
     def _unit_value(self, w: _View, t: int) -> float:
@@ -341,15 +365,15 @@ class RapaNuiHeuristic:
     def _display_gain(self, w: _View, t: int, count: int) -> float:
         """Value of adding ``count`` cards of id ``t`` to the own display now."""
         d = w.displays
-        after = [[*d[0][:t], d[0][t] + count, *d[0][t + 1 :]], *d[1:]]
-        delta = self._rel_gain(after, t) - self._rel_gain(d, t)
+        after = [d[0][t] + count] + [dj[t] for dj in d[1:]]
+        delta = self._rel_from_counts(after, t) - self._base_rel_gain(w, t)
         value = w.scorings_left * _REVEAL_SHARE[t] * self._unit_value(w, t) * delta
         if t >= HG:
             # H&G also make every later purchase of their kind cheaper, once per own turn.
             hg = [d[0][HG + k] for k in range(NUM_KINDS)]
             hg_after = list(hg)
             hg_after[t - HG] += count
-            gain = self._buy_surplus(w, hg_after) - self._buy_surplus(w, hg)
+            gain = self._buy_surplus(w, hg_after) - self._base_buy_surplus(w)
             value += w.scorings_left / self._n * gain
         elif t == MOAI:
             value += MOAI_END_VP + _OFFER_ROUND_VALUE - MOAI_COST * w.wood_value
@@ -398,7 +422,7 @@ class RapaNuiHeuristic:
             _HAND_SHARE * max(0.0, self._display_gain(w, t, 1)) for t in range(NUM_CARD_TYPES)
         ]
         reveal = [
-            self._unit_value(w, t) * self._rel_gain(w.displays, t) for t in range(NUM_CARD_TYPES)
+            self._unit_value(w, t) * self._base_rel_gain(w, t) for t in range(NUM_CARD_TYPES)
         ]
         # The unseen pool (other hands and the draw pile) gives a refill's expected card.
         pool = list(self._totals)

@@ -212,11 +212,11 @@ def _given_state(game: Game, given: Any) -> State:
 
 
 def observation_space(observer: Observer, num_actions: int) -> spaces.Dict:
-    """``{"observation": float32 Box from the observer's layout, "action_mask": int8 Box}``."""
+    """``{"observation": Box from the observer's layout and dtype, "action_mask": int8 Box}``."""
     layout = observer.layout
     return spaces.Dict(
         {
-            "observation": spaces.Box(layout.low, layout.high, dtype=np.float32),
+            "observation": spaces.Box(layout.low, layout.high, dtype=observer.dtype),
             "action_mask": spaces.Box(0, 1, (num_actions,), dtype=np.int8),
         }
     )
@@ -226,7 +226,7 @@ def state_space(observer: Observer) -> spaces.Box:
     """The Box of ``state()``: every seat's observation bounds, in seat order."""
     n = observer.game.num_players
     layout = observer.layout
-    return spaces.Box(np.tile(layout.low, n), np.tile(layout.high, n), dtype=np.float32)
+    return spaces.Box(np.tile(layout.low, n), np.tile(layout.high, n), dtype=observer.dtype)
 
 
 class StableInfos:
@@ -293,6 +293,9 @@ class TabletopAECEnv(AECEnv):
             the default for ``ansi``).
         info_mode: ``"full"`` or ``"stable"`` (fixed keys, types and shapes; see
             :class:`StableInfos`).
+        obs_dtype: dtype of the observation vector: ``"float32"`` (default) or an unsigned
+            integer dtype that holds every value of the layout (Positano: ``"uint8"`` or
+            ``"uint16"``; Rapa Nui: ``"uint16"``); the observation space follows it.
         **config: The game's config switches (``num_players``, ``reward_type``, variants).
     """
 
@@ -319,6 +322,7 @@ class TabletopAECEnv(AECEnv):
         illegal_action: str = "terminate",
         render_view: str | int | None = None,
         info_mode: str = "full",
+        obs_dtype: str = "float32",
         **config: Any,
     ):
         super().__init__()
@@ -332,6 +336,8 @@ class TabletopAECEnv(AECEnv):
         self.render_view = render_view
         self._window = HumanWindow(self.metadata["name"]) if render_mode == "human" else None
         self.observer = self.make_observer(self.game)
+        self.observer.set_dtype(obs_dtype)
+        self.obs_dtype = self.observer.dtype.name
         self.state_space = state_space(self.observer)
         self._stable = StableInfos(self.game) if info_mode == "stable" else None
         n = self.game.num_players
@@ -351,6 +357,11 @@ class TabletopAECEnv(AECEnv):
         self._zero_mask = np.zeros(self._num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
         self._acting_mask = self._zero_mask
+        # The seat to act (-1 at the end), its agent and phase, as of the last change: computed
+        # once per position and read by observe(), step() and the infos.
+        self._acting_seat = -1
+        self._info_acting: str | None = None
+        self._info_phase: str | None = None
 
     # --- construction hooks -------------------------------------------------------------------
 
@@ -428,6 +439,7 @@ class TabletopAECEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
+        self._info_phase = None
         self._after_change()
         # A finished start state ends the game at once; last() must still deliver its rewards.
         self._accumulate_rewards()
@@ -449,6 +461,8 @@ class TabletopAECEnv(AECEnv):
                 "turn-based transform (tabletop_gym.wrappers.turn_based.TurnBasedGame)"
             )
         if cur == TERMINAL:
+            self._acting_seat = -1
+            self._info_phase = None
             returns = state.returns()
             scores = state.scores()
             breakdown = state.score_breakdown()
@@ -483,23 +497,33 @@ class TabletopAECEnv(AECEnv):
         # Handed out in the info: read-only, so no caller can make an illegal action look legal.
         mask.setflags(write=False)
         self._acting_mask = mask
+        self._acting_seat = cur
+        self.agent_selection = acting
         if self._stable is not None:
             self.infos = self._stable.running(self.agents, {acting}, phase)
-            self.agent_selection = acting
             return
         zero = self._zero_mask
         infos = self.infos
-        for a in self.agents:
-            infos[a] = {"action_mask": mask if a == acting else zero, "is_acting": a == acting,
-                        "phase": phase}
-        self.agent_selection = acting
+        previous = self._info_acting
+        if phase != self._info_phase:
+            for a in self.agents:
+                infos[a] = {"action_mask": mask if a == acting else zero, "is_acting": a == acting,
+                            "phase": phase}
+        else:
+            # Only the agents whose info changed get a new dict; the others keep theirs (a
+            # caller holding an old info never sees it change under it).
+            if previous is not None and previous != acting:
+                infos[previous] = {"action_mask": zero, "is_acting": False, "phase": phase}
+            infos[acting] = {"action_mask": mask, "is_acting": True, "phase": phase}
+        self._info_acting = acting
+        self._info_phase = phase
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """What ``agent`` may know now: ``{"observation", "action_mask"}``."""
         state = self._require_state()
         seat = self._seat_of[agent]
         obs = self.observer.encode(state, seat)
-        if state.current_player() == seat and not self.terminations.get(agent, True):
+        if seat == self._acting_seat and not self.terminations.get(agent, True):
             mask = self._acting_mask.copy()
         else:
             mask = np.zeros(self._num_actions, dtype=np.int8)
@@ -523,12 +547,16 @@ class TabletopAECEnv(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         self._actions.append(action)
-        self._clear_rewards()
+        # Rewards are all zero while the game runs (they are terminal only), so they are
+        # cleared and accumulated only when this action ended the game.
         self._after_change()
-        self._accumulate_rewards()
+        if self._acting_seat < 0:
+            self._accumulate_rewards()
 
     def _terminate_illegal(self, agent: str, err: IllegalActionError) -> None:
         warnings.warn(f"{agent} took an illegal action; the game ends: {err}", stacklevel=3)
+        self._acting_seat = -1
+        self._info_phase = None
         detail = {
             "agent": agent,
             "action": err.action,
@@ -652,11 +680,18 @@ class TabletopAECEnv(AECEnv):
         return self.metadata["name"]
 
 
-class OrderEnforcing(OrderEnforcingWrapper):
-    """PettingZoo's order enforcement with a direct ``last()``.
+def _before_reset(name: str) -> AttributeError:
+    return AttributeError(f"{name} cannot be accessed before reset")
 
-    The stock wrapper reaches every attribute ``last()`` reads through ``__getattr__``; going
-    straight to the wrapped env keeps the same checks (reset first) at a fraction of the cost.
+
+class OrderEnforcing(OrderEnforcingWrapper):
+    """PettingZoo's order enforcement with direct attribute access on the hot path.
+
+    The stock wrapper reaches every attribute ``last()``, ``agent_iter`` and training loops read
+    (``agent_selection``, ``agents``, ``terminations``, ...) through ``__getattr__``, a failed
+    lookup and a second one per access. Here they are properties that keep the same check (an
+    ``AttributeError`` before the first reset) and read the wrapped env's attribute directly;
+    ``last()``, ``step()`` and ``observe()`` call the wrapped env without the detour.
     """
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
@@ -664,3 +699,63 @@ class OrderEnforcing(OrderEnforcingWrapper):
         if not self._has_reset:
             raise AttributeError("last cannot be called before reset")
         return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        """Step the wrapped env (PettingZoo's checks: reset first, agents left)."""
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)
+
+    def observe(self, agent: str) -> Any:
+        """``observe()`` of the wrapped env, after the reset check."""
+        if not self._has_reset:
+            return super().observe(agent)
+        return self.env.observe(agent)
+
+    @property
+    def agent_selection(self) -> str:  # type: ignore[override]
+        """The agent to act (``AttributeError`` before the first reset)."""
+        if not self._has_reset:
+            raise _before_reset("agent_selection")
+        return self.env.agent_selection
+
+    @property
+    def agents(self) -> list[str]:  # type: ignore[override]
+        """The live agents (``AttributeError`` before the first reset)."""
+        if not self._has_reset:
+            raise _before_reset("agents")
+        return self.env.agents
+
+    @property
+    def rewards(self) -> dict[str, float]:  # type: ignore[override]
+        """This step's rewards (``AttributeError`` before the first reset)."""
+        if not self._has_reset:
+            raise _before_reset("rewards")
+        return self.env.rewards
+
+    @property
+    def terminations(self) -> dict[str, bool]:  # type: ignore[override]
+        """Terminated flags (``AttributeError`` before the first reset)."""
+        if not self._has_reset:
+            raise _before_reset("terminations")
+        return self.env.terminations
+
+    @property
+    def truncations(self) -> dict[str, bool]:  # type: ignore[override]
+        """Truncated flags (``AttributeError`` before the first reset)."""
+        if not self._has_reset:
+            raise _before_reset("truncations")
+        return self.env.truncations
+
+    @property
+    def infos(self) -> dict[str, dict[str, Any]]:  # type: ignore[override]
+        """Infos (``AttributeError`` before the first reset)."""
+        if not self._has_reset:
+            raise _before_reset("infos")
+        return self.env.infos
+
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]:  # type: ignore[override]
+        return self.env._cumulative_rewards

@@ -156,7 +156,9 @@ class Scene:
         """A (rounded) rectangle ``(x0, y0, x1, y1)``."""
         self.shapes.append(("rect", tuple(box), fill, outline, width, radius))
 
-    def line(self, points: Sequence[tuple[float, float]], fill: Colour = INK, width: int = 1):
+    def line(
+        self, points: Sequence[tuple[float, float]], fill: Colour = INK, width: int = 1
+    ) -> None:
         """A polyline."""
         self.shapes.append(("line", tuple(points), fill, width))
 

@@ -659,6 +659,20 @@ class State(abc.ABC):
     def __deepcopy__(self, memo: dict[int, Any]) -> State:
         return self.clone()
 
+    # --- what changed ---------------------------------------------------------------------------
+
+    def change_log(self) -> list[int] | None:
+        """The engine's record of what each change touched, for incremental observers.
+
+        An append-only list of bit masks, one appended by every engine step that changes the
+        position; each bit names a group of observable facts (the game declares its bits). An
+        observer that keeps a vector remembers how much of the log it has read and re-encodes only
+        what the new masks name, so no cache depends on the values of the position itself. A
+        clone starts a new, empty log. ``None`` (the default): the game reports nothing and
+        observers encode every position from scratch.
+        """
+        return None
+
 
 def missing_member(game: Game, member: str) -> NotImplementedError:
     """The error for an optional member of the contract that ``game`` does not implement."""

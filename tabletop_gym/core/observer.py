@@ -3,6 +3,12 @@
 An observer encodes only what one seat may know. Its layout is a list of named slices declared
 once; the docs tables and the observation space are derived from that same list, so they cannot
 drift apart. ``encode`` always returns a fresh array (Gymnasium's checker rejects reused buffers).
+
+Incremental observers keep one vector per seat on the state and bring it up to date from the
+engine's change log (:meth:`State.change_log`): each applied action appends a mask of the fact
+groups it touched, and the observer re-encodes only the sections that depend on them. Nothing is
+inferred from the position's values, so a rule that removes or lowers something is followed as
+surely as one that adds. ``encode`` hands out a copy of the kept vector.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -83,14 +90,63 @@ def _fmt(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
+OBS_DTYPES = ("float32", "uint8", "uint16")
+"""Observation dtypes an env may offer: float32 (the default) and the unsigned integers."""
+
+
+
+def allowed_dtypes(layout: ObservationLayout) -> tuple[str, ...]:
+    """``float32`` and every integer dtype of :data:`OBS_DTYPES` that holds all of ``layout``.
+
+    An integer dtype is allowed when every bound is a whole number, none is negative and the
+    largest upper bound fits (Positano: ``uint8``; Rapa Nui: ``uint16``, its wood reaches 663).
+    """
+    out = ["float32"]
+    whole = bool(np.all(layout.low == np.floor(layout.low))) and bool(
+        np.all(layout.high == np.floor(layout.high))
+    )
+    if whole and float(layout.low.min(initial=0.0)) >= 0:
+        top = float(layout.high.max(initial=0.0))
+        out += [d for d in OBS_DTYPES[1:] if top <= np.iinfo(d).max]
+    return tuple(out)
+
+
+def check_obs_dtype(layout: ObservationLayout, obs_dtype: Any, what: str) -> np.dtype:
+    """``obs_dtype`` as a numpy dtype, if ``layout``'s values fit it.
+
+    Raises:
+        ValueError: Naming the value and the dtypes allowed for ``what``.
+    """
+    allowed = allowed_dtypes(layout)
+    name = obs_dtype if isinstance(obs_dtype, str) else getattr(obs_dtype, "__name__", None)
+    if isinstance(obs_dtype, np.dtype):
+        name = obs_dtype.name
+    if name not in allowed:
+        top = float(layout.high.max(initial=0.0))
+        raise ValueError(
+            f"obs_dtype={obs_dtype!r} is not allowed for {what}; choose one of {list(allowed)} "
+            f"(its observation values are whole numbers in 0..{top:g}; an integer dtype must "
+            "hold them all)"
+        )
+    return np.dtype(name)
+
+
 class Observer(abc.ABC):
     """Encodes a state as one seat sees it.
 
     Subclasses build :attr:`layout` in ``__init__`` and implement :meth:`_fill`, writing only
-    what ``player`` may know into a zeroed vector.
+    what ``player`` may know into a zeroed vector. An incremental subclass also implements
+    :meth:`_start` and :meth:`_catch_up` (see the module docstring); :meth:`encode` then keeps
+    each seat's vector on the state and updates it from the engine's change log.
     """
 
     layout: ObservationLayout
+    dtype: np.dtype = np.dtype(np.float32)
+    incremental: bool = False
+    """Whether :meth:`_start`/:meth:`_catch_up` are implemented (set by subclasses)."""
+    volatile: bool = False
+    """Whether part of the vector changes without an entry in the change log (the turn-based
+    transform's pending commitments): :meth:`_catch_up` then runs on every call."""
 
     def __init__(self, game: Game):
         """Bind the observer to a game (its player count and switches fix the layout)."""
@@ -101,11 +157,99 @@ class Observer(abc.ABC):
         """Length of the observation vector."""
         return self.layout.size
 
+    def set_dtype(self, obs_dtype: Any) -> None:
+        """Encode into ``obs_dtype`` from now on (``"float32"``, or an integer dtype that fits).
+
+        Raises:
+            ValueError: When the layout's values do not fit ``obs_dtype``; nothing changes.
+        """
+        self.dtype = check_obs_dtype(self.layout, obs_dtype, type(self).__name__)
+
     def encode(self, state: State, player: int) -> np.ndarray:
-        """A fresh float32 vector of what ``player`` may know of ``state``."""
-        out = np.zeros(self.layout.size, dtype=np.float32)
+        """A fresh vector of what ``player`` may know of ``state``, in :attr:`dtype`."""
+        if self.incremental:
+            log = state.change_log()
+            if log is not None:
+                return self.kept(state, player, log).copy()
+        out = np.zeros(self.layout.size, dtype=self.dtype)
         self._fill(state, player, out)
         return out
+
+    def kept(self, state: State, player: int, log: list[int]) -> np.ndarray:
+        """The vector kept on ``state`` for ``player``, brought up to date (do not modify).
+
+        The first call encodes in full (:meth:`_start`); later calls OR together the change
+        masks the engine appended since, and :meth:`_catch_up` re-encodes what they name.
+        """
+        store = state.__dict__.get("_kept_observations")
+        if store is None:
+            store = state.__dict__["_kept_observations"] = {}
+        key = (id(self), player)
+        entry = store.get(key)
+        if entry is None:
+            buf = np.zeros(self.layout.size, dtype=self.dtype)
+            # The observer rides along so that its id stays unique while the entry lives.
+            store[key] = [buf, self._start(state, player, buf), len(log), self]
+            return buf
+        buf = entry[0]
+        seen = entry[2]
+        if len(log) != seen:
+            mask = 0
+            for bits in log[seen:]:
+                mask |= bits
+            entry[2] = len(log)
+            self._catch_up(state, player, buf, entry[1], mask)
+        elif self.volatile:
+            self._catch_up(state, player, buf, entry[1], 0)
+        return buf
+
+    # --- sections ------------------------------------------------------------------------------
+
+    sections: list[list[tuple[Any, int]]]
+    """Per seat, ``(section, deps)`` in update order: ``section(state, player, memo)`` returns
+    the ``(indices, values)`` it writes (no index shared with another section) and ``deps`` is
+    the mask of change-log bits it reads (0: written once, at the start)."""
+
+    def _memo_extra(self) -> Any:
+        """Scratch space sections share through ``memo[-1]`` (none by default)."""
+        return None
+
+    def _start(self, state: State, player: int, out: np.ndarray) -> Any:
+        """Encode every section into the zeroed ``out``; the memo holds what each one wrote."""
+        secs = self.sections[player]
+        memo: list[Any] = [None] * len(secs) + [self._memo_extra()]
+        idx: list[int] = []
+        val: list[int] = []
+        for k, (section, _) in enumerate(secs):
+            i, v = memo[k] = section(state, player, memo)
+            idx += i
+            val += v
+        out[idx] = val
+        return memo
+
+    def _catch_up(self, state: State, player: int, out: np.ndarray, memo: Any, mask: int) -> None:
+        """Re-encode the sections whose change-log bits are in ``mask``: clear, then write.
+
+        Every index belongs to one section, so the entries the re-encoded sections wrote before
+        are cleared and their new entries written, two numpy calls in all; a section whose
+        entries came out as before adds nothing.
+        """
+        old: list[int] = []
+        idx: list[int] = []
+        val: list[int] = []
+        for k, (section, deps) in enumerate(self.sections[player]):
+            if mask & deps:
+                new = section(state, player, memo)
+                if new == memo[k]:
+                    continue
+                old += memo[k][0]
+                memo[k] = new
+                idx += new[0]
+                val += new[1]
+        if old:
+            out[old] = 0
+        if idx:
+            out[idx] = val
 
     def encode_all(self, state: State) -> np.ndarray:
         """Every seat's observation, concatenated in seat order (a global view for critics)."""

@@ -62,6 +62,8 @@ class TabletopParallelEnv(ParallelEnv):
         render_view: ``"public"`` (default for pictures), a seat, or ``"acting"`` (default for
             text: the seat to act at a sequential node, public at a simultaneous one).
         info_mode: ``"full"`` or ``"stable"`` (as in the AEC env).
+        obs_dtype: ``"float32"`` (default) or an unsigned integer dtype that holds the layout
+            (as in the AEC env).
         **config: The game's config switches.
     """
 
@@ -81,6 +83,7 @@ class TabletopParallelEnv(ParallelEnv):
         illegal_action: str = "terminate",
         render_view: str | int | None = None,
         info_mode: str = "full",
+        obs_dtype: str = "float32",
         **config: Any,
     ):
         check_names(config, env_argument_names(type(self)), type(self).__name__)
@@ -97,6 +100,8 @@ class TabletopParallelEnv(ParallelEnv):
         # have exactly one legal action (an all-zero mask would break masked policies).
         self.noop = int(noop) if noop is not None else self.game.num_distinct_actions
         self.observer = self.observer_class(self.game)
+        self.observer.set_dtype(obs_dtype)
+        self.obs_dtype = self.observer.dtype.name
         self.state_space = state_space(self.observer)
         self._stable = StableInfos(self.game) if info_mode == "stable" else None
         n = self.game.num_players
@@ -109,6 +114,11 @@ class TabletopParallelEnv(ParallelEnv):
         self.state_obj: State | None = None
         self._engine_seed: int | None = None
         self._joint_log: list[list[int | None]] = []
+        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
+        # The mask of a seat that must send the no-op: copied, never rebuilt, at every step.
+        self._noop_mask = np.zeros(self._n_actions, dtype=np.int8)
+        self._noop_mask[self.noop] = 1
+        self._acting_now: list[int] = []
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The cached observation space of ``agent``."""
@@ -119,7 +129,7 @@ class TabletopParallelEnv(ParallelEnv):
         return self.action_spaces[agent]
 
     def _seat(self, agent: str) -> int:
-        return self.possible_agents.index(agent)
+        return self._seat_of[agent]
 
     def _require_state(self) -> State:
         """The engine state, or a clear error before the first reset (survives ``python -O``)."""
@@ -139,22 +149,30 @@ class TabletopParallelEnv(ParallelEnv):
         return [cur]
 
     def _mask(self, seat: int, acting: list[int]) -> np.ndarray:
-        mask = np.zeros(self._n_actions, dtype=np.int8)
         if seat in acting:
+            mask = np.zeros(self._n_actions, dtype=np.int8)
             mask[self.state_obj.legal_actions(seat)] = 1  # type: ignore[union-attr]
-        elif acting:
-            mask[self.noop] = 1
-        return mask
+            return mask
+        if acting:
+            return self._noop_mask.copy()
+        return np.zeros(self._n_actions, dtype=np.int8)
 
     def _observe_all(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Every live agent's observation and info; the acting seats are found once here.
+
+        Each seat's vector is kept on the state and brought up to date from the engine's change
+        log, so a seat's observation costs the sections the last action touched plus a copy.
+        """
         state = self._require_state()
-        acting = self._acting()
+        acting = self._acting_now = self._acting()
         obs, infos = {}, {}
         phase = state.phase()
+        seat_of = self._seat_of
+        encode = self.observer.encode
         for a in self.agents:
-            s = self._seat(a)
+            s = seat_of[a]
             mask = self._mask(s, acting)
-            obs[a] = {"observation": self.observer.encode(state, s), "action_mask": mask}
+            obs[a] = {"observation": encode(state, s), "action_mask": mask}
             infos[a] = {"action_mask": mask, "is_acting": s in acting, "phase": phase}
         if self._stable is not None:
             live = {a for a in self.agents if self._seat(a) in acting}
@@ -216,7 +234,7 @@ class TabletopParallelEnv(ParallelEnv):
         if unknown:
             raise ValueError(f"{unknown} are not live agents; live agents: {self.agents}")
         actions = {a: as_action(act, self._n_actions, a) for a, act in actions.items()}
-        acting = self._acting()
+        acting = self._acting_now
         cur = state.current_player()
         try:
             for a in self.agents:

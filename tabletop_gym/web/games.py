@@ -110,13 +110,35 @@ def _agent(spec: str, env: TabletopAECEnv, rng: np.random.Generator) -> Any:
             raise WebError(400, 'loading a checkpoint needs the train extra: '
                                 'pip install "tabletop-gym[train]"') from None
         try:
-            spec = MaskablePPO.load(str(path), device="cpu")  # type: ignore[assignment]
+            model = MaskablePPO.load(str(path), device="cpu")
         except Exception as exc:  # a file that is not a model: the message says why
             raise WebError(400, f"checkpoint {str(path)!r} cannot be loaded: {exc}") from None
+        want = tuple(getattr(model.observation_space, "shape", None) or ())
+        if want != (env.observer.size,):
+            raise WebError(400, f"checkpoint {str(path)!r} reads observations of shape {want}; "
+                                f"this game's seats see ({env.observer.size},): it was trained "
+                                "on another game or configuration")
+        return make_agent(model, env.game, env.observer, rng)
     try:
         return make_agent(spec, env.game, env.observer, rng)
     except (ValueError, ImportError) as exc:
         raise WebError(400, str(exc)) from None
+
+
+def _env(cls: type[TabletopAECEnv], config: dict[str, Any], split: str | None) -> TabletopAECEnv:
+    """The env, with each simultaneous action entered as sub-decisions wherever it has some.
+
+    A person picks a Positano bid as two clicks (the card, then the booster) rather than from the
+    42 pairs. A configuration without a simultaneous action to split (Positano solo, where the
+    player bids alone) refuses the switch, and is played with single decisions.
+    """
+    if split is not None:
+        try:
+            split_config: dict[str, Any] = {**config, split: True}
+            return cls(**split_config)
+        except ConfigError:
+            pass
+    return cls(**config)
 
 
 @dataclasses.dataclass
@@ -158,9 +180,6 @@ class LiveGame:
         except (ConfigError, TypeError, ValueError) as exc:
             raise WebError(400, f"bad config: {exc}") from None
         n = probe.num_players
-        # The bid as two clicks (card, then booster) wherever there is a sealed bid to split.
-        if game == "positano" and not probe.solo:  # type: ignore[attr-defined]
-            kwargs["split_bids"] = True
         if not isinstance(seats, list) or len(seats) != n or not all(
                 isinstance(s, str) and s.strip() for s in seats):
             raise WebError(400, f"seats must list {n} entries (one per seat of this "
@@ -169,7 +188,7 @@ class LiveGame:
         seed_int = as_int(seed)
         if seed_int is None or not 0 <= seed_int <= MAX_SEED:
             raise WebError(400, f"seed must be an integer in 0..{MAX_SEED}, got {shown(seed)}")
-        self.env = cls(**kwargs)
+        self.env = _env(cls, kwargs, game_spec(game).split_switch)
         self.env.reset(seed=seed_int)
         rng = np.random.default_rng(seed_int)
         self.seats = [s.strip() for s in seats]

@@ -326,6 +326,10 @@ class TurnBasedState(State):
         """Whether the inner game is over."""
         return self.inner.current_player() == TERMINAL
 
+    def change_log(self) -> list[int] | None:
+        """The inner engine's change log (commitments are not in it: they change no fact)."""
+        return self.inner.change_log()
+
     def clone(self) -> TurnBasedState:
         """Copy with a cloned inner state."""
         new = TurnBasedState.__new__(TurnBasedState)
@@ -395,18 +399,54 @@ class TurnBasedObserver(Observer):
         self.layout = ObservationLayout(parts)
         self._inner_size = base.size
         self._split = game.split
+        self.incremental = inner_observer.incremental
+        self.dtype = inner_observer.dtype
+
+    # The commitments live outside the inner engine's change log: refresh them on every call.
+    volatile = True
+
+    def set_dtype(self, obs_dtype: Any) -> None:
+        """Encode into ``obs_dtype`` (the inner observer too, whose part this vector holds)."""
+        super().set_dtype(obs_dtype)
+        self.inner.set_dtype(obs_dtype)
 
     def _fill(self, state: State, player: int, out: np.ndarray) -> None:
         assert isinstance(state, TurnBasedState)
         self.inner._fill(state.inner, player, out[: self._inner_size])
+        self._commitments(state, player, out, [])
+
+    # The inner vector is a prefix of this one, so the inner sections write straight into it.
+    def _start(self, state: State, player: int, buf: np.ndarray) -> Any:
+        assert isinstance(state, TurnBasedState)
+        memo = [self.inner._start(state.inner, player, buf), []]
+        self._commitments(state, player, buf, memo[1])
+        return memo
+
+    def _catch_up(
+        self, state: State, player: int, buf: np.ndarray, memo: Any, mask: int
+    ) -> None:
+        assert isinstance(state, TurnBasedState)
+        if mask:
+            self.inner._catch_up(state.inner, player, buf, memo[0], mask)
+        self._commitments(state, player, buf, memo[1])
+
+    def _commitments(self, state: TurnBasedState, player: int, out: Any, written: list) -> None:
+        """The slices after the inner vector: bid round, own commitment, own sub-decisions.
+
+        ``written`` holds the indices set last time; they are cleared first and replaced.
+        """
+        for i in written:
+            out[i] = 0
+        written.clear()
         k = self._inner_size
         if state.is_bid_round():
-            out[k] = 1.0
+            written.append(k)
         k += 1
         own = state.pending[player]
         if own is not None:
-            out[k + own - self._lo] = 1.0
+            written.append(k + own - self._lo)
         k += self._hi - self._lo
         if self._split and state.current_player() == player:
-            for sub in state.prefix:
-                out[k + sub - self._lo] = 1.0
+            written.extend(k + sub - self._lo for sub in state.prefix)
+        for i in written:
+            out[i] = 1

@@ -149,3 +149,58 @@ def test_act_without_state_says_how_to_call_it() -> None:
     with pytest.raises(ValueError, match="not the one to act"):
         agent.act_in(env.game_state, other)
     assert choose_action(agent, env, env.agent_selection) in env.game_state.legal_actions()
+
+
+class _Finished:
+    """A finished game as the value function reads it: final scores and winners."""
+
+    def __init__(self, scores: list[float], winners: list[int]):
+        self._scores, self._winners = scores, winners
+
+    def scores(self) -> list[float]:
+        return self._scores
+
+    def winners(self) -> list[int]:
+        return self._winners
+
+
+def test_value_mixes_the_win_with_a_squashed_margin_by_hand() -> None:
+    import math
+
+    env = _raw_env_factory("rapa_nui")(num_players=2)
+    agent = _agent(env, 0)
+    # 60 to 50 (rules: the higher total wins): the winner gets 0.5 * 1 + 0.5 * (0.5 + 0.5 *
+    # tanh(10 / 10)), the loser 0.5 * 0 + 0.5 * (0.5 - 0.5 * tanh(1)); the two add up to 1
+    v = agent._values(_Finished([60.0, 50.0], [0]))
+    assert v[0] == pytest.approx(0.75 + 0.25 * math.tanh(1.0))
+    assert v[1] == pytest.approx(0.25 - 0.25 * math.tanh(1.0))
+    # a shared win: half a win each, margin 0
+    assert agent._values(_Finished([55.0, 55.0], [0, 1])) == pytest.approx([0.5, 0.5])
+    # the score bounds (0..938 in Rapa Nui) no longer flatten the margin: 30 points ahead is
+    # nearly the whole margin term
+    assert agent._values(_Finished([90.0, 60.0], [0]))[0] > 0.99
+
+
+@pytest.mark.parametrize(("game", "players"), [("rapa_nui", 2), ("positano", 2)])
+def test_one_simulation_with_heuristic_rollouts_plays_the_heuristic_move(game: str,
+                                                                        players: int) -> None:
+    # The first child of a fresh node is the rollout policy's own choice, and the heuristic reads
+    # only the acting seat's view (which a re-deal keeps), so a one-simulation search plays the
+    # heuristic's move: one of the moves the heuristic picks under some seed (it breaks some ties
+    # at random).
+    env = _raw_env_factory(game)(num_players=players)
+    rnd = RandomAgent(4)
+    env.reset(seed=2)
+    checked = 0
+    while not env.game_state.is_terminal() and checked < 8:
+        state = env.game_state
+        seat = state.current_player()
+        obs = env.observe(env.agent_selection)
+        if len(state.legal_actions()) > 1:
+            heuristic = {make_agent("heuristic", env.game, env.observer,
+                                    np.random.default_rng(k)).act(obs) for k in range(12)}
+            pick = _agent(env, checked, sims=1, rollout="heuristic").act_in(state, seat)
+            assert pick in heuristic
+            checked += 1
+        env.step(rnd.act(obs))
+    assert checked == 8

@@ -260,6 +260,28 @@ def test_games_run_side_by_side_and_tokens_do_not_cross(client):
         assert [float(s) for s in rec.replay().scores()] == end["scores"]
 
 
+def test_a_checkpoint_path_plays_a_seat_and_a_wrong_one_is_refused(client, tmp_path):
+    gymnasium = pytest.importorskip("gymnasium")
+    sb3_contrib = pytest.importorskip("sb3_contrib", reason="checkpoints need the train extra")
+    model = sb3_contrib.MaskablePPO("MlpPolicy", gymnasium.make("RapaNui-v0"), n_steps=64,
+                                    batch_size=64, seed=0, device="cpu")
+    path = tmp_path / "rapa.zip"
+    model.save(path)
+    made = _new(client, seats=("human", str(path)), seed=2)
+    end = _finish(client, made["id"], made["tokens"], random.Random(5))
+    assert end["over"] and end["seats"] == ["human", str(path)]
+    # a Rapa Nui model cannot read Positano's observations: refused before any game starts
+    r = client.post("/api/games", json={"game": "positano", "config": {"num_players": 2},
+                                        "seats": ["human", str(path)], "seed": 1})
+    _error(r, 400, "reads observations of shape", "another game or configuration")
+    junk = tmp_path / "junk.zip"
+    junk.write_text("not a model")
+    r = client.post("/api/games", json={"game": "rapa_nui", "config": {"num_players": 2},
+                                        "seats": ["human", str(junk)], "seed": 1})
+    _error(r, 400, f"checkpoint {str(junk)!r} cannot be loaded")
+    assert [g["id"] for g in client.get("/api/games").json()] == [made["id"]]
+
+
 @pytest.mark.parametrize("game,seats,config", [
     ("positano", ("human",), {"num_players": 1}),  # solo against Otto Amalfi: one seat
     ("rapa_nui", ("human", "random", "human", "heuristic"), {"moai_choice": "all_same"}),

@@ -21,7 +21,8 @@ observer adds only the seat's own).
 
 from __future__ import annotations
 
-from typing import Any, cast
+import functools
+from typing import Any
 
 import numpy as np
 
@@ -33,6 +34,19 @@ from tabletop_gym.envs.positano.rules import (
     BID,
     BLOCK_CHOICE,
     BUILD,
+    CH_BLOCK_ROW,
+    CH_BUILD_ROW,
+    CH_CLIFF,
+    CH_HAND,
+    CH_LOT_ROW,
+    CH_ORDERS,
+    CH_PHASE,
+    CH_PLAYED,
+    CH_ROOFS,
+    CH_ROUND,
+    CH_STACKS,
+    CH_SUPPLY,
+    CH_TAKEN,
     OVER,
     PHASES,
     REMODEL,
@@ -136,18 +150,6 @@ def _bounds() -> dict[str, int]:
     }
 
 
-def _as_arrays(entries: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``(ones, idx, val, *rest)`` lists as one index array and one value array, plus rest.
-
-    Entries that live for a whole round are written with a single numpy assignment each time
-    they are reused.
-    """
-    ones, idx, val, *rest = entries
-    index = np.array(ones + idx, dtype=np.intp)
-    value = np.array([1.0] * len(ones) + val, dtype=np.float32)
-    return (index, value, *rest)
-
-
 class PositanoObserver(Observer):
     """Encodes a :class:`~tabletop_gym.envs.positano.rules.PositanoState` as one seat sees it.
 
@@ -156,6 +158,7 @@ class PositanoObserver(Observer):
     """
 
     game: PositanoGame
+    incremental = True
 
     def __init__(self, game: PositanoGame):
         """Lay out the slices and precompute the index tables of this game's tile sets."""
@@ -441,17 +444,17 @@ class PositanoObserver(Observer):
         self._rel = [[(c - p) % nc for c in range(nc)] for p in range(nc)]
         # Per-tile features of the face-up tiles (absolute indices and values).
         self._block_idx: list[list[int]] = []
-        self._block_val: list[list[float]] = []
+        self._block_val: list[list[int]] = []
         nb = len(_BLOCK_FEATURES)
         for t in g.block_tiles:
             base = o["beach_blocks"] + t.index * nb
             feats = [1, t.blocks, t.multiplier == 2, t.multiplier == 3, t.gelato]
             idx = [base + i for i, v in enumerate(feats) if v]
             self._block_idx.append(idx)
-            self._block_val.append([float(feats[i - base]) for i in idx])
+            self._block_val.append([int(feats[i - base]) for i in idx])
         self._build_idx: list[list[int]] = []
-        self._build_val: list[list[float]] = []
-        self._build_feats: list[list[float]] = []
+        self._build_val: list[list[int]] = []
+        self._build_feats: list[list[int]] = []
         nbf = len(_BUILD_FEATURES)
         for t in g.build_tiles:
             feats = [
@@ -467,8 +470,8 @@ class PositanoObserver(Observer):
             base = o["beach_builds"] + t.index * nbf
             idx = [base + i for i, v in enumerate(feats) if v]
             self._build_idx.append(idx)
-            self._build_val.append([float(feats[i - base]) for i in idx])
-            self._build_feats.append([float(v) for v in feats[1:]])
+            self._build_val.append([int(feats[i - base]) for i in idx])
+            self._build_feats.append([int(v) for v in feats[1:]])
         self._block_kind = [_block_kind(t) for t in g.block_tiles]
         self._build_kind = [_build_kind(t) for t in g.build_tiles]
         self._multiplier = [t.multiplier for t in g.block_tiles]
@@ -488,7 +491,7 @@ class PositanoObserver(Observer):
         )
         # Bid values (lot, block, build) of card c with booster b at c * 6 + b (rules §3.1).
         self._bid_values = [
-            tuple(float(v + bo.value) for v in card.values)
+            tuple(v + bo.value for v in card.values)
             for card in C.BID_CARDS
             for bo in C.BOOSTERS
         ]
@@ -511,42 +514,11 @@ class PositanoObserver(Observer):
         ]
         # Columns of the cliff, front row first, for the sea-view sweep.
         self._columns = [[r * 5 + c for r in range(g.size)] for c in range(g.size)]
-
-    def _cliff(self, s: PositanoState, player: int, rel: list[int]) -> tuple[Any, ...]:
-        """The cliff's entries for ``player``, rebuilt only for the columns that changed.
-
-        Heights and roofs only ever grow, so along one state's history the sums of a column's
-        heights and roofs identify its contents; one build changes one column.
-        """
-        height, roof = s.height, s.roof
-        key = (sum(height), sum(roof))
-        per_seat = s.__dict__.setdefault("_obs_cliff_cache", {})
-        entry = per_seat.get(player)
-        if entry is not None and entry[0] == key:
-            return entry
-        old = entry[1] if entry is not None else None
-        cols = []
-        ones: list[int] = []
-        idx: list[int] = []
-        val: list[float] = []
-        points = [0] * self._nc
-        for c, column in enumerate(self._columns):
-            col_key = (sum(height[c::5]), sum(roof[c::5]))
-            col = old[c] if old is not None and old[c][0] == col_key else None
-            if col is None:
-                col = (col_key, *self._column_entries(s, rel, column))
-            cols.append(col)
-            ones += col[1]
-            idx += col[2]
-            val += col[3]
-            for colour, pts in col[4]:
-                points[colour] += pts
-        entry = per_seat[player] = (key, cols, ones, idx, val, points)
-        return entry
+        self._sections()
 
     def _column_entries(
         self, s: PositanoState, rel: list[int], column: list[int]
-    ) -> tuple[list[int], list[int], list[float], list[tuple[int, int]]]:
+    ) -> tuple[list[int], list[int], list[int], list[tuple[int, int]]]:
         """Owner/roof one-hots, heights, viewing blocks and (colour, points) of one column."""
         o = self._o
         o_own, o_h, o_roof, o_vis = (
@@ -558,7 +530,7 @@ class PositanoObserver(Observer):
         height, owner, roof = s.height, s.owner, s.roof
         ones: list[int] = []
         idx: list[int] = []
-        val: list[float] = []
+        val: list[int] = []
         points: list[tuple[int, int]] = []
         for p in column:
             h = height[p]
@@ -576,7 +548,7 @@ class PositanoObserver(Observer):
 
     def _bid_entries(
         self, s: PositanoState, player: int, ego: list[int]
-    ) -> tuple[list[int], list[int], list[float]]:
+    ) -> tuple[list[int], list[int], list[int]]:
         """Own hand, every colour's played cards, this round's bids and star sets (ego order).
 
         Otto's hand is never encoded: its order is his hidden deck order.
@@ -586,7 +558,7 @@ class PositanoObserver(Observer):
         ones = [o["own_cards"] + x for x in s.hand_cards[player]]
         ones += [o["own_boosters"] + x for x in s.hand_boosters[player]]
         idx: list[int] = []
-        val: list[float] = []
+        val: list[int] = []
         bidv = self._bid_values
         for j, c in enumerate(ego):
             pc = s.played_cards[c]
@@ -618,16 +590,14 @@ class PositanoObserver(Observer):
             out.append(gel)
         return out
 
-    def _round_entries(self, s: PositanoState) -> tuple[list[int], list[int], list[float]]:
-        """Entries that change only with a Beach Board refill: removed lots, stack contents."""
+    def _stack_entries(self, s: PositanoState) -> tuple[list[int], list[int]]:
+        """Removed lots and the contents of the face-down stacks (their order is never read)."""
         o = self._o
-        ones = [o["lot_removed"] + p for p in s.removed_lots]
-        ones += [o["lot_open"] + p for p in s.lot_stack]
-        ones += [o["unseen_lots"] + p for p in s.lot_stack]
-        ones += [o["unseen_blocks"] + t for t in s.block_stack]
-        ones += [o["unseen_builds"] + t for t in s.build_stack]
-        idx: list[int] = []
-        val: list[float] = []
+        idx = [o["lot_removed"] + p for p in s.removed_lots]
+        idx += [o["unseen_lots"] + p for p in s.lot_stack]
+        idx += [o["unseen_blocks"] + t for t in s.block_stack]
+        idx += [o["unseen_builds"] + t for t in s.build_stack]
+        val = [1] * len(idx)
         for stack, kind_of, n_kinds, base in (
             (s.block_stack, self._block_kind, len(BLOCK_KINDS), o["unseen_block_kinds"]),
             (s.build_stack, self._build_kind, len(BUILD_KINDS), o["unseen_build_kinds"]),
@@ -638,172 +608,208 @@ class PositanoObserver(Observer):
             for k, n in enumerate(kinds):
                 if n:
                     idx.append(base + k)
-                    val.append(float(n))
-        return ones, idx, val
+                    val.append(n)
+        return idx, val
 
-    # --- encoding -----------------------------------------------------------------------------
+    # --- sections: each writes a disjoint set of entries and names the fact groups it reads ----
 
-    def _fill(self, state: State, player: int, out: np.ndarray) -> None:
-        s = cast(PositanoState, state)
+    def _sections(self) -> None:
+        """Per seat, the sections in update order with the change-log bits they depend on."""
+        cliff_all = 0
+        for c in range(5):
+            cliff_all |= CH_CLIFF << c
+        self._cliff_all = cliff_all
+        self.sections = []
+        for player in range(self._nc):
+            hand = (CH_HAND << player) if player < self.game.num_players else 0
+            secs: list[tuple[Any, int]] = [
+                (self._sec_const, 0),
+                (self._sec_meta, CH_PHASE | CH_ROUND | CH_ORDERS),
+            ]
+            # The columns first: the building points read what they leave in the memo.
+            secs += [
+                (functools.partial(self._sec_column, c), CH_CLIFF << c)
+                for c in range(len(self._columns))
+            ]
+            secs += [
+                (self._sec_points, cliff_all),
+                (self._sec_stacks, CH_STACKS),
+                (self._sec_lot_row, CH_LOT_ROW | CH_STACKS),
+                (self._sec_block_row, CH_BLOCK_ROW),
+                (self._sec_build_row, CH_BUILD_ROW),
+                # An empty lot's entry changes with its build: the build tile drafted (taken),
+                # the building built (cliff), a new round; the phase alone never changes it.
+                (self._sec_lots, CH_TAKEN | cliff_all | CH_ROUND),
+                (self._sec_bids, CH_PLAYED | CH_ROUND | hand),
+                (self._sec_supply, CH_SUPPLY),
+                (self._sec_gelato, CH_PLAYED | CH_TAKEN),
+                (self._sec_ranks, CH_ORDERS),
+                (self._sec_roofs, CH_ROOFS | ((CH_HAND << 1) if self._solo else 0)),
+                (self._sec_context, CH_PHASE | CH_SUPPLY | CH_TAKEN | CH_ROUND),
+            ]
+            self.sections.append(secs)
+
+    def _sec_meta(self, s: PositanoState, player: int, memo: list[Any]) -> tuple[list, list]:
         o = self._o
-        nc = self._nc
         rel = self._rel[player]
-        ego = self._ego[player]
-        ph = s.phase_index
-        height = s.height
-        ones: list[int] = list(self._const_ones)
-        idx: list[int] = []
-        val: list[float] = []
-        ones_append = ones.append
-        idx_append = idx.append
-        val_append = val.append
-
-        # --- meta
-        idx_append(o["round"])
-        val_append(s.round)
-        idx_append(o["rounds_left"])
-        val_append(self.game.num_rounds - s.round)
-        ones_append(o["phase"] + ph)
+        idx = [o["round"], o["rounds_left"], o["phase"] + s.phase_index]
+        val = [s.round, self.game.num_rounds - s.round, 1]
         cur = s.current_player()
         if cur in (SIMULTANEOUS, player):
-            ones_append(o["own_turn"])
+            idx.append(o["own_turn"])
+            val.append(1)
         if cur >= 0:
-            ones_append(o["decider"] + rel[cur])
+            idx.append(o["decider"] + rel[cur])
+            val.append(1)
         acting = s.acting_colour()
         if acting >= 0:
-            ones_append(o["acting_colour"] + rel[acting])
-        gi = self._goal_index
-        for goal in s.goals:
-            ones_append(gi[goal])
+            idx.append(o["acting_colour"] + rel[acting])
+            val.append(1)
+        return idx, val
 
-        # --- cliff: owner, height, roof, sea view (rules §5.1), points per colour. Heights and
-        # roofs only ever grow, so their sums identify the cliff along one state's history;
-        # the entries are cached on the state per observing seat.
-        entry = self._cliff(s, player, rel)
-        ones.extend(entry[2])
-        idx.extend(entry[3])
-        val.extend(entry[4])
-        points = entry[5]
-        # Stacks and removed lots change only when the Beach Board is refilled, i.e. with the
-        # round; cache their entries on the state (the stacks' contents are public, their order
-        # never enters the cache key or the values).
-        rnd = s.round
-        key = (rnd, len(s.lot_stack), len(s.block_stack), len(s.build_stack))
-        cache = s.__dict__.get("_obs_round_cache")
-        if cache is None or cache[0] != key:
-            cache = (key, *_as_arrays(self._round_entries(s)))
-            s.__dict__["_obs_round_cache"] = cache
-        out[cache[1]] = cache[2]
-        o_open = o["lot_open"]
-        ones.extend([o_open + p for p in s.lot_row])
-        o_empty = o["lot_empty"]
-        lots_taken = s.lots_taken
-        builds_taken = s.builds_taken
-        o_this = o["lot_this_round"]
-        for c in range(nc):
-            taken = lots_taken[c]
-            nb = len(builds_taken[c])
+    def _sec_column(
+        self, c: int, s: PositanoState, player: int, memo: list[Any]
+    ) -> tuple[list, list]:
+        ones, idx, val, points = self._column_entries(s, self._rel[player], self._columns[c])
+        memo[-1][c] = points
+        return ones + idx, [1] * len(ones) + val
+
+    def _sec_points(self, s: PositanoState, player: int, memo: list[Any]) -> tuple[list, list]:
+        points = [0] * self._nc
+        for column in memo[-1]:
+            for colour, pts in column:
+                points[colour] += pts
+        o_bp = self._o["building_points"]
+        return [o_bp + j for j in range(self._nc)], [points[c] for c in self._ego[player]]
+
+    def _sec_stacks(self, s: PositanoState, player: int, memo: list[Any]) -> tuple[list, list]:
+        return self._stack_entries(s)
+
+    def _sec_lot_row(self, s: PositanoState, player: int, memo: list[Any]) -> tuple[list, list]:
+        o = self._o
+        o_open, o_bl = o["lot_open"], o["beach_lots"]
+        row = s.lot_row
+        idx = [o_open + p for p in s.lot_stack]
+        idx += [o_open + p for p in row]
+        idx += [o_bl + p for p in row]
+        if self._solo and row:
+            idx.append(o["beach_leftmost"] + row[0])
+        return idx, [1] * len(idx)
+
+    def _sec_block_row(self, s: PositanoState, player: int, memo: list[Any]) -> tuple[list, list]:
+        idx: list[int] = []
+        val: list[int] = []
+        row = s.block_row
+        for t in row:
+            idx += self._block_idx[t]
+            val += self._block_val[t]
+        if self._solo and row:
+            idx.append(self._o["beach_leftmost"] + MAX_TILES + row[0])
+            val.append(1)
+        return idx, val
+
+    def _sec_build_row(self, s: PositanoState, player: int, memo: list[Any]) -> tuple[list, list]:
+        idx: list[int] = []
+        val: list[int] = []
+        row = s.build_row
+        for t in row:
+            idx += self._build_idx[t]
+            val += self._build_val[t]
+        if self._solo and row:
+            idx.append(self._o["beach_leftmost"] + 2 * MAX_TILES + row[0])
+            val.append(1)
+        return idx, val
+
+    def _sec_lots(self, s: PositanoState, player: int, memo: list[Any]) -> tuple[list, list]:
+        o = self._o
+        rel = self._rel[player]
+        o_empty, o_this = o["lot_empty"], o["lot_this_round"]
+        ph, rnd, height = s.phase_index, s.round, s.height
+        acting = s.acting_colour()
+        idx = []
+        for c in range(self._nc):
+            taken = s.lots_taken[c]
+            nb = len(s.builds_taken[c])
             for i, p in enumerate(taken):
                 # A drafted lot without a building is empty for good once its build tile was
                 # drafted and the build decision (if any) is over (rules §4).
                 if not height[p] and i < nb and not (ph == BUILD and acting == c and i == rnd - 1):
-                    ones_append(o_empty + p)
+                    idx.append(o_empty + p)
             if len(taken) == rnd:
-                ones_append(o_this + rel[c] * NUM_LOTS + taken[-1])
+                idx.append(o_this + rel[c] * NUM_LOTS + taken[-1])
+        return idx, [1] * len(idx)
 
-        # --- Beach Board and stacks
-        o_bl = o["beach_lots"]
-        ones.extend([o_bl + p for p in s.lot_row])
-        for t in s.block_row:
-            idx.extend(self._block_idx[t])
-            val.extend(self._block_val[t])
-        for t in s.build_row:
-            idx.extend(self._build_idx[t])
-            val.extend(self._build_val[t])
+    def _sec_bids(self, s: PositanoState, player: int, memo: list[Any]) -> tuple[list, list]:
+        ones, idx, val = self._bid_entries(s, player, self._ego[player])
+        return ones + idx, [1] * len(ones) + val
+
+    def _sec_supply(self, s: PositanoState, player: int, memo: list[Any]) -> tuple[list, list]:
+        o = self._o
+        o_p, o_g = o["personal"], o["general"]
+        ego = self._ego[player]
+        idx = [o_p + j for j in range(self._nc)] + [o_g + j for j in range(self._nc)]
+        return idx, [s.personal[c] for c in ego] + [s.general[c] for c in ego]
+
+    def _sec_gelato(self, s: PositanoState, player: int, memo: list[Any]) -> tuple[list, list]:
+        gelato = self._gelato(s)
+        o_gel = self._o["gelato"]
+        return [o_gel + j for j in range(self._nc)], [gelato[c] for c in self._ego[player]]
+
+    def _sec_ranks(self, s: PositanoState, player: int, memo: list[Any]) -> tuple[list, list]:
+        # The draft orders exist from the reveal to the end of the round.
+        if s.phase_index in (BID, OVER):
+            return [], []
+        o_dr = self._o["draft_rank"]
+        rel = self._rel[player]
+        nc = self._nc
+        idx = [o_dr + rel[c] * 3 + k for k in range(3) for c in s.draft_order(k)]
+        return idx, [place + 1 for k in range(3) for place in range(nc)]
+
+    def _sec_roofs(self, s: PositanoState, player: int, memo: list[Any]) -> tuple[list, list]:
+        o_r = self._o["roofs_left"]
+        idx = [o_r, o_r + 1, o_r + 2]
+        val = list(s.roofs_left)
         if self._solo:
-            o_left = o["beach_leftmost"]
-            if s.lot_row:
-                ones_append(o_left + s.lot_row[0])
-            if s.block_row:
-                ones_append(o_left + MAX_TILES + s.block_row[0])
-            if s.build_row:
-                ones_append(o_left + 2 * MAX_TILES + s.build_row[0])
+            o_d = self._o["otto_deck"]
+            idx += [o_d, o_d + 1]
+            val += [len(s.hand_cards[1]), len(s.hand_boosters[1])]
+        return idx, val
 
-        # --- own hand and every colour's bids: they change only when a bid is played (the
-        # number of cards each colour has played grows with every bid) or a round starts.
-        bid_key = (rnd, *map(len, s.played_cards))
-        bids = s.__dict__.get("_obs_bid_cache")
-        if bids is None or bids[0] != bid_key:
-            bids = (bid_key, {})
-            s.__dict__["_obs_bid_cache"] = bids
-        entry = bids[1].get(player)
-        if entry is None:
-            entry = bids[1][player] = self._bid_entries(s, player, ego)
-        ones.extend(entry[0])
-        idx.extend(entry[1])
-        val.extend(entry[2])
-
-        # --- gelato: it changes only when a card is played or a tile drafted.
-        gel_key = (
-            bid_key,
-            sum(map(len, s.lots_taken)),
-            sum(map(len, s.blocks_taken)),
-            sum(map(len, s.builds_taken)),
-        )
-        gel = s.__dict__.get("_obs_gelato_cache")
-        if gel is None or gel[0] != gel_key:
-            gel = (gel_key, self._gelato(s))
-            s.__dict__["_obs_gelato_cache"] = gel
-        gelato = gel[1]
-        personal, general = s.personal, s.general
-        bases = self._bases
-        for j, c in enumerate(ego):
-            b_pers, b_gen, b_gel, b_pts = bases[j][6:]
-            idx.extend((b_pers, b_gen, b_gel, b_pts))
-            val.extend((personal[c], general[c], gelato[c], points[c]))
-        if ph not in (BID, OVER):
-            # The draft orders are fixed from the reveal to the end of the round.
-            ranks = s.__dict__.get("_obs_rank_cache")
-            if ranks is None or ranks[0] != rnd:
-                ranks = (rnd, {})
-                s.__dict__["_obs_rank_cache"] = ranks
-            entry = ranks[1].get(player)
-            if entry is None:
-                o_dr = o["draft_rank"]
-                entry = ranks[1][player] = (
-                    [o_dr + rel[c] * 3 + k for k in range(3) for c in s.draft_order(k)],
-                    [float(place + 1) for k in range(3) for place in range(nc)],
-                )
-            idx.extend(entry[0])
-            val.extend(entry[1])
-
-        # --- supplies and solo deck counts
-        o_r = o["roofs_left"]
-        idx.extend((o_r, o_r + 1, o_r + 2))
-        val.extend(s.roofs_left)
-        if self._solo:
-            o_d = o["otto_deck"]
-            idx.extend((o_d, o_d + 1))
-            val.extend((len(s.hand_cards[1]), len(s.hand_boosters[1])))
-
-        # --- pending draft context of the acting colour
+    def _sec_context(self, s: PositanoState, player: int, memo: list[Any]) -> tuple[list, list]:
+        """The pending draft context of the acting colour (2X/3X choice, build, extra action)."""
+        o = self._o
+        ph = s.phase_index
+        idx: list[int] = []
+        val: list[int] = []
         if ph == BLOCK_CHOICE:
+            acting = s.acting_colour()
             tile = s.blocks_taken[acting][-1]
             mult = self._multiplier[tile]
-            ones_append(o["block_choice"] + mult - 2)
             gen = s.general[acting]
-            idx.extend((o["block_choice_gain"], o["block_choice_gain"] + 1))
-            val.extend((min(s.personal[acting] * (mult - 1), gen), min(self._flat[tile], gen)))
+            idx = [o["block_choice"] + mult - 2, o["block_choice_gain"],
+                   o["block_choice_gain"] + 1]
+            val = [1, min(s.personal[acting] * (mult - 1), gen), min(self._flat[tile], gen)]
         elif ph in (BUILD, ADD_ON, REMODEL):
-            tile = builds_taken[acting][-1]
+            acting = s.acting_colour()
+            tile = s.builds_taken[acting][-1]
             o_bt = o["build_tile"]
-            idx.extend(range(o_bt, o_bt + 7))
-            val.extend(self._build_feats[tile])
-            lot = lots_taken[acting][rnd - 1]
-            idx_append(o["build_limit"])
-            val_append(C.LOT_LEVELS[lot] + self._bonus[tile])
-            ones_append(o["build_lot"] + lot)
+            lot = s.lots_taken[acting][s.round - 1]
+            idx = [*range(o_bt, o_bt + 7), o["build_limit"], o["build_lot"] + lot]
+            val = [*self._build_feats[tile], C.LOT_LEVELS[lot] + self._bonus[tile], 1]
+        return idx, val
 
-        out[ones] = 1.0
-        if idx:
-            out[idx] = val
+    # --- encoding -----------------------------------------------------------------------------
+
+    def _fill(self, state: State, player: int, out: np.ndarray) -> None:
+        self._start(state, player, out)
+
+    def _memo_extra(self) -> Any:
+        # The (colour, points) of each column, left by the column sections for the points.
+        return [()] * len(self._columns)
+
+    def _sec_const(self, s: PositanoState, player: int, memo: list[Any]) -> tuple[list, list]:
+        """The config's one-hots and the goals in play: fixed for the whole game."""
+        idx = list(self._const_ones)
+        gi = self._goal_index
+        idx += [gi[goal] for goal in s.goals]
+        return idx, [1] * len(idx)

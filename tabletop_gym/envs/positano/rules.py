@@ -109,6 +109,35 @@ PHASES: tuple[str, ...] = (
 BID, DRAFT_LOT, DRAFT_BLOCK, BLOCK_CHOICE, DRAFT_BUILD, BUILD, ADD_ON, REMODEL, OVER = range(9)
 _PHASE_INDEX = {name: i for i, name in enumerate(PHASES)}
 
+# What an engine step touched, appended to :meth:`PositanoState.change_log` as a bit mask (the
+# observer re-encodes only the sections that depend on these groups of facts).
+CH_PHASE = 1 << 0
+"""Phase, turn (so the acting colour) changed."""
+CH_ROUND = 1 << 1
+"""The round number changed."""
+CH_ORDERS = 1 << 2
+"""This round's draft orders were set or cleared."""
+CH_LOT_ROW = 1 << 3
+"""The lot row of the Beach Board changed."""
+CH_STACKS = 1 << 4
+"""A face-down stack changed."""
+CH_PLAYED = 1 << 5
+"""A colour played a bid card and booster (public)."""
+CH_TAKEN = 1 << 6
+"""A colour drafted a tile."""
+CH_SUPPLY = 1 << 7
+"""A colour's personal or general supply changed."""
+CH_ROOFS = 1 << 8
+"""The roof pieces left changed."""
+CH_BLOCK_ROW = 1 << 9
+"""The block tile row of the Beach Board changed."""
+CH_BUILD_ROW = 1 << 10
+"""The build tile row of the Beach Board changed."""
+CH_HAND = 1 << 11
+"""``CH_HAND << colour``: that colour's hand changed (private to its seat; Otto's is hidden)."""
+CH_CLIFF = 1 << 17
+"""``CH_CLIFF << column``: a building in that cliff column (``pos % 5``) changed."""
+
 TILE_TYPES = ("lot", "block", "build")
 # The tile type whose bid order a phase follows.
 _PHASE_KIND = (-1, 0, 1, 1, 2, 2, 2, 2, -1)
@@ -439,6 +468,7 @@ class PositanoGame(Game):
         s._orders = None
         s._legal = None
         s._legal_sim = None
+        s._deltas = []
         if self.solo:
             s._reveal_otto()
         return s
@@ -525,6 +555,11 @@ class PositanoState(State):
     _orders: tuple[list[int], list[int], list[int]] | None
     _legal: list[int] | None
     _legal_sim: list[list[int] | None] | None
+    _deltas: list[int]
+
+    def change_log(self) -> list[int]:
+        """Masks of the ``CH_*`` fact groups each engine step touched (see :class:`State`)."""
+        return self._deltas
 
     # --- whose turn ----------------------------------------------------------------------------
 
@@ -736,8 +771,9 @@ class PositanoState(State):
             if action != A_SKIP_ADD_ON:
                 pos = action - A_ADD_ON
                 c = self.acting_colour()
-                self.height[pos] += 1
+                self._set_building(pos, c, self.height[pos] + 1, self.roof[pos])
                 self.personal[c] -= 1
+                self._deltas.append(CH_SUPPLY)
             self._end_build_turn()
         elif ph == REMODEL:
             if action != A_SKIP_REMODEL:
@@ -745,7 +781,8 @@ class PositanoState(State):
                 old = self.roof[pos]
                 self.roofs_left[old - 1] += 1
                 self.roofs_left[old] -= 1
-                self.roof[pos] = old + 1
+                self._set_building(pos, self.owner[pos], self.height[pos], old + 1)
+                self._deltas.append(CH_ROOFS)
             self._end_build_turn()
         self._changed()
         self._advance()
@@ -755,11 +792,13 @@ class PositanoState(State):
         self.hand_boosters[colour].remove(booster)
         self.played_cards[colour].append(card)
         self.played_boosters[colour].append(booster)
+        self._deltas.append(CH_PLAYED | (CH_HAND << colour))
 
     def _reveal_otto(self) -> None:
         # rules §7: Otto's top base bid card and top booster are revealed before the player bids.
         self.played_cards[1].append(self.hand_cards[1].pop(0))
         self.played_boosters[1].append(self.hand_boosters[1].pop(0))
+        self._deltas.append(CH_PLAYED | (CH_HAND << 1))
 
     def _compute_orders(self) -> tuple[list[int], list[int], list[int]]:
         # rules §3.2: descending bid; a tie goes to the card with more stars for that tile type.
@@ -787,6 +826,7 @@ class PositanoState(State):
         self._orders = self._compute_orders()
         self.phase_index = DRAFT_LOT
         self.turn = 0
+        self._deltas.append(CH_ORDERS | CH_PHASE)
         self._changed()
         self._advance()
 
@@ -800,6 +840,7 @@ class PositanoState(State):
                 if self.turn == nc:
                     self.phase_index = DRAFT_BLOCK
                     self.turn = 0
+                    self._deltas.append(CH_PHASE)
                     continue
                 if solo:
                     # rules §7: the higher bid takes the leftmost tile, no choice.
@@ -809,6 +850,7 @@ class PositanoState(State):
                 if self.turn == nc:
                     self.phase_index = DRAFT_BUILD
                     self.turn = 0
+                    self._deltas.append(CH_PHASE)
                     continue
                 if solo:
                     self._take_block(self.block_row[0])
@@ -827,12 +869,14 @@ class PositanoState(State):
         self.lot_row.remove(pos)
         self.lots_taken[c].append(pos)
         self.turn += 1
+        self._deltas.append(CH_LOT_ROW | CH_TAKEN | CH_PHASE)
 
     def _take_block(self, t: int) -> None:
         # rules §3.3: blocks come at once from the colour's general supply, capped by what is left.
         c = self._orders[1][self.turn]  # type: ignore[index]
         self.block_row.remove(t)
         self.blocks_taken[c].append(t)
+        self._deltas.append(CH_BLOCK_ROW | CH_TAKEN | CH_SUPPLY | CH_PHASE)
         tile = self.game.block_tiles[t]
         if tile.multiplier:
             self.phase_index = BLOCK_CHOICE
@@ -854,11 +898,13 @@ class PositanoState(State):
         self.general[c] -= gain
         self.phase_index = DRAFT_BLOCK
         self.turn += 1
+        self._deltas.append(CH_SUPPLY | CH_PHASE)
 
     def _take_build(self, t: int) -> None:
         c = self._orders[2][self.turn]  # type: ignore[index]
         self.build_row.remove(t)
         self.builds_taken[c].append(t)
+        self._deltas.append(CH_BUILD_ROW | CH_TAKEN | CH_PHASE)
         if self.personal[c] == 0:
             # rules §4 + Decisions: no block → no building, the lot stays empty, no extra action.
             self.turn += 1
@@ -870,11 +916,10 @@ class PositanoState(State):
         c = self._orders[2][self.turn]  # type: ignore[index]
         pos = self.lots_taken[c][self.round - 1]
         tile = g.build_tiles[self.builds_taken[c][-1]]
-        self.owner[pos] = c
-        self.height[pos] = h
-        self.roof[pos] = tile.roof
+        self._set_building(pos, c, h, tile.roof)
         self.roofs_left[tile.roof - 1] -= 1
         self.personal[c] -= h
+        self._deltas.append(CH_ROOFS | CH_SUPPLY | CH_PHASE)
         # rules §4: the optional extra action is offered only when it has a target.
         if tile.action == C.ADD_ON:
             if self.personal[c] > 0 and self.add_on_targets(c, tile.bonus):
@@ -889,14 +934,30 @@ class PositanoState(State):
             return
         self._end_build_turn()
 
+    def _set_building(self, pos: int, owner: int, height: int, roof: int) -> None:
+        """Put the building (``owner``, ``height``, ``roof``; height 0 clears the lot) at ``pos``.
+
+        The one way the engine changes the cliff: it logs the column, so a kept observation
+        follows any change, a lower or removed building included.
+        """
+        if height:
+            self.owner[pos], self.height[pos], self.roof[pos] = owner, height, roof
+        else:
+            self.owner[pos], self.height[pos], self.roof[pos] = -1, 0, 0
+        self._deltas.append(CH_CLIFF << pos % 5)
+
     def _end_build_turn(self) -> None:
         self.phase_index = DRAFT_BUILD
         self.turn += 1
+        self._deltas.append(CH_PHASE)
 
     def _refresh(self) -> None:
         # rules §3.5 / §6: refill the Beach Board, or end after the round that took the last lots.
         self._orders = None
         self.turn = 0
+        self._deltas.append(
+            CH_ORDERS | CH_PHASE | CH_ROUND | CH_LOT_ROW | CH_BLOCK_ROW | CH_BUILD_ROW | CH_STACKS
+        )
         if not self.lot_stack:
             self.phase_index = OVER
             return
@@ -1036,6 +1097,8 @@ class PositanoState(State):
         s._orders = None if o is None else (o[0][:], o[1][:], o[2][:])
         s._legal = None if self._legal is None else self._legal[:]
         s._legal_sim = None
+        # A copy starts its own change log: nothing kept for this state applies to it.
+        s._deltas = []
         return s
 
     def resample_hidden(self, player: int, rng: random.Random) -> PositanoState:

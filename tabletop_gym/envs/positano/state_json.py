@@ -404,6 +404,7 @@ def parse_state(g: PositanoGame, data: dict[str, Any]) -> PositanoState:
     s.roofs_left = _ints(data["roofs_left"], "roofs_left", 0, 99, 3)
     s._legal = None
     s._legal_sim = None
+    s._deltas = []
     s._orders = None
     # Orders need this round's bids; check the card counts first so the lookup cannot fail.
     for c in range(nc):

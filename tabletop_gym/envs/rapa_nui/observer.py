@@ -10,11 +10,25 @@ stone cards they placed, the order of the draw pile.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tabletop_gym.core.game import State
 from tabletop_gym.core.observer import ObservationLayout, Observer
 from tabletop_gym.envs.rapa_nui.rules import (
+    CH_COLUMNS,
+    CH_DISPLAYS,
+    CH_FACE_DOWN,
+    CH_HANDS,
+    CH_HOLDINGS,
+    CH_PHASE,
+    CH_REMOVED,
+    CH_STONE,
+    CH_SUPPLY,
+    CH_UNITS,
+    CH_VP,
+    CH_WOOD,
     COLUMN_SIZE,
     DECK_COUNTS,
     HAND_SIZE,
@@ -42,6 +56,7 @@ class RapaNuiObserver(Observer):
     """Encodes a :class:`~tabletop_gym.envs.rapa_nui.rules.RapaNuiState` as one seat sees it."""
 
     game: RapaNuiGame
+    incremental = True
 
     def __init__(self, game: RapaNuiGame):
         """Lay out the slices; bounds depend on ``offering_supply_limited`` only."""
@@ -131,41 +146,121 @@ class RapaNuiObserver(Observer):
         )
         sl = self.layout.slices
         self._idx = {name: s.start for name, s in sl.items()}
+        self._phase_index = {name: k for k, name in enumerate(PHASES)}
+        self._sections()
 
-    def _fill(self, state: State, player: int, out: np.ndarray) -> None:
-        assert isinstance(state, RapaNuiState)
-        s = state
+    # --- sections: each writes a disjoint set of entries and names the fact groups it reads ----
+
+    def _sections(self) -> None:
+        self.sections = []
+        for _ in range(self.game.num_players):
+            self.sections.append(
+                [
+                    (self._sec_const, 0),
+                    (self._sec_meta, CH_PHASE),
+                    (self._sec_units, CH_UNITS),
+                    (self._sec_hands, CH_HANDS),
+                    (self._sec_holdings, CH_HOLDINGS),
+                    (self._sec_face_down, CH_FACE_DOWN),
+                    (self._sec_displays, CH_DISPLAYS),
+                    (self._sec_wood_vp, CH_WOOD | CH_VP),
+                    (self._sec_columns, CH_COLUMNS),
+                    (self._sec_stone, CH_STONE),
+                    (self._sec_supply, CH_SUPPLY),
+                    (self._sec_removed, CH_REMOVED),
+                ]
+            )
+
+    def _seats(self, s: RapaNuiState, player: int) -> list[int]:
+        n = s.num_players
+        return [(player + j) % n for j in range(n)]
+
+    def _sec_const(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
+        i = self._idx
+        return [i["num_players"] + s.num_players - 2, i["seat"] + player], [1, 1]
+
+    def _sec_meta(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
         i = self._idx
         n = s.num_players
-        seats = [(player + j) % n for j in range(n)]
-        rel = {q: j for j, q in enumerate(seats)}
-
-        out[i["num_players"] + n - 2] = 1
-        out[i["seat"] + player] = 1
-        out[i["phase"] + PHASES.index(s.phase())] = 1
-        out[i["active_player"] + rel[s.active_player()]] = 1
+        idx = [
+            i["phase"] + self._phase_index[s.phase()],
+            i["active_player"] + (s.active_player() - player) % n,
+            i["draws_left"],
+        ]
+        val = [1, 1, s.draws_left()]
         decider = s.decider()
         if decider is not None:
-            out[i["decider"] + rel[decider]] = 1
-        out[i["draws_left"]] = s.draws_left()
-        out[i["own_hand"] : i["own_hand"] + NUM_CARD_TYPES] = s.hand(player)
-        out[i["own_holdings"] : i["own_holdings"] + NUM_KINDS] = s.holdings(player)
-        out[i["own_face_down"] : i["own_face_down"] + NUM_KINDS] = s.face_down(player)
-        for j, q in enumerate(seats):
-            d = i["displays"] + j * NUM_CARD_TYPES
-            out[d : d + NUM_CARD_TYPES] = s.display(q)
-            out[i["moai_units"] + j] = s.moai_units(q)
-            out[i["wood"] + j] = s.wood(q)
-            out[i["vp"] + j] = s.vp(q)
-            out[i["hand_sizes"] + j] = s.hand_size(q)
-            out[i["holding_counts"] + j] = s.holding_count(q)
-            out[i["face_down_counts"] + j] = s.face_down_count(q)
-        base = i["columns"]
-        for c, col in enumerate(s.columns()):
-            for pos, card in enumerate(col):
-                out[base + (c * COLUMN_SIZE + pos) * NUM_CARD_TYPES + card] = 1
-        out[i["stone_face_up"] : i["stone_face_up"] + NUM_KINDS] = s.stone_face_up()
-        out[i["stone_face_down"]] = s.face_down_count()
-        out[i["supply"] : i["supply"] + NUM_KINDS] = s.supply()
-        out[i["draw_pile"]] = s.draw_pile_size()
-        out[i["removed_moai"]] = s.removed_moai()
+            idx.append(i["decider"] + (decider - player) % n)
+            val.append(1)
+        return idx, val
+
+    def _sec_units(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
+        base = self._idx["moai_units"]
+        seats = self._seats(s, player)
+        return [base + j for j in range(len(seats))], [s.moai_units(q) for q in seats]
+
+    def _sec_hands(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
+        i = self._idx
+        own, sizes = i["own_hand"], i["hand_sizes"]
+        seats = self._seats(s, player)
+        idx = [own + t for t in range(NUM_CARD_TYPES)] + [sizes + j for j in range(len(seats))]
+        return idx, s.hand(player) + [s.hand_size(q) for q in seats]
+
+    def _sec_holdings(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
+        i = self._idx
+        own, counts = i["own_holdings"], i["holding_counts"]
+        seats = self._seats(s, player)
+        idx = [own + k for k in range(NUM_KINDS)] + [counts + j for j in range(len(seats))]
+        return idx, s.holdings(player) + [s.holding_count(q) for q in seats]
+
+    def _sec_face_down(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
+        i = self._idx
+        own, counts = i["own_face_down"], i["face_down_counts"]
+        seats = self._seats(s, player)
+        idx = [own + k for k in range(NUM_KINDS)] + [counts + j for j in range(len(seats))]
+        idx.append(i["stone_face_down"])
+        val = s.face_down(player) + [s.face_down_count(q) for q in seats]
+        val.append(s.face_down_count())
+        return idx, val
+
+    def _sec_displays(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
+        base = self._idx["displays"]
+        idx: list[int] = []
+        val: list[int] = []
+        for j, q in enumerate(self._seats(s, player)):
+            idx += range(base + j * NUM_CARD_TYPES, base + (j + 1) * NUM_CARD_TYPES)
+            val += s.display(q)
+        return idx, val
+
+    def _sec_wood_vp(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
+        i = self._idx
+        seats = self._seats(s, player)
+        n = len(seats)
+        idx = [i["wood"] + j for j in range(n)] + [i["vp"] + j for j in range(n)]
+        return idx, [s.wood(q) for q in seats] + [s.vp(q) for q in seats]
+
+    def _sec_columns(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
+        base = self._idx["columns"]
+        idx = [
+            base + (c * COLUMN_SIZE + pos) * NUM_CARD_TYPES + card
+            for c, col in enumerate(s.columns())
+            for pos, card in enumerate(col)
+        ]
+        val = [1] * len(idx)
+        idx.append(self._idx["draw_pile"])
+        val.append(s.draw_pile_size())
+        return idx, val
+
+    def _sec_stone(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
+        base = self._idx["stone_face_up"]
+        return list(range(base, base + NUM_KINDS)), s.stone_face_up()
+
+    def _sec_supply(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
+        base = self._idx["supply"]
+        return list(range(base, base + NUM_KINDS)), s.supply()
+
+    def _sec_removed(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
+        return [self._idx["removed_moai"]], [s.removed_moai()]
+
+    def _fill(self, state: State, player: int, out: np.ndarray) -> None:
+        self._start(state, player, out)

@@ -115,6 +115,45 @@ PHASES = ("buy", "play", "draw", "offer", "supply_offer", "moai_split", "termina
 """Phase names in the fixed order used by the observer's one-hot."""
 _BUY, _PLAY, _DRAW, _OFFER, _SUPPLY, _SPLIT, _TERMINAL = range(len(PHASES))
 
+# --- change log: what an engine step touched (read by the observer, see State.change_log) ----
+
+CH_PHASE = 1 << 0
+"""Phase, active player, decider or draws left changed."""
+CH_UNITS = 1 << 1
+"""Moai units to split changed."""
+CH_HANDS = 1 << 2
+"""A hand changed (its cards are private to the seat; its size is public)."""
+CH_DISPLAYS = 1 << 3
+"""A display changed."""
+CH_WOOD = 1 << 4
+"""A seat's wood changed."""
+CH_VP = 1 << 5
+"""A seat's VP tiles changed."""
+CH_HOLDINGS = 1 << 6
+"""A seat's offering cards changed (kinds private, counts public)."""
+CH_FACE_DOWN = 1 << 7
+"""A face-down card went onto the offering stone (kind private to its seat)."""
+CH_STONE = 1 << 8
+"""A face-up card went onto the offering stone."""
+CH_SUPPLY = 1 << 9
+"""An offering supply stack changed."""
+CH_COLUMNS = 1 << 10
+"""The columns or the draw pile changed."""
+CH_REMOVED = 1 << 11
+"""A Moai was removed from the game."""
+
+# What an action of each phase may touch (a turn scoring adds _SCORING_TOUCHES).
+_TOUCHES = (
+    CH_WOOD | CH_SUPPLY | CH_HOLDINGS | CH_PHASE,
+    CH_HANDS | CH_DISPLAYS | CH_WOOD | CH_REMOVED | CH_PHASE,
+    CH_COLUMNS | CH_HANDS | CH_PHASE,
+    CH_HOLDINGS | CH_FACE_DOWN | CH_STONE | CH_PHASE,
+    CH_SUPPLY | CH_STONE | CH_PHASE,
+    CH_VP | CH_WOOD | CH_UNITS | CH_PHASE,
+    0,
+)
+_SCORING_TOUCHES = CH_WOOD | CH_VP | CH_UNITS | CH_HOLDINGS | CH_SUPPLY | CH_PHASE
+
 # --- actions ---------------------------------------------------------------------------------
 
 BUY = 0
@@ -328,6 +367,11 @@ class RapaNuiState(State):
         self._removed = 0
         self._units = [0] * n
         self._legal: tuple[int, ...] | None = None
+        self._deltas: list[int] = []
+
+    def change_log(self) -> list[int]:
+        """Masks of the ``CH_*`` fact groups each engine step touched (see :class:`State`)."""
+        return self._deltas
 
     # --- whose turn ---------------------------------------------------------------------------
 
@@ -495,6 +539,7 @@ class RapaNuiState(State):
         self._legal = None
         ph = self._phase
         p = self._cur
+        self._deltas.append(_TOUCHES[ph])
         if ph == _BUY:
             if action != NO_BUY:
                 k = action - BUY
@@ -632,6 +677,7 @@ class RapaNuiState(State):
         a = self._active
         disp = self._displays
         bonus = self._sole_majority(card)
+        self._deltas.append(_SCORING_TOUCHES)
         if card in (WOODCUTTER, PRIEST):
             gains = self._wood if card == WOODCUTTER else self._vp
             for q in range(n):
@@ -896,6 +942,8 @@ class RapaNuiState(State):
         s._removed = self._removed
         s._units = self._units[:]
         s._legal = self._legal
+        # A copy starts its own change log: nothing kept for this state applies to it.
+        s._deltas = []
         return s
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,0 +1,113 @@
+"""Where an AEC step goes: cProfile of random play, split into observation, engine and adapter.
+
+Usage: ``python bench/profile_step.py [--games 20] [config ...]`` with configs such as
+``positano:1`` ``positano:6`` ``rapa_nui:2`` (default: Positano solo, 2p, 6p and Rapa Nui 2p),
+or ``gym:RapaNui-v0`` for the single-agent view with its heuristic opponent. Shares are of the
+profiled loop's total time (profiling inflates every call by about the same overhead, so the
+shares, not the absolute times, are the result).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pathlib
+import pstats
+import sys
+import time
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+# (label, file suffix, function name): cumulative time of these functions, in loop order.
+PARTS = [
+    ("observation (encode + mask copy)", "core/aec.py", "observe"),
+    ("engine (apply_action, transform included)", "core/game.py", "apply_action"),
+    ("adapter bookkeeping (_after_change: mask, infos)", "core/aec.py", "_after_change"),
+    ("whole step() (engine and bookkeeping included)", "core/aec.py", "step"),
+    ("heuristic opponent (act)", "agents/rapa_nui_heuristic.py", "act"),
+    ("observation encode", "core/observer.py", "encode"),
+]
+
+
+def play_aec(game: str, n: int, games: int) -> None:
+    """Random legal play through the public AEC env."""
+    from tabletop_gym.envs import positano_v0, rapa_nui_v0
+
+    mod = positano_v0 if game == "positano" else rapa_nui_v0
+    env = mod.env(num_players=n)
+    rng = np.random.default_rng(0)
+    for seed in range(games):
+        env.reset(seed=seed)
+        for _agent in env.agent_iter():
+            obs, _r, term, trunc, _info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(legal.size)]))
+
+
+def play_gym(env_id: str, games: int) -> None:
+    """Random masked play through the single-agent view (opponents included)."""
+    import gymnasium
+
+    import tabletop_gym  # noqa: F401
+
+    env = gymnasium.make(env_id)
+    rng = np.random.default_rng(0)
+    for seed in range(games):
+        env.reset(seed=seed)
+        done = False
+        while not done:
+            mask = env.unwrapped.action_masks()
+            _, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(mask))))
+            done = term or trunc
+
+
+def shares(profile: cProfile.Profile, total_fn: str) -> list[tuple[str, float]]:
+    """Cumulative share of each part in :data:`PARTS` of the loop function ``total_fn``."""
+    stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    cum: dict[tuple[str, str], float] = {}
+    total = 0.0
+    for (file, _line, name), (_cc, _nc, _tt, ct, _callers) in stats.items():
+        if name == total_fn and file.endswith("profile_step.py"):
+            total = ct
+        for _label, suffix, fn in PARTS:
+            if name == fn and file.endswith(suffix):
+                # A wrapper's method of the same name calls the env's: the outer one counts.
+                cum[(suffix, fn)] = max(cum.get((suffix, fn), 0.0), ct)
+    return [(label, cum[(s, f)] / total) for label, s, f in PARTS if (s, f) in cum]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Profile each configuration and print the shares."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--games", type=int, default=20)
+    p.add_argument("configs", nargs="*",
+                   default=["positano:1", "positano:2", "positano:6", "rapa_nui:2",
+                            "gym:RapaNui-v0"])
+    args = p.parse_args(argv)
+    for spec in args.configs:
+        kind, _, arg = spec.partition(":")
+        # CPU time, not wall time: a shared machine then disturbs the shares less.
+        prof = cProfile.Profile(time.process_time)
+        # One unprofiled game first: imports and first-time tables stay out of the shares.
+        if kind == "gym":
+            play_gym(arg, 1)
+            prof.runcall(play_gym, arg, args.games)
+            total_fn = "play_gym"
+        else:
+            play_aec(kind, int(arg), 1)
+            prof.runcall(play_aec, kind, int(arg), args.games)
+            total_fn = "play_aec"
+        print(f"{spec}:")
+        for label, share in shares(prof, total_fn):
+            print(f"  {label:52s} {100 * share:5.1f} %")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
