@@ -94,6 +94,7 @@ def _env_classes() -> tuple[type, type]:
 
         log_scale: bool
         _counts: np.ndarray
+        observation_space: Any  # set by RLlib's wrapper, the other base
 
         def __init__(self, env: Any, log_scale: bool = False):
             super().__init__(env)  # type: ignore[call-arg]
