@@ -92,6 +92,13 @@ ROWS: list[tuple[str, Callable[[int, int], Callable[[jax.Array], jax.Array]]]] =
     ("Rapa Nui 2p", lambda b, s: ours("rapa_nui", b, s, num_players=2)),
     ("Rapa Nui 3p", lambda b, s: ours("rapa_nui", b, s, num_players=3)),
     ("Rapa Nui 4p", lambda b, s: ours("rapa_nui", b, s, num_players=4)),
+    *[
+        (
+            f"Positano {n}p",
+            lambda b, s, n=n: ours("positano", b, s, num_players=n),
+        )
+        for n in range(1, 7)
+    ],
     ("Pgx connect_four", lambda b, s: pgx_game("connect_four", b, s)),
     ("Pgx backgammon", lambda b, s: pgx_game("backgammon", b, s)),
     ("Pgx sparrow_mahjong", lambda b, s: pgx_game("sparrow_mahjong", b, s)),

@@ -344,7 +344,7 @@ def seconds_per_move(game: str, specs: Sequence[str], positions: int = 10,
     env = _raw_env_factory(game)(num_players=2)
     rng = np.random.default_rng(seed)
     bot = make_agent("heuristic", env.game, env.observer, rng)
-    states = []
+    states: list[Any] = []
     deal = seed
     while len(states) < positions:
         env.reset(seed=deal)
@@ -358,7 +358,7 @@ def seconds_per_move(game: str, specs: Sequence[str], positions: int = 10,
     states = states[:positions]
     out = {}
     for spec in specs:
-        agent = make_agent(spec, env.game, env.observer, np.random.default_rng(seed))
+        agent: Any = make_agent(spec, env.game, env.observer, np.random.default_rng(seed))
         t0 = time.process_time()
         for s in states:
             agent.act_in(s, s.current_player())
@@ -419,6 +419,11 @@ def render(cache: pathlib.Path, ppo_runs: pathlib.Path, docs: pathlib.Path) -> d
     timing = json.loads((cache / "timing.json").read_text()) if (
         cache / "timing.json").exists() else {}
     seeds = seed_table(ppo_runs)
+    committed = docs / "baselines.json"
+    if not seeds and committed.exists():
+        # The training runs are not in the repository: without them (a fresh clone), keep the
+        # seeds table the page was generated with instead of dropping it.
+        seeds = json.loads(committed.read_text()).get("seeds", {})
     meta = metadata(ismcts_budget=ISMCTS_BUDGET, curve_budgets=CURVE_BUDGETS,
                     league_budget=LEAGUE_BUDGET, slice_games=SLICE_GAMES,
                     slice_decisions=SLICE_DECISIONS)
@@ -585,10 +590,18 @@ def _unmet(results: dict[str, Any], seeds: dict[str, Any]) -> list[str]:
             continue
         cpu = res.get("cpu_seconds")
         per_game = "" if not cpu else f" ({cpu / row['games']:.0f} CPU s per game here)"
-        out.append(f"- `{job.agents[0]}` in {job.game}{per_game}: a budget that decides in about "
-                   "1 CPU second per move buys few simulations, and with heuristic rollouts "
-                   "each simulation plays the rest of a long game; the budget/strength curve "
-                   "below shows how the win rate moves with the budget on the same deals.")
+        if row["win_rate"] > 0.5 and row["diff_ci_low"] > 0:
+            out.append(f"- `{job.agents[0]}` in {job.game}{per_game}: it outscores the heuristic "
+                       "(score-difference interval above 0) and wins most games, but "
+                       f"{row['games']} games leave the win-rate interval wide enough to hold "
+                       "0.5; more games than the shared machine allowed would settle it.")
+            continue
+        out.append(f"- `{job.agents[0]}` in {job.game}{per_game}: with heuristic rollouts "
+                   "each simulation plays the rest of a long game, so the budgets the shared "
+                   "machine allowed (the curve's CPU seconds per move, well under 1 s) give a "
+                   "few noisy rollouts per move, which pick worse moves than the heuristic "
+                   "itself; the budget/strength curve below shows how the win rate moves with "
+                   "the budget on the same deals.")
     for env_id, agg in seeds.items():
         solo = env_id.startswith("Positano")
         lo = agg["iqm_score_diff_ci"][0] if solo else agg["iqm_win_rate_ci"][0]
@@ -622,7 +635,8 @@ def _verdicts(results: dict[str, Any]) -> list[str]:
                     f"{_diff(row)}")
         else:
             ok = row["win_ci_low"] > 0.5
-            what = f"win rate {_ci(row)} over {row['games']} games"
+            what = (f"win rate {_ci(row)} over {row['games']} games (score difference "
+                    f"{_diff(row)})")
         verdict = "**met**" if ok else "**not met**"
         goal = ("a higher mean solo score than the heuristic (interval above 0)" if solo else
                 "beats the heuristic (win-rate interval above 0.5)")

@@ -84,3 +84,16 @@ def test_iqm_and_bootstrap_by_hand():
     lo, hi = bootstrap_ci([0.0, 1.0, 0.5, 0.25])
     assert 0.0 <= lo < hi <= 1.0
     assert not math.isnan(lo)
+
+
+def test_a_fresh_clone_keeps_the_seeds_table_without_the_training_runs(tmp_path):
+    # runs/ is not in the repository: rendering without the training runs must keep the seeds
+    # the page was generated with, not drop the table.
+    from tabletop_gym.baselines import render
+
+    docs = tmp_path / "docs"
+    (docs / "img").mkdir(parents=True)
+    (docs / "baselines.json").write_text(json.dumps(PAGE))
+    doc = render(tmp_path / "no-cache", tmp_path / "no-runs", docs)
+    assert doc["seeds"] == PAGE["seeds"]
+    assert "### Training seeds" in (docs / "baselines.md").read_text()

@@ -111,3 +111,19 @@ def test_behaviour_cloning_fits_the_teacher_on_its_games():
     assert after["agreement"] > 0.75 and after["agreement"] > before["agreement"] + 0.25
     assert after["decisions"] == len(data["action"])
 
+
+@pytest.mark.parametrize(("game", "players"), [("positano", 1), ("rapa_nui", 2)])
+def test_shipped_checkpoint_plays_with_no_training(game: str, players: int):
+    pytest.importorskip("sb3_contrib")
+    from tabletop_gym.agents.base import CHECKPOINTS
+    from tabletop_gym.evaluation import evaluate
+
+    path = CHECKPOINTS / f"{game}_{players}p.zip"
+    assert path.stat().st_size < 5_000_000  # small: the optimizer moments are not shipped
+    env = _raw_env_factory(game)(num_players=players)
+    agent = make_agent("ppo", env.game, env.observer)
+    env.reset(seed=0)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][agent.act(obs)] == 1
+    res = evaluate(game, "ppo", "random", n_games=players, seed=0, num_players=players)
+    assert res.candidate == "ppo" and res.n_games == players

@@ -77,9 +77,12 @@ class BatchedGame:
         rewards: ``state -> float32 (num_players,)``.
         terminated: ``state -> bool``.
         current_player: ``state -> int32`` (negative at the end).
-        deck: The cards whose order is the game's only chance event, in a fixed order.
+        deck: The chance deck in a fixed order: the cards (or tiles, cards, sets) whose order
+            is every chance event of a deal.
         init_from_deck: ``permuted deck -> state``; ``init`` is this after a shuffle.
         min_decisions: No game (without an illegal action) ends in fewer decisions.
+        deck_ends: Per deck position, the end of its shuffle segment: each segment is shuffled
+            on its own (None: the whole deck is one segment).
     """
 
     name: str
@@ -97,9 +100,10 @@ class BatchedGame:
     deck: np.ndarray
     init_from_deck: Callable[[jax.Array], Any]
     min_decisions: int
+    deck_ends: np.ndarray | None = None
 
 
-GAMES = ("rapa_nui",)
+GAMES = ("rapa_nui", "positano")
 """Games with a batched engine."""
 
 
@@ -118,6 +122,10 @@ def make(game: str, **config: Any) -> BatchedGame:
         from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
 
         return _bind(game, RapaNuiGame(**config).config)
+    if game == "positano":
+        from tabletop_gym.envs.positano.rules import PositanoGame
+
+        return _bind(game, PositanoGame(**config).config)
     raise ConfigError(f"game={game!r} has no batched engine; choose one of {GAMES}")
 
 
@@ -144,6 +152,31 @@ def _bind(game: str, cfg: Any) -> BatchedGame:
             deck=mod.BASE_DECK,
             init_from_deck=functools.partial(mod.init_from_deck, config=cfg),
             min_decisions=mod.MIN_DECISIONS,
+        )
+    if game == "positano":
+        from tabletop_gym.envs.positano.rules import NUM_ACTIONS as POSITANO_ACTIONS
+        from tabletop_gym.envs.positano.rules import PositanoGame
+        from tabletop_gym.jax import positano as pos
+
+        ref = PositanoGame(cfg)
+        values, ends = pos.deck_layout(cfg.num_players, ref.size, not ref.fixed_goals)
+        return BatchedGame(
+            name=game,
+            config=cfg,
+            num_players=cfg.num_players,
+            num_actions=POSITANO_ACTIONS,
+            observation_size=pos.OBSERVATION_SIZE,
+            init=functools.partial(pos.init, config=cfg),
+            step=pos.step,
+            observe=pos.observe,
+            legal_action_mask=pos.legal_action_mask,
+            rewards=pos.rewards,
+            terminated=pos.terminated,
+            current_player=pos.current_player,
+            deck=values,
+            init_from_deck=functools.partial(pos.init_from_deck, config=cfg),
+            min_decisions=pos.min_decisions(cfg),
+            deck_ends=ends,
         )
     raise AssertionError(game)
 

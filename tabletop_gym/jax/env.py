@@ -8,9 +8,11 @@ is the one returned. Both methods are pure and ``jax.jit``-compiled, so they als
 
 A vmapped shuffle of the whole batch at every step (to have a deal ready wherever a game ends)
 would cost more than the game itself. Instead each game carries the deck of its next deal and
-shuffles it by one Fisher–Yates swap per step: a game lasts longer than the 49 swaps of a full
-shuffle (``min_decisions``), so the deck is a uniform permutation by the time it is dealt. A game
-that ends sooner (only an illegal action can end one) gets a full shuffle at that step.
+shuffles it by Fisher–Yates swaps, as many per step as finish the shuffle within the shortest
+game (``min_decisions``; one for Rapa Nui, whose 60-decision games outlast the 49 swaps), so the
+deck is a uniform permutation by the time it is dealt. A game that ends sooner (only an illegal
+action can end one) gets a full shuffle at that step. A deck of several segments (Positano's
+tiles, goal cards, star sets, ...) is shuffled segment by segment.
 
 :class:`VectorEnv` wraps it as a ``gymnasium.vector.VectorEnv`` with numpy arrays in and out,
 for people who do not write JAX (one policy plays every seat: the observation is always that of
@@ -37,7 +39,8 @@ class EnvState(NamedTuple):
     Attributes:
         games: The batched game states.
         key: The key of the next random draws.
-        next_decks: Per game, the deck of its next deal, shuffled one Fisher–Yates swap per step.
+        next_decks: Per game, the deck of its next deal, shuffled a few Fisher–Yates swaps per
+            step.
         shuffled: Per game, how many swaps of the pending shuffle are done (``len(deck) - 1``:
             complete, a uniform permutation).
     """
@@ -86,7 +89,37 @@ class BatchedEnv:
         )
 
     def _shuffle(self, key: jax.Array, decks: jax.Array) -> jax.Array:
-        return jax.vmap(jax.random.permutation)(jax.random.split(key, self.batch_size), decks)
+        keys = jax.random.split(key, self.batch_size)
+        ends = self.game.deck_ends
+        if ends is None:
+            return jax.vmap(jax.random.permutation)(keys, decks)
+        # Each segment on its own: sort by (segment, random key).
+        noise = jax.vmap(lambda k: jax.random.uniform(k, ends.shape))(keys)
+        order = jnp.lexsort((noise, jnp.broadcast_to(jnp.asarray(ends), noise.shape)), axis=-1)
+        return jnp.take_along_axis(decks, order, axis=1)
+
+    def _rewards(self, games: Any, done: jax.Array) -> jax.Array:
+        """The returns of the games that ended (zeros elsewhere).
+
+        A game's returns may be computed from its final position (Positano scores it when
+        asked), so only the ended games are scored: they are gathered into a slice of an eighth
+        of the batch, or the whole batch is scored in the rare step where more than that ended.
+        """
+        g = self.game
+        k = max(1, self.batch_size // 8)
+        mask = done[:, None]
+
+        def every() -> jax.Array:
+            return jnp.where(mask, jax.vmap(g.rewards)(games), 0.0)
+
+        def some() -> jax.Array:
+            (idx,) = jnp.nonzero(done, size=k, fill_value=0)
+            sub = jax.tree.map(lambda x: x[idx], games)
+            real = jnp.arange(k) < done.sum()  # the rest are fillers pointing at slot 0
+            got = jnp.where(real[:, None], jax.vmap(g.rewards)(sub), 0.0)
+            return jnp.zeros((self.batch_size, g.num_players), jnp.float32).at[idx].add(got)
+
+        return jax.lax.cond(done.sum() > k, every, some)
 
     @functools.partial(jax.jit, static_argnums=0)
     def reset(self, key: jax.Array) -> tuple[EnvState, TimeStep]:
@@ -105,7 +138,7 @@ class BatchedEnv:
         g = self.game
         games = jax.vmap(g.step)(state.games, actions)
         done = jax.vmap(g.terminated)(games)
-        rewards = jax.vmap(g.rewards)(games)
+        rewards = self._rewards(games, done)
         key, k1, k2 = jax.random.split(state.key, 3)
         size = g.deck.size
         decks, i = state.next_decks, state.shuffled
@@ -122,13 +155,17 @@ class BatchedEnv:
             return jnp.where(done.reshape((-1,) + (1,) * (old.ndim - 1)), new, old)
 
         games = jax.tree.map(pick, fresh, games)
-        # A dealt deck starts its next shuffle; one swap per step (a no-op once complete).
+        # A dealt deck starts its next shuffle: enough swaps per step to finish it within the
+        # shortest game (a no-op once complete).
         i = jnp.where(done, 0, i)
         rows = jnp.arange(self.batch_size)
-        j = jax.random.randint(k1, (self.batch_size,), i, size)
-        a, b = decks[rows, i], decks[rows, j]
-        decks = decks.at[rows, i].set(b).at[rows, j].set(a)
-        i = jnp.minimum(i + 1, size - 1)
+        swaps = -(-(size - 1) // max(1, g.min_decisions))
+        for k in [k1] if swaps == 1 else list(jax.random.split(k1, swaps)):
+            ends = size if g.deck_ends is None else jnp.asarray(g.deck_ends)[i]
+            j = jax.random.randint(k, (self.batch_size,), i, ends)
+            a, b = decks[rows, i], decks[rows, j]
+            decks = decks.at[rows, i].set(b).at[rows, j].set(a)
+            i = jnp.minimum(i + 1, size - 1)
         return EnvState(games, key, decks, i), self._timestep(games, rewards, done)
 
 

@@ -109,3 +109,42 @@ def test_every_deal_is_a_full_deck_and_an_early_end_still_gets_a_full_shuffle():
     assert all(sorted(d.tolist()) == base for d in decks)
     assert len({tuple(d) for d in decks} | {tuple(d) for d in old}) == 8
     assert np.asarray(state.shuffled).tolist() == [1] * 4  # one swap of the next shuffle done
+
+
+def test_positano_deals_shuffle_each_chance_segment_apart():
+    from tabletop_gym.envs.positano.rules import PositanoGame
+    from tabletop_gym.jax import positano as P
+
+    g = make("positano", num_players=2, reward_type="win_loss")
+    env = BatchedEnv(g, 8)
+    state, ts = env.reset(jax.random.PRNGKey(4))
+    ref_game = PositanoGame(g.config)
+    base = g.deck.tolist()
+    segments = sorted(set(g.deck_ends.tolist()))
+
+    def check(decks):
+        for d in np.asarray(decks):
+            start = 0
+            for end in segments:
+                # Each segment holds exactly its own values (lots, stacks, goals, star sets).
+                assert sorted(d[start:end].tolist()) == sorted(base[start:end])
+                start = end
+
+    check(state.next_decks)
+    # An illegal action ends every game after one swap of the pending shuffles: the new deals
+    # come from the full segment-wise shuffle and are valid set-ups (the JSON loader checks).
+    state, ts = env.step(state, jnp.full(8, 191, jnp.int32))  # the no-op id is never legal
+    assert np.asarray(ts.done).all()
+    assert np.asarray(ts.rewards).tolist() == [[-1.0, 0.0]] * 8
+    check(state.next_decks)
+    for b in range(8):
+        P.to_reference(jax.tree.map(lambda x, b=b: x[b], state.games), ref_game)
+    key = jax.random.PRNGKey(9)
+    for _ in range(30):
+        key, sub = jax.random.split(key)
+        state, ts = env.step(state, jax.random.categorical(
+            sub, jnp.where(ts.action_mask, 0.0, -jnp.inf)))
+        check(state.next_decks)
+    # 61 swaps complete the 62-entry deck; a 2-player game lasts at least 48 decisions, so two
+    # swaps a step: 2 after the deal, complete 30 steps later.
+    assert np.asarray(state.shuffled).tolist() == [61] * 8
