@@ -344,7 +344,7 @@ def seconds_per_move(game: str, specs: Sequence[str], positions: int = 10,
     env = _raw_env_factory(game)(num_players=2)
     rng = np.random.default_rng(seed)
     bot = make_agent("heuristic", env.game, env.observer, rng)
-    states = []
+    states: list[Any] = []
     deal = seed
     while len(states) < positions:
         env.reset(seed=deal)
@@ -358,7 +358,7 @@ def seconds_per_move(game: str, specs: Sequence[str], positions: int = 10,
     states = states[:positions]
     out = {}
     for spec in specs:
-        agent = make_agent(spec, env.game, env.observer, np.random.default_rng(seed))
+        agent: Any = make_agent(spec, env.game, env.observer, np.random.default_rng(seed))
         t0 = time.process_time()
         for s in states:
             agent.act_in(s, s.current_player())

@@ -218,6 +218,46 @@ class _View:
         "unseen_gain",
     )
 
+    b_blocks: list[tuple[int, int, int, float]]
+    b_builds: list[tuple[int, int, int, float, float, float]]
+    b_lots: list[int]
+    bid_card: list[int]
+    bid_values: list[list[float]]
+    booster_in: list[int]
+    build_lot: int
+    build_tile: list[float]
+    built: list[list[int]]
+    cards_in: list[int]
+    choice_gain: tuple[float, float]
+    empty: list[int]
+    fut_hide: float
+    gelato: list[float]
+    general: list[int]
+    goals: set[str]
+    height: list[int]
+    leftmost: list[int]
+    level_open: float
+    me: int
+    mu_hi: float
+    n: int
+    nc: int
+    open: list[int]
+    owner: list[int]
+    personal: list[int]
+    played_boosters: list[list[int]]
+    played_cards: list[list[int]]
+    points: list[float]
+    prefix: int
+    rank: list[list[float]]
+    rleft: int
+    roof: list[int]
+    roofs_left: list[int]
+    size: int
+    solo: bool
+    stars: list[int]
+    this_lot: list[int]
+    unseen_gain: float
+
 
 class PositanoHeuristic:
     """Positano baseline bot: explainable rules that value each option in points.
@@ -860,11 +900,11 @@ class PositanoHeuristic:
         ocard = w.bid_card[1]
         out = {}
         for c in cards:
-            vals = _CARD_VALUES[c]
+            card = _CARD_VALUES[c]
             for b in boosters:
                 total = 0.0
                 for k in range(3):
-                    x = vals[k] + _BOOSTER_VALUES[b]
+                    x = card[k] + _BOOSTER_VALUES[b]
                     win = x > otto[k]
                     if x == otto[k] and ocard >= 0:
                         mine = C.STARS[w.stars[0]][c][k]

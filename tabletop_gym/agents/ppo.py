@@ -24,6 +24,9 @@ class LogScaledExtractor(BaseFeaturesExtractor):
         observation_space: The flat ``Box`` observation space of the env.
     """
 
+    counts: torch.Tensor
+    """1 for the features whose bound exceeds 1 (a registered buffer)."""
+
     def __init__(self, observation_space: gymnasium.spaces.Box):
         super().__init__(observation_space, int(np.prod(observation_space.shape)))
         high = np.asarray(observation_space.high, dtype=np.float32).reshape(-1)

@@ -19,6 +19,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
     BUY,
     BUY_BASE_COST,
     COLUMN_SIZE,
+    DECK_COUNTS,
     DRAW,
     HAND_SIZE,
     HG,
@@ -46,7 +47,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
 
 # Share of turn scorings that reveal each card id: the deck frequencies (12, 9, 9, 5 × 4 of 50).
 # Active players steer the reveal, but against unknown opponents the deck mix is the honest prior.
-_REVEAL_SHARE = (0.24, 0.18, 0.18, 0.10, 0.10, 0.10, 0.10)
+_REVEAL_SHARE = tuple(n / sum(DECK_COUNTS) for n in DECK_COUNTS)
 # Cards a turn draws on average (mostly single plays, sometimes pairs of H&G).
 _DRAWS_PER_TURN = 1.3
 # Cards typically still lying in the other columns when the last refill fails.
@@ -425,7 +426,7 @@ class RapaNuiHeuristic:
             self._unit_value(w, t) * self._base_rel_gain(w, t) for t in range(NUM_CARD_TYPES)
         ]
         # The unseen pool (other hands and the draw pile) gives a refill's expected card.
-        pool = list(self._totals)
+        pool: list[float] = list(self._totals)
         for disp in w.displays:
             for t in range(NUM_CARD_TYPES):
                 pool[t] -= disp[t]

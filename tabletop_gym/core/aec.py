@@ -203,7 +203,8 @@ def _given_state(game: Game, given: Any) -> State:
         if given.game == game:
             return given.clone()
         if given.game == getattr(game, "inner", None) and hasattr(game, "wrap"):
-            return game.wrap(given.clone())
+            wrapped: State = game.wrap(given.clone())
+            return wrapped
         raise StateFormatError(
             f"options['state'] belongs to {given.game!r}, not to this env's game {game!r} "
             "(another game or config)"
@@ -250,7 +251,7 @@ class StableInfos:
         self.zero_scores.flags.writeable = False
         self.zero_winners.flags.writeable = False
 
-    def running(self, agents: list[str], acting: set[str], phase: str) -> dict[str, dict]:
+    def running(self, agents: list[str], acting: set[str], phase: str) -> dict[str, dict[str, Any]]:
         """Infos while the game runs."""
         ph = self.phase_index[phase]
         return {a: {"is_acting": a in acting, "phase": ph, "game_over": False,
@@ -259,7 +260,7 @@ class StableInfos:
 
     def final(
         self, agents: list[str], phase: str, scores: list[float], winners: list[int]
-    ) -> dict[str, dict]:
+    ) -> dict[str, dict[str, Any]]:
         """Infos at the end: ``scores[i]``/``winners[i]`` of agent ``possible_agents[i]``."""
         sc = np.asarray(scores, dtype=np.float32)
         won = np.zeros(len(scores), dtype=np.int8)
@@ -270,7 +271,7 @@ class StableInfos:
 
     def illegal(
         self, agents: list[str], phase: str, offender: str, action: int
-    ) -> dict[str, dict]:
+    ) -> dict[str, dict[str, Any]]:
         """Infos when ``offender``'s illegal ``action`` ended the game."""
         ph = self.phase_index[phase]
         return {a: {"is_acting": False, "phase": ph, "game_over": True,
@@ -306,15 +307,17 @@ class TabletopAECEnv(AECEnv):
         "render_fps": 1,
     }
     game_class: ClassVar[type[Game]]
-    observer_class: ClassVar[Callable[[Game], Observer]]
-    renderer: ClassVar[Callable[[State, int | None], str]]
-    painter: ClassVar[Callable[[State, int | None], np.ndarray]]
-    scene: ClassVar[Callable[[State, int | None], Scene]]
+    observer_class: ClassVar[type[Observer]]
+    renderer: Callable[[State, int | None], str]
+    painter: Callable[[State, int | None], np.ndarray]
+    scene: Callable[[State, int | None], Scene]
     """The picture as shapes (``painter`` draws the same scene as a frame; the web app as SVG)."""
-    narrator: ClassVar[Callable[[State, int, State], list[str]]] = staticmethod(
+    narrator: Callable[[State, int, State], list[str]] = staticmethod(
         lambda before, action, after: []
     )
     """``narrator(before, action, after)``: public lines on what an action revealed."""
+    _np_random_gen: np.random.Generator
+    """The env's random stream (absent until the first reset)."""
 
     def __init__(
         self,
@@ -342,7 +345,7 @@ class TabletopAECEnv(AECEnv):
         self._stable = StableInfos(self.game) if info_mode == "stable" else None
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
-        self.agents = []
+        self.agents: list[str] = []
         self._num_actions = self.game.num_distinct_actions
         obs_space = observation_space(self.observer, self._num_actions)
         # One object per agent, returned every call: PettingZoo's seed test seeds these.
@@ -375,11 +378,11 @@ class TabletopAECEnv(AECEnv):
 
     # --- PettingZoo API -----------------------------------------------------------------------
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The cached observation space of ``agent``."""
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         """The cached action space of ``agent``."""
         return self.action_spaces[agent]
 
@@ -438,7 +441,7 @@ class TabletopAECEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._info_phase = None
         self._after_change()
         # A finished start state ends the game at once; last() must still deliver its rewards.
@@ -601,8 +604,9 @@ class TabletopAECEnv(AECEnv):
 
     def close(self) -> None:
         """Close the ``human`` window, if one is open."""
-        if getattr(self, "_window", None) is not None:
-            self._window.close()
+        window = getattr(self, "_window", None)
+        if window is not None:
+            window.close()
 
     # --- extras -------------------------------------------------------------------------------
 
@@ -677,7 +681,7 @@ class TabletopAECEnv(AECEnv):
         )
 
     def __str__(self) -> str:
-        return self.metadata["name"]
+        return str(self.metadata["name"])
 
 
 def _before_reset(name: str) -> AttributeError:
@@ -694,11 +698,14 @@ class OrderEnforcing(OrderEnforcingWrapper):
     ``last()``, ``step()`` and ``observe()`` call the wrapped env without the detour.
     """
 
+    env: TabletopAECEnv
+
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """``last()`` of the wrapped env, after the reset check."""
         if not self._has_reset:
             raise AttributeError("last cannot be called before reset")
-        return self.env.last(observe)
+        result: tuple[Any, float, bool, bool, dict[str, Any]] = self.env.last(observe)
+        return result
 
     def step(self, action: Any) -> None:
         """Step the wrapped env (PettingZoo's checks: reset first, agents left)."""
@@ -715,47 +722,47 @@ class OrderEnforcing(OrderEnforcingWrapper):
         return self.env.observe(agent)
 
     @property
-    def agent_selection(self) -> str:  # type: ignore[override]
+    def agent_selection(self) -> str:
         """The agent to act (``AttributeError`` before the first reset)."""
         if not self._has_reset:
             raise _before_reset("agent_selection")
         return self.env.agent_selection
 
     @property
-    def agents(self) -> list[str]:  # type: ignore[override]
+    def agents(self) -> list[str]:
         """The live agents (``AttributeError`` before the first reset)."""
         if not self._has_reset:
             raise _before_reset("agents")
         return self.env.agents
 
     @property
-    def rewards(self) -> dict[str, float]:  # type: ignore[override]
+    def rewards(self) -> dict[str, float]:
         """This step's rewards (``AttributeError`` before the first reset)."""
         if not self._has_reset:
             raise _before_reset("rewards")
         return self.env.rewards
 
     @property
-    def terminations(self) -> dict[str, bool]:  # type: ignore[override]
+    def terminations(self) -> dict[str, bool]:
         """Terminated flags (``AttributeError`` before the first reset)."""
         if not self._has_reset:
             raise _before_reset("terminations")
         return self.env.terminations
 
     @property
-    def truncations(self) -> dict[str, bool]:  # type: ignore[override]
+    def truncations(self) -> dict[str, bool]:
         """Truncated flags (``AttributeError`` before the first reset)."""
         if not self._has_reset:
             raise _before_reset("truncations")
         return self.env.truncations
 
     @property
-    def infos(self) -> dict[str, dict[str, Any]]:  # type: ignore[override]
+    def infos(self) -> dict[str, dict[str, Any]]:
         """Infos (``AttributeError`` before the first reset)."""
         if not self._has_reset:
             raise _before_reset("infos")
         return self.env.infos
 
     @property
-    def _cumulative_rewards(self) -> dict[str, float]:  # type: ignore[override]
+    def _cumulative_rewards(self) -> dict[str, float]:
         return self.env._cumulative_rewards

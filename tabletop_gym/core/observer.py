@@ -187,7 +187,7 @@ class Observer(abc.ABC):
         key = (id(self), player)
         entry = store.get(key)
         if entry is None:
-            buf = np.zeros(self.layout.size, dtype=self.dtype)
+            buf: np.ndarray = np.zeros(self.layout.size, dtype=self.dtype)
             # The observer rides along so that its id stays unique while the entry lives.
             store[key] = [buf, self._start(state, player, buf), len(log), self]
             return buf

@@ -52,6 +52,11 @@ from tabletop_gym.core.render import (
 )
 from tabletop_gym.provenance import metadata
 
+_StepResult = tuple[
+    dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]
+]
+"""What ``step`` returns: observations, rewards, terminations, truncations, infos."""
+
 
 class TabletopParallelEnv(ParallelEnv):
     """A PettingZoo parallel env over any engine (sequential or with simultaneous nodes).
@@ -73,9 +78,9 @@ class TabletopParallelEnv(ParallelEnv):
         "render_fps": 1,
     }
     game_class: ClassVar[type[Game]]
-    observer_class: ClassVar[Callable[[Game], Observer]]
-    renderer: ClassVar[Callable[[State, int | None], str]]
-    painter: ClassVar[Callable[[State, int | None], np.ndarray]]
+    observer_class: ClassVar[type[Observer]]
+    renderer: Callable[[State, int | None], str]
+    painter: Callable[[State, int | None], np.ndarray]
 
     def __init__(
         self,
@@ -120,11 +125,11 @@ class TabletopParallelEnv(ParallelEnv):
         self._noop_mask[self.noop] = 1
         self._acting_now: list[int] = []
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The cached observation space of ``agent``."""
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         """The cached action space of ``agent``."""
         return self.action_spaces[agent]
 
@@ -215,7 +220,7 @@ class TabletopParallelEnv(ParallelEnv):
         self._joint_log = []
         return self._observe_all()
 
-    def step(self, actions: dict[str, int]) -> tuple[dict, dict, dict, dict, dict]:
+    def step(self, actions: dict[str, int]) -> _StepResult:
         """Apply one action per live agent (the no-op for agents not to act).
 
         Raises:
@@ -286,7 +291,7 @@ class TabletopParallelEnv(ParallelEnv):
 
     def _end_illegal(
         self, err: IllegalActionError, actions: dict[str, int], acting: list[int]
-    ) -> tuple[dict, dict, dict, dict, dict]:
+    ) -> _StepResult:
         state = self._require_state()
         def broke_rule(a: str) -> bool:
             s = self._seat(a)
@@ -337,8 +342,9 @@ class TabletopParallelEnv(ParallelEnv):
 
     def close(self) -> None:
         """Close the ``human`` window, if one is open."""
-        if getattr(self, "_window", None) is not None:
-            self._window.close()
+        window = getattr(self, "_window", None)
+        if window is not None:
+            window.close()
 
     def record(self) -> dict[str, Any]:
         """Config, engine seed and the joint actions of this episode.

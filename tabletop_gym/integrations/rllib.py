@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_gym.integrations.layouts import GAMES, make_env
+from tabletop_gym.registry import game_specs
 
 INSTALL_HINT = (
     'the RLlib backend needs Ray RLlib: pip install "tabletop-gym[rllib]". Ray pins its own '
@@ -57,8 +58,10 @@ INSTALL_HINT = (
 MAPPINGS = ("shared", "per_seat", "pool")
 """The policy mappings of :func:`policy_mapping`."""
 
-GAME_ALIASES = {"Positano-v0": "positano", "positano_v0": "positano",
-                "RapaNui-v0": "rapa_nui", "rapa_nui_v0": "rapa_nui"}
+GAME_ALIASES = {
+    alias: spec.name for spec in game_specs() for alias in (spec.gym_id, spec.env_name)
+}
+"""Gymnasium id or env name -> game name, for every registered game."""
 
 
 def require_ray() -> None:
@@ -95,6 +98,7 @@ def _env_classes() -> tuple[type, type]:
 
         log_scale: bool
         _counts: np.ndarray
+        observation_space: Any  # set by the RLlib env class this one is mixed into
 
         def __init__(self, env: Any, log_scale: bool = False):
             super().__init__(env)  # type: ignore[call-arg]

@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -131,11 +131,11 @@ class SingleAgentEnv(gymnasium.Env):
         self._warned_illegal = False
         self.set_opponents(opponents)
         agent0 = self.aec.possible_agents[0]
-        inner_space = self.aec.observation_space(agent0)
+        inner_space = cast(spaces.Dict, self.aec.observation_space(agent0))
         self.observation_space = (
             inner_space["observation"] if observation_type == "flat" else inner_space
         )
-        self.action_space = spaces.Discrete(self.aec.game.num_distinct_actions)
+        self.action_space: spaces.Discrete = spaces.Discrete(self.aec.game.num_distinct_actions)
         self._episode = -1
         self.learner_seat = learner_seat
         self._learner = self.aec.possible_agents[learner_seat]
@@ -274,7 +274,7 @@ class SingleAgentEnv(gymnasium.Env):
         """Step opponents until the learner acts or the game ends; the learner's reward sum."""
         aec = self.aec
         reward = 0.0
-        n = self.action_space.n
+        n = int(self.action_space.n)
         while not self._is_over() and aec.agent_selection != self._learner:
             name = aec.agent_selection
             self._done = True  # until the opponent's move is in: an exception ends the episode
@@ -313,7 +313,7 @@ class SingleAgentEnv(gymnasium.Env):
     def _info(self) -> dict[str, Any]:
         inner = self.aec.infos.get(self._learner, {})
         info = {"action_mask": self._mask_int8(), "seat": self.learner_seat}
-        keys = ("scores", "score_breakdown", "winners", "phase", "illegal_action")
+        keys: tuple[str, ...] = ("scores", "score_breakdown", "winners", "phase", "illegal_action")
         if self.aec.info_mode == "stable":
             keys = tuple(inner)
         for key in keys:
@@ -358,7 +358,7 @@ WRAPPER_KWARGS = (
 
 
 def make_single_agent(
-    raw_env_factory: Callable[..., TabletopAECEnv], **kwargs: Any
+    raw_env_factory: type[TabletopAECEnv], **kwargs: Any
 ) -> SingleAgentEnv:
     """Build a :class:`SingleAgentEnv` from a raw AEC env factory.
 

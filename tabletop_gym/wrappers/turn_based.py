@@ -146,6 +146,7 @@ class TurnBasedGame(Game):
 class TurnBasedState(State):
     """An inner state plus the hidden commitments of the current simultaneous node."""
 
+    game: TurnBasedGame
 
     def __init__(self, game: TurnBasedGame, inner: State):
         self.game = game
@@ -430,7 +431,9 @@ class TurnBasedObserver(Observer):
             self.inner._catch_up(state.inner, player, buf, memo[0], mask)
         self._commitments(state, player, buf, memo[1])
 
-    def _commitments(self, state: TurnBasedState, player: int, out: Any, written: list) -> None:
+    def _commitments(
+        self, state: TurnBasedState, player: int, out: Any, written: list[Any]
+    ) -> None:
         """The slices after the inner vector: bid round, own commitment, own sub-decisions.
 
         ``written`` holds the indices set last time; they are cleared first and replaced.

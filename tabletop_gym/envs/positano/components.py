@@ -189,7 +189,7 @@ class BlockTile(NamedTuple):
         start_icon: Player-count icon of a starting tile (0: not a starting tile).
     """
 
-    index: int
+    index: int  # type: ignore[assignment]  # the rules' name; shadows tuple.index
     blocks: int
     multiplier: int
     gelato: int
@@ -286,7 +286,7 @@ class BuildTile(NamedTuple):
         start_icon: Player-count icon of a starting tile (0: not a starting tile).
     """
 
-    index: int
+    index: int  # type: ignore[assignment]  # the rules' name; shadows tuple.index
     roof: int
     bonus: int
     action: str

@@ -35,8 +35,8 @@ def _render(state: Any, player: int | None) -> str:
         if state.is_bid_round():
             done = [p for p, a in enumerate(state.pending) if a is not None]
             lines = [text, f"Bids committed (hidden): seats {done}"]
-            if player is not None and state.pending[player] is not None:
-                own = state.pending[player]
+            own = None if player is None else state.pending[player]
+            if own is not None:
                 lines.append(f"Your committed bid: {state.inner.action_to_string(own, player)}")
             return "\n".join(lines)
         return text
@@ -84,7 +84,7 @@ class raw_env(TabletopAECEnv):
 
     def make_observer(self, game: Game) -> Observer:
         """The Positano observer extended with the seat's own pending bid."""
-        assert isinstance(game, TurnBasedGame)
+        assert isinstance(game, TurnBasedGame) and isinstance(game.inner, PositanoGame)
         return TurnBasedObserver(game, PositanoObserver(game.inner))
 
 

@@ -145,7 +145,10 @@ def _bounds() -> dict[str, int]:
         "roofs": max(max(v) for v in C.ROOF_SUPPLY.values()),
         "block_value": max(t.blocks for s in C.BOARD_SIZES for t in C.BLOCK_TILES[s]),
         "tile_gelato": max(
-            t.gelato for s in C.BOARD_SIZES for t in (*C.BLOCK_TILES[s], *C.BUILD_TILES[s])
+            t.gelato
+            for s in C.BOARD_SIZES
+            for tiles in (C.BLOCK_TILES[s], C.BUILD_TILES[s])
+            for t in tiles
         ),
     }
 
@@ -446,9 +449,9 @@ class PositanoObserver(Observer):
         self._block_idx: list[list[int]] = []
         self._block_val: list[list[int]] = []
         nb = len(_BLOCK_FEATURES)
-        for t in g.block_tiles:
-            base = o["beach_blocks"] + t.index * nb
-            feats = [1, t.blocks, t.multiplier == 2, t.multiplier == 3, t.gelato]
+        for block in g.block_tiles:
+            base = o["beach_blocks"] + block.index * nb
+            feats = [1, block.blocks, block.multiplier == 2, block.multiplier == 3, block.gelato]
             idx = [base + i for i, v in enumerate(feats) if v]
             self._block_idx.append(idx)
             self._block_val.append([int(feats[i - base]) for i in idx])

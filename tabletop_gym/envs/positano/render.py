@@ -102,12 +102,12 @@ def _decision(s: PositanoState) -> str:
     if ph == "draft_block":
         return f"{who} drafts a block tile"
     if ph == "block_choice":
-        tile = g.block_tiles[s.blocks_taken[colour][-1]]
+        block = g.block_tiles[s.blocks_taken[colour][-1]]
         n, left = s.personal[colour], s.general[colour]
-        mult = min(n * (tile.multiplier - 1), left)
-        flat = min(tile.blocks, left)
+        mult = min(n * (block.multiplier - 1), left)
+        flat = min(block.blocks, left)
         return (
-            f"{who} chooses for the {tile.multiplier}X tile: multiply (+{mult} blocks) or "
+            f"{who} chooses for the {block.multiplier}X tile: multiply (+{mult} blocks) or "
             f"flat (+{flat} blocks)"
         )
     lot = C.lot_name(s.lots_taken[colour][s.round - 1])

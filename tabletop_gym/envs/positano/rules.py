@@ -810,16 +810,11 @@ class PositanoState(State):
         out = []
         for k in range(3):
             vals = _BID_VALUE[k]
-            out.append(
-                sorted(
-                    range(nc),
-                    key=lambda c, vals=vals, k=k: (
-                        -vals[cards[c]][boosters[c]],
-                        -stars[self.star_sets[c]][cards[c]][k],
-                        c,
-                    ),
-                )
+            ranked = sorted(
+                (-vals[cards[c]][boosters[c]], -stars[self.star_sets[c]][cards[c]][k], c)
+                for c in range(nc)
             )
+            out.append([c for _, _, c in ranked])
         return (out[0], out[1], out[2])
 
     def _after_bids(self) -> None:
@@ -1033,7 +1028,7 @@ class PositanoState(State):
 
         Solo: one entry with ``"colours"`` (player, Otto) and the solo ``"total"`` = min.
         """
-        res = [
+        res: list[dict[str, Any]] = [
             {k: dict(v) if isinstance(v, dict) else v for k, v in r.items()}
             for r in self._colour_results()
         ]
@@ -1216,9 +1211,9 @@ class PositanoState(State):
             t = action - A_BLOCK
             if t >= len(g.block_tiles):
                 return f"block tile {40 + t} (not in the {g.size}×{g.size} set)"
-            tile = g.block_tiles[t]
-            gel = f", {tile.gelato} gelato" if tile.gelato else ""
-            return f"block tile {tile.bga_id} ({tile.label()}{gel})"
+            block = g.block_tiles[t]
+            gel = f", {block.gelato} gelato" if block.gelato else ""
+            return f"block tile {block.bga_id} ({block.label()}{gel})"
         if action in (A_MULTIPLY, A_FLAT):
             mult = 0
             if self.phase_index == BLOCK_CHOICE:

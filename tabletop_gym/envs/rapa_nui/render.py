@@ -83,8 +83,8 @@ def render_text(state: State, player: int | None = None) -> str:
             lines.append(f"  Moai units to split: {s.moai_units(q)}")
     if player is not None:
         hand = s.hand(player)
-        cards = [CARD_NAMES[t] for t in range(NUM_CARD_TYPES) for _ in range(hand[t])]
-        lines.append(f"Your hand: {', '.join(cards) if cards else '-'}")
+        names = [CARD_NAMES[t] for t in range(NUM_CARD_TYPES) for _ in range(hand[t])]
+        lines.append(f"Your hand: {', '.join(names) if names else '-'}")
         lines.append(f"Your offering cards: {_counts(s.holdings(player), KIND_NAMES)}")
         lines.append(
             f"Your face-down offerings on the stone: {_counts(s.face_down(player), KIND_NAMES)}"
