@@ -2,10 +2,10 @@
 
 For each runner count: the PPO self-play config of ``tabletop-gym train --backend rllib``
 (Rapa Nui, 2 players, one shared policy, 8 envs per runner, 4000 env steps per iteration) runs
-``--iterations`` iterations after one warm-up iteration; the table gives env steps/s of whole
-iterations, the sampling and learner seconds per iteration (RLlib's timers) and the sampling
-rate alone. The raw env row is random legal play through the AEC env with the observation of
-every move in one process, per CPU second (``time.process_time``), i.e. what one core can feed
+one warm-up iteration, then ``--iterations`` rounds of: sampling one batch alone, the
+learner's update on it alone, one whole iteration. The raw
+env row is random legal play through the AEC env with the observation of every move in one
+process, per CPU second (``time.process_time``), i.e. what one core can feed
 without RLlib. Results go to ``bench/results/rllib_scale.json`` and ``.md``.
 
 Usage (in the RLlib venv): ``.venv-rllib/bin/python bench/rllib_scale.py [--iterations 3]``.
@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import pathlib
-import statistics
 import subprocess
 import sys
 import time
@@ -49,10 +48,30 @@ def raw_env_rate(seconds: float) -> float:
     return steps / (time.process_time() - t0)
 
 
+def _sample(algo, runners: int, steps: int) -> list:
+    """Sample ``steps`` env steps as PPO does (split over the runners, in parallel)."""
+    if runners == 0:
+        return algo.env_runner.sample(num_timesteps=steps)
+    parts = algo.env_runner_group.foreach_env_runner(
+        lambda r: r.sample(num_timesteps=steps // runners), local_env_runner=False)
+    return [e for part in parts for e in part]
+
+
 def one(runners: int, iterations: int) -> dict:
-    """Throughput of ``iterations`` iterations (after a warm-up) with ``runners`` env runners."""
+    """Throughput with ``runners`` env runners, sampling and learning timed apart.
+
+    RLlib's own timers are moving averages dominated by the first iterations, so each round
+    here times, one after the other (so that the machine's load falls on all three alike):
+    sampling one batch as ``train()`` does (every runner's ``sample()`` in parallel, the
+    episodes sent back to the driver), the learner's update on that batch (PPO's epochs and
+    minibatches, in this process, also in CPU seconds), and one whole ``Algorithm.train()``.
+    """
     import ray
     import torch
+    from ray.rllib.utils.metrics import (
+        NUM_ENV_STEPS_SAMPLED_LIFETIME,
+        NUM_MODULE_STEPS_TRAINED_LIFETIME,
+    )
 
     from tabletop_gym.integrations.rllib import init_ray, ppo_config
 
@@ -60,28 +79,44 @@ def one(runners: int, iterations: int) -> dict:
     init_ray(None, runners)
     config, _ = ppo_config("rapa_nui", 2, "shared", num_env_runners=runners, envs_per_runner=8)
     algo = config.build_algo()
+    batch = config.train_batch_size_per_learner
     rows = []
     try:
-        for it in range(iterations + 1):
-            t0 = time.perf_counter()
+        algo.train()  # warm-up
+        for _ in range(iterations):
+            t0, c0 = time.perf_counter(), time.process_time()
+            episodes = _sample(algo, runners, batch)
+            t1, c1 = time.perf_counter(), time.process_time()
+            algo.learner_group.update(
+                episodes=episodes,
+                timesteps={NUM_ENV_STEPS_SAMPLED_LIFETIME: 0, NUM_MODULE_STEPS_TRAINED_LIFETIME: 0},
+                num_epochs=config.num_epochs, minibatch_size=config.minibatch_size,
+                shuffle_batch_per_epoch=True)
+            t2, c2 = time.perf_counter(), time.process_time()
             result = algo.train()
-            wall = time.perf_counter() - t0
-            if it == 0:
-                continue
-            steps = int(result["env_runners"]["num_env_steps_sampled"])
-            rows.append({"steps": steps, "wall": wall,
-                         "sample": float(result["timers"]["env_runner_sampling_timer"]),
-                         "learn": float(result["timers"]["learner_update_timer"])})
+            t3 = time.perf_counter()
+            rows.append({"steps": sum(len(e) for e in episodes), "sample": t1 - t0,
+                         "sample_cpu": c1 - c0, "learn": t2 - t1, "learn_cpu": c2 - c1,
+                         # train() samples one batch; its result's step count would also hold
+                         # the steps sampled above on the local runner.
+                         "train_steps": batch if result else 0, "train": t3 - t2})
     finally:
         algo.stop()
         ray.shutdown()
-    med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
-    return {"env_runners": runners, "iterations": iterations,
-            "env_steps_per_s": round(sum(r["steps"] for r in rows) / sum(r["wall"] for r in rows),
-                                     1),
-            "sample_s": round(med["sample"], 2), "learn_s": round(med["learn"], 2),
-            "sampling_steps_per_s": round(med["steps"] / med["sample"], 1),
-            "steps_per_iteration": int(med["steps"])}
+
+    def total(key: str) -> float:
+        return sum(r[key] for r in rows)
+
+    out = {"env_runners": runners, "rounds": iterations, "batch": batch,
+           "env_steps_per_s": round(total("train_steps") / total("train"), 1),
+           "sampling_steps_per_s": round(total("steps") / total("sample"), 1),
+           "sample_s": round(batch * total("sample") / total("steps"), 2),
+           "learn_s": round(total("learn") / len(rows), 2),
+           "learn_cpu_s": round(total("learn_cpu") / len(rows), 2),
+           "iteration_s": round(total("train") / len(rows), 2)}
+    if runners == 0:  # sampling ran in this process too: its CPU time is known
+        out["sampling_steps_per_cpu_s"] = round(total("steps") / total("sample_cpu"), 1)
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -109,11 +144,17 @@ def main(argv: list[str] | None = None) -> None:
               "load_after": [round(x, 1) for x in os.getloadavg()]}
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "rllib_scale.json").write_text(json.dumps(report, indent=1))
-    lines = ["| env runners | env steps/s (whole iterations) | sampling s / iteration | "
-             "learner s / iteration | sampling env steps/s |", "|---|---|---|---|---|"]
+    lines = ["| env runners | env steps/s, whole iterations | env steps/s, sampling alone | "
+             "s per iteration | s sampling 4000 steps | s learner update (CPU s) |",
+             "|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['env_runners']} | {r['env_steps_per_s']:.0f} | {r['sample_s']:.1f} | "
-                     f"{r['learn_s']:.1f} | {r['sampling_steps_per_s']:.0f} |")
+        lines.append(f"| {r['env_runners']} | {r['env_steps_per_s']:.0f} | "
+                     f"{r['sampling_steps_per_s']:.0f} | {r['iteration_s']:.1f} | "
+                     f"{r['sample_s']:.1f} | {r['learn_s']:.1f} ({r['learn_cpu_s']:.1f}) |")
+    zero = next((r for r in rows if "sampling_steps_per_cpu_s" in r), None)
+    if zero:
+        lines.append(f"\nSampling in one process (0 env runners): "
+                     f"{zero['sampling_steps_per_cpu_s']:.0f} env steps per CPU second.")
     lines.append(f"\nRaw AEC env, random legal play with observations: {raw:.0f} agent steps "
                  f"per CPU second. {os.cpu_count()} CPUs, load average {report['load_before']}"
                  f" before and {report['load_after']} after.")

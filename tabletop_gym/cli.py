@@ -91,11 +91,12 @@ RLLIB_ONLY = ("iterations", "num_env_runners", "envs_per_runner", "address", "ma
 
 def _train_rllib(args: argparse.Namespace) -> int:
     """Multi-agent PPO self-play on Ray RLlib (ray is imported only here)."""
-    from tabletop_gym.integrations.rllib import require_ray, selfplay
+    from tabletop_gym.integrations.rllib import game_name, require_ray, selfplay
 
     if args.timesteps is not None or args.n_envs is not None:
         raise CLIError("--timesteps and --n-envs are flags of --backend sb3; the RLlib backend "
                        "takes --iterations, --num-env-runners and --envs-per-runner")
+    game_name(args.env)  # a bad name is reported before the missing extra
     require_ray()
     selfplay(
         game=args.env,

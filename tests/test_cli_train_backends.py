@@ -29,6 +29,9 @@ def test_rllib_backend_without_ray_names_the_extra_and_the_venv(monkeypatch, cap
     (["--num-env-runners", "2"], "--num-env-runners is a flag of --backend rllib"),
     (["--mapping", "pool"], "--mapping is a flag of --backend rllib"),
     (["--backend", "rllib", "--timesteps", "10"], "--timesteps and --n-envs are flags of"),
+    (["--backend", "rllib", "--env", "rapa-nui"],
+     "unknown game 'rapa-nui' (did you mean 'rapa_nui'?); known games: ['rapa_nui', "
+     "'positano']"),
 ])
 def test_each_backend_refuses_the_others_flags(argv, message, capsys):
     assert cli.main(["train", *argv]) == 2

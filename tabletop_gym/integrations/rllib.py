@@ -44,8 +44,8 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.integrations.layouts import GAMES, make_env
-from tabletop_gym.registry import game_specs
+from tabletop_gym.integrations.layouts import make_env
+from tabletop_gym.registry import game_spec
 
 INSTALL_HINT = (
     'the RLlib backend needs Ray RLlib: pip install "tabletop-gym[rllib]". Ray pins its own '
@@ -58,10 +58,6 @@ INSTALL_HINT = (
 MAPPINGS = ("shared", "per_seat", "pool")
 """The policy mappings of :func:`policy_mapping`."""
 
-GAME_ALIASES = {
-    alias: spec.name for spec in game_specs() for alias in (spec.gym_id, spec.env_name)
-}
-"""Gymnasium id or env name -> game name, for every registered game."""
 
 
 def require_ray() -> None:
@@ -73,12 +69,12 @@ def require_ray() -> None:
 
 
 def game_name(game: str) -> str:
-    """``"positano"`` or ``"rapa_nui"`` from a game name or a registered env id."""
-    name = GAME_ALIASES.get(game, game)
-    if name not in GAMES:
-        raise ValueError(f"unknown game {game!r}; choose one of {sorted(GAMES)} "
-                         f"(or the env ids {sorted(k for k in GAME_ALIASES if '-' in k)})")
-    return name
+    """The registered game's name (``"positano"``) from its name, env name or Gymnasium id.
+
+    Raises:
+        ValueError: On an unknown game (the message names the closest one and every game).
+    """
+    return game_spec(game).name
 
 
 def _scale(observation: np.ndarray, counts: np.ndarray) -> np.ndarray:
@@ -98,7 +94,7 @@ def _env_classes() -> tuple[type, type]:
 
         log_scale: bool
         _counts: np.ndarray
-        observation_space: Any  # set by the RLlib env class this one is mixed into
+        observation_space: Any  # set by RLlib's wrapper, the other base
 
         def __init__(self, env: Any, log_scale: bool = False):
             super().__init__(env)  # type: ignore[call-arg]
@@ -122,10 +118,11 @@ def _env_classes() -> tuple[type, type]:
                 raw = self.get_sub_environments
                 state = raw.game_state
                 if state.is_terminal():  # an illegal action ends a game that is not over
-                    returns = state.returns()
+                    returns, scores = state.returns(), state.scores()
                     seats = raw.possible_agents
                     infos = {a: {**infos.get(a, {}),
-                                 "final_return": float(returns[seats.index(a)])}
+                                 "final_return": float(returns[seats.index(a)]),
+                                 "final_score": float(scores[seats.index(a)])}
                              for a in obs}
             return self._obs(obs), rewards, terms, truncs, infos
 
@@ -142,8 +139,9 @@ def rllib_env(game: str, parallel: bool = False, log_scale: bool = False, **kwar
     """An RLlib ``MultiAgentEnv`` over ``game``: observations ``{"observations", "action_mask"}``.
 
     A subclass of RLlib's ``PettingZooEnv`` (or ``ParallelPettingZooEnv``) that, when the game
-    ends, adds ``"final_return"`` (the env's own return of that seat, ``State.returns()``) to
-    every agent's info, so that RLlib's episode returns can be checked against it.
+    ends, adds ``"final_return"`` (the env's own return of that seat, ``State.returns()``) and
+    ``"final_score"`` to every agent's info, so that RLlib's episode returns can be checked
+    against it (and self-play, where the returns sum to 0, shows its scores).
 
     Args:
         game: ``"positano"`` or ``"rapa_nui"``.
@@ -284,19 +282,26 @@ def on_episode_end(*, episode: Any, metrics_logger: Any, **kwargs: Any) -> None:
     ``tabletop/illegal_actions`` (sum) counts agents whose game ended on their illegal action;
     ``tabletop/return_mismatch`` (max) is the largest ``|RLlib's agent return - final_return|``
     (0 when every agent's episode return is the env's own final return);
-    ``tabletop/returns_checked`` (sum) counts the agents compared.
+    ``tabletop/returns_checked`` (sum) counts the agents compared; ``tabletop/score`` (mean)
+    is the mean final score of the seats.
     """
-    illegal, worst, checked = 0, 0.0, 0
-    for sa in episode.agent_episodes.values():
+    illegal, worst, checked, scores = 0, 0.0, 0, []
+    for aid, sa in episode.agent_episodes.items():
         info = sa.get_infos(-1) if len(sa.infos) else {}
-        if "illegal_action" in info and isinstance(info["illegal_action"], dict):
+        offence = info.get("illegal_action")
+        # Every seat's info describes the offence; count it once, at the offender.
+        if isinstance(offence, dict) and offence.get("agent") == aid:
             illegal += 1
         if "final_return" in info:
             worst = max(worst, abs(float(sa.get_return()) - info["final_return"]))
             checked += 1
+            scores.append(info["final_score"])
     metrics_logger.log_value(("tabletop", "illegal_actions"), illegal, reduce="sum")
     metrics_logger.log_value(("tabletop", "return_mismatch"), worst, reduce="max")
     metrics_logger.log_value(("tabletop", "returns_checked"), checked, reduce="sum")
+    if scores:
+        metrics_logger.log_value(("tabletop", "score"), float(np.mean(scores)), reduce="mean",
+                                 window=100)
 
 
 def _at_least(**checks: tuple[int, int]) -> None:
@@ -576,14 +581,13 @@ def progress_row(result: dict, seconds: float, steps_before: int) -> dict[str, A
         # A module that finished no episode in the metrics window reports NaN: left out.
         "module_returns": {k: round(float(v), 3) for k, v in sorted(modules.items())
                            if v == v},
-        "sample_s": round(float(_metric(result, "timers", "env_runner_sampling_timer")), 2),
-        "learn_s": round(float(_metric(result, "timers", "learner_update_timer")), 2),
         "illegal_actions": int(_metric(result, "env_runners", "tabletop", "illegal_actions",
                                        default=0)),
         "return_mismatch": float(_metric(result, "env_runners", "tabletop", "return_mismatch",
                                          default=0.0)),
         "returns_checked": int(_metric(result, "env_runners", "tabletop", "returns_checked",
                                        default=0)),
+        "score_mean": float(_metric(result, "env_runners", "tabletop", "score")),
     }
 
 
@@ -593,8 +597,8 @@ def format_progress(row: dict[str, Any], iterations: int) -> str:
     return (f"iter {row['iteration']:>3}/{iterations}  {row['env_steps']:>8} env steps  "
             f"{row['env_steps_per_s']:7.1f} steps/s  episodes {row['episodes']:>4}  "
             f"return {row['episode_return_mean']:+.3f} ({per_module})  "
-            f"length {row['episode_len_mean']:.1f}  illegal {row['illegal_actions']}  "
-            f"[sample {row['sample_s']:.1f} s, learn {row['learn_s']:.1f} s]")
+            f"length {row['episode_len_mean']:.1f}  score {row['score_mean']:.1f}  "
+            f"illegal {row['illegal_actions']}")
 
 
 def selfplay(
@@ -648,6 +652,7 @@ def selfplay(
     from tabletop_gym.provenance import metadata
 
     require_ray()
+    import ray
     import torch
 
     name = game_name(game)
@@ -665,7 +670,8 @@ def selfplay(
     env_cfg = dict(config.env_config)
     game_cfg = {k: v for k, v in env_cfg.items() if k not in ("log_scale", "num_players")}
     (run_dir / "selfplay.json").write_text(json.dumps({
-        "metadata": metadata(backend="rllib", game=name, seed=seed), "game": name,
+        "metadata": metadata(backend="rllib", ray=ray.__version__, game=name,
+                             seed=seed), "game": name,
         "num_players": num_players, "mapping": mapping, "num_env_runners": num_env_runners,
         "envs_per_runner": envs_per_runner,
         "env_config": env_cfg, "hparams": {**DEFAULT_HPARAMS, **(hparams or {})},

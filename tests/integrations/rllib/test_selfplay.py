@@ -25,10 +25,13 @@ from tabletop_gym.integrations.rllib import (
     RLlibAgent,
     load_agent,
     module_path,
+    on_episode_end,
     policy_mapping,
     ppo_config,
+    rllib_env,
     selfplay,
 )
+from tabletop_gym.registry import game_specs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 TINY = {"train_batch_size_per_learner": 256, "minibatch_size": 128, "num_epochs": 1,
@@ -61,6 +64,77 @@ def test_policy_mappings_seat_the_modules():
         policy_mapping("league", seats)
     with pytest.raises(ValueError, match="at least 1"):
         policy_mapping("pool", seats, pool_size=0)
+
+
+# Multi-agent: every player count of every registered game from two seats up.
+CASES = [(spec.name, n) for spec in game_specs() for n in spec.player_counts if n >= 2]
+
+
+@pytest.mark.parametrize(("game", "n"), CASES, ids=[f"{g}-{n}p" for g, n in CASES])
+def test_every_player_count_plays_out_with_the_final_returns_in_the_infos(game, n):
+    env = rllib_env(game, num_players=n, log_scale=True)
+    raw = env.get_sub_environments
+    obs, _ = env.reset(seed=n)
+    rng = np.random.default_rng(n)
+    totals = dict.fromkeys(env.possible_agents, 0.0)
+    done = False
+    while not done:
+        (agent,) = obs  # AEC: the one agent to act observes, with a legal move in its mask
+        legal = np.flatnonzero(obs[agent]["action_mask"])
+        assert legal.tolist() == raw.legal_actions(agent)
+        assert env.observation_space[agent].contains(obs[agent])  # log1p keeps the bounds
+        obs, rewards, terms, truncs, infos = env.step({agent: int(rng.choice(legal))})
+        for a, r in rewards.items():
+            totals[a] += r
+        done = terms["__all__"]
+    # Every seat observes the end once, with its own final return and score in its info.
+    assert set(obs) == set(infos) == set(raw.possible_agents)
+    returns, scores = raw.game_state.returns(), raw.game_state.scores()
+    # RLlib's wrapper lists its agents from a set: the seat order is the raw env's.
+    for seat, agent in enumerate(raw.possible_agents):
+        assert infos[agent]["final_return"] == returns[seat] == totals[agent]
+        assert infos[agent]["final_score"] == scores[seat]
+
+
+class _Logger:
+    def __init__(self):
+        self.values = {}
+
+    def log_value(self, key, value, reduce, **kwargs):
+        self.values[key] = (value, reduce)
+
+
+def _episode(env, infos, totals):
+    agents = {a: types.SimpleNamespace(infos=[infos[a]], get_infos=lambda i, a=a: infos[a],
+                                       get_return=lambda a=a: totals[a]) for a in infos}
+    return types.SimpleNamespace(agent_episodes=agents)
+
+
+def test_the_episode_callback_counts_illegal_moves_and_return_gaps():
+    env = rllib_env("rapa_nui", num_players=2)
+    obs, _ = env.reset(seed=0)
+    (agent,) = obs
+    illegal = int(np.flatnonzero(obs[agent]["action_mask"] == 0)[0])
+    with pytest.warns(UserWarning, match="illegal action"):
+        obs, rewards, terms, _, infos = env.step({agent: illegal})
+    # The game ends on the offence (-1 for the offender, 0 for the other, docs/libraries.md),
+    # before its end: no final return to compare with.
+    assert terms["__all__"] and rewards[agent] == -1.0
+    assert all("final_return" not in i for i in infos.values())
+    log = _Logger()
+    on_episode_end(episode=_episode(env, infos, rewards), metrics_logger=log)
+    assert log.values[("tabletop", "illegal_actions")] == (1, "sum")
+    assert log.values[("tabletop", "returns_checked")] == (0, "sum")
+    # A finished game whose RLlib returns are off by 2 for one seat (+1 recorded as -1).
+    done = {"player_0": {"final_return": 1.0, "final_score": 40.0},
+            "player_1": {"final_return": -1.0, "final_score": 30.0}}
+    log = _Logger()
+    on_episode_end(episode=_episode(env, done, {"player_0": -1.0, "player_1": -1.0}),
+                   metrics_logger=log)
+    assert log.values[("tabletop", "return_mismatch")] == (2.0, "max")
+    assert log.values[("tabletop", "returns_checked")] == (2, "sum")
+    assert log.values[("tabletop", "illegal_actions")] == (0, "sum")
+    assert log.values[("tabletop", "score")] == (35.0, "mean")
 
 
 class _Checked:
@@ -104,6 +178,7 @@ def test_selfplay_with_an_opponent_pool_trains_checks_and_evaluates(tmp_path, ca
         assert row["illegal_actions"] == 0
         assert row["return_mismatch"] == 0.0
         assert row["returns_checked"] == 2 * row["episodes"]
+        assert row["score_mean"] >= 0  # NaN if no game ended (NaN >= 0 is False)
     assert sum(row["episodes"] for row in res.progress) >= 2
     assert res.env_steps >= 1024
     names = {p.name for p in res.run_dir.iterdir()}
