@@ -32,24 +32,25 @@ from tabletop_gym.agents.base import CHECKPOINTS
 from tabletop_gym.provenance import metadata
 from tabletop_gym.registry import game_specs
 
-SEARCH = {"rapa_nui": "ismcts:{}:heuristic", "positano": "ismcts:{}"}
-"""The search agent of each game: heuristic rollouts in Rapa Nui (a random rollout of its ~120
-moves says little about a position), random rollouts in Positano (where they are cheap and
-enough)."""
+SEARCH = {"rapa_nui": "ismcts:{}:guided", "positano": "ismcts:{}"}
+"""The search agent of each game. Rapa Nui: the guided variant (paired root search with heuristic
+rollouts, :mod:`tabletop_gym.agents.ismcts`): a random rollout of its ~120 moves says little about
+a position, and a heuristic rollout costs too much to grow a tree in a second. Positano: UCT with
+random rollouts, which are cheap there and enough."""
 
-ISMCTS_BUDGET = {"rapa_nui": 8, "positano": 800}
+ISMCTS_BUDGET = {"rapa_nui": 48, "positano": 800}
 """Simulations per move of each game's ISMCTS row: under 1 s of CPU per move (``--timing``)."""
 
-ISMCTS_GAMES = {"rapa_nui": 10, "positano": 20}
-"""Games of the ISMCTS rows (5 or 10 deals, both seats): what the shared, loaded 2-core machine
-allowed (a Rapa Nui game of ``ismcts:8:heuristic`` costs about 10 CPU seconds)."""
+ISMCTS_GAMES = {"rapa_nui": 60, "positano": 100}
+"""Games of the ISMCTS rows (30 or 50 deals, both seats)."""
 
-CURVE_BUDGETS = {"rapa_nui": (4, 8), "positano": (100, 800)}
-"""Budgets of the ISMCTS budget/strength curve (the other points play 10 games each)."""
+CURVE_BUDGETS = {"rapa_nui": (12, 24, 48), "positano": (100, 400, 800, 1600)}
+"""Budgets of the ISMCTS budget/strength curve."""
 
-CURVE_GAMES = 10
+CURVE_GAMES = {"rapa_nui": 30, "positano": 40}
+"""Games of the curve's other points: the first games of the main row (same deals and seats)."""
 
-LEAGUE_BUDGET = {"rapa_nui": 4, "positano": 100}
+LEAGUE_BUDGET = {"rapa_nui": 12, "positano": 100}
 """The search agent of the leagues: the curve's cheapest point, whose games against the heuristic
 the league reuses (a league pair plays the same deals as the row)."""
 
@@ -202,7 +203,7 @@ def jobs() -> list[Job]:
         for budget in CURVE_BUDGETS[game]:
             if budget != ISMCTS_BUDGET[game]:
                 out.append(_eval("curve", game, 2, search_spec(game, budget), "heuristic",
-                                 CURVE_GAMES, SEARCH_SEED))
+                                 CURVE_GAMES[game], SEARCH_SEED))
     for game, players in (("rapa_nui", 2), ("positano", 2)):
         # random first: the ratings are pinned at the first agent; the search before the
         # heuristic, so that pair is the curve row's games (same deals, same seats)
