@@ -34,25 +34,25 @@ from tabletop_gym.agents.ismcts import SWITCH_Z
 from tabletop_gym.provenance import metadata
 from tabletop_gym.registry import game_specs
 
-SEARCH = {"rapa_nui": "ismcts:{}:guided", "positano": "ismcts:{}"}
-"""The search agent of each game. Rapa Nui: the guided variant (paired root search with heuristic
-rollouts, :mod:`tabletop_gym.agents.ismcts`): a random rollout of its ~120 moves says little about
-a position, and a heuristic rollout costs too much to grow a tree in a second. Positano: UCT with
-random rollouts, which are cheap there and enough."""
-
-ISMCTS_BUDGET = {"rapa_nui": 48, "positano": 800}
-"""Simulations per move of each game's ISMCTS row: under 1 s of CPU per move (``--timing``)."""
+SEARCH = {"rapa_nui": "ismcts:48:guided", "positano": "ismcts:48:guided"}
+"""The search agent of each game's ISMCTS row: the guided variant (paired root search with
+heuristic rollouts, :mod:`tabletop_gym.agents.ismcts`) at a budget under 1 s of CPU per move
+(``--timing``). A random rollout of Rapa Nui's ~120 moves says little about a position, and a
+heuristic rollout costs too much there to grow a tree in a second."""
 
 ISMCTS_GAMES = {"rapa_nui": 60, "positano": 100}
 """Games of the ISMCTS rows (30 or 50 deals, both seats)."""
 
-CURVE_BUDGETS = {"rapa_nui": (12, 24, 48), "positano": (100, 400, 800, 1600)}
-"""Budgets of the ISMCTS budget/strength curve."""
+CURVE = {
+    "rapa_nui": (("ismcts:12:guided", 30), ("ismcts:24:guided", 30)),
+    "positano": (("ismcts:12:guided", 40), ("ismcts:24:guided", 40), ("ismcts:100", 40),
+                 ("ismcts:400", 40), ("ismcts:800", 100)),
+}
+"""The budget/strength curve's other points and their games (the first games of the ISMCTS row:
+the same deals and seats). In Positano also UCT with random rollouts (``ismcts:N``), the
+search of the earlier pages, at 100 to 800 simulations."""
 
-CURVE_GAMES = {"rapa_nui": 30, "positano": 40}
-"""Games of the curve's other points: the first games of the main row (same deals and seats)."""
-
-LEAGUE_BUDGET = {"rapa_nui": 12, "positano": 100}
+LEAGUE_AGENT = {"rapa_nui": "ismcts:12:guided", "positano": "ismcts:12:guided"}
 """The search agent of the leagues: the curve's cheapest point, whose games against the heuristic
 the league reuses (a league pair plays the same deals as the row)."""
 
@@ -77,9 +77,9 @@ SLICE_DECISIONS = 4
 fourth real decision instead (its games cost tens of CPU seconds each)."""
 
 
-def search_spec(game: str, budget: int) -> str:
-    """The name of the search agent of ``game`` at ``budget`` simulations per move."""
-    return SEARCH[game].format(budget)
+def curve_specs(game: str) -> list[str]:
+    """Every search agent of ``game``'s budget/strength curve: the ISMCTS row's and the others."""
+    return [SEARCH[game], *(spec for spec, _ in CURVE[game])]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -203,16 +203,14 @@ def jobs() -> list[Job]:
         for opp in ("heuristic", "random"):
             out.append(_eval("ppo", game, players, "ppo", opp, PPO_GAMES, 40_000))
     for game in ("rapa_nui", "positano"):
-        out.append(_eval("ismcts", game, 2, search_spec(game, ISMCTS_BUDGET[game]), "heuristic",
-                         ISMCTS_GAMES[game], SEARCH_SEED))
-        for budget in CURVE_BUDGETS[game]:
-            if budget != ISMCTS_BUDGET[game]:
-                out.append(_eval("curve", game, 2, search_spec(game, budget), "heuristic",
-                                 CURVE_GAMES[game], SEARCH_SEED))
+        out.append(_eval("ismcts", game, 2, SEARCH[game], "heuristic", ISMCTS_GAMES[game],
+                         SEARCH_SEED))
+        for spec, games in CURVE[game]:
+            out.append(_eval("curve", game, 2, spec, "heuristic", games, SEARCH_SEED))
     for game, players in (("rapa_nui", 2), ("positano", 2)):
         # random first: the ratings are pinned at the first agent; the search before the
         # heuristic, so that pair is the curve row's games (same deals, same seats)
-        agents = ["random", search_spec(game, LEAGUE_BUDGET[game]), "heuristic"]
+        agents = ["random", LEAGUE_AGENT[game], "heuristic"]
         if shipped(game, players):
             agents.append("ppo")
         out.append(Job(f"league-{game}-{players}p", "league", "league", game,
@@ -430,8 +428,7 @@ def render(cache: pathlib.Path, ppo_runs: pathlib.Path, docs: pathlib.Path) -> d
         # The training runs are not in the repository: without them (a fresh clone), keep the
         # seeds table the page was generated with instead of dropping it.
         seeds = json.loads(committed.read_text()).get("seeds", {})
-    meta = metadata(ismcts_budget=ISMCTS_BUDGET, curve_budgets=CURVE_BUDGETS,
-                    league_budget=LEAGUE_BUDGET, slice_games=SLICE_GAMES,
+    meta = metadata(search=SEARCH, curve=CURVE, league_agent=LEAGUE_AGENT, slice_games=SLICE_GAMES,
                     slice_decisions=SLICE_DECISIONS)
     doc: dict[str, Any] = {"metadata": meta, "rows": {}, "seeds": seeds, "timing": timing}
     for jid, (job, res) in results.items():
@@ -505,7 +502,7 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
               "- CPU seconds of every job are in `docs/baselines.json` (`cpu_seconds`).", ""]
     lines += ["## The heuristic bots against random", ""]
     lines += [*table("heuristic", head), ""]
-    specs = ", ".join(f"`{search_spec(g, b)}` ({g})" for g, b in ISMCTS_BUDGET.items())
+    specs = ", ".join(f"`{spec}` ({g})" for g, spec in SEARCH.items())
     load = timing.get("load")
     where = ("" if load is None else
              f" at a 1-minute load average of {load[0]:.1f} to {load[1]:.1f} on 2 cores")
@@ -519,19 +516,16 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
               "rollout seeds; it leaves the heuristic's move only for a candidate whose mean "
               f"paired gain exceeds {SWITCH_Z:g} standard error.", ""]
     lines += [*table("ismcts", head), ""]
-    curve_games = " and ".join(f"{n} ({g})" for g, n in CURVE_GAMES.items())
     lines += ["### Budget/strength curve", "",
-              "Win rate against the heuristic (2 players) by simulations per move (the "
-              "main point is the row above; the others play its first "
-              f"{curve_games} games: the same deals and seats), and the mean CPU seconds one "
-              "decision takes (`--timing`: `time.process_time` over "
+              "Win rate against the heuristic (2 players) by variant and simulations per move "
+              "(every point plays the first games of the row above: the same deals and seats), "
+              "and the mean CPU seconds one decision takes (`--timing`: `time.process_time` over "
               f"{timing.get('positions', '?')} positions of heuristic games with a choice, "
               f"one timing run at a time{where}).", "",
               "| game | agent | games | win rate [95 % CI] | diff [95 % CI] | "
               "CPU s / move |", "|---|---|---|---|---|---|"]
     for game in ("rapa_nui", "positano"):
-        for budget in CURVE_BUDGETS[game]:
-            spec = search_spec(game, budget)
+        for spec in sorted(curve_specs(game), key=_curve_order):
             found = [(j, r) for j, r in results.values()
                      if j.game == game and j.agents[0] == spec and j.kind == "eval"]
             secs = timing.get(game, {}).get(spec)
@@ -593,6 +587,12 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
                   f"{job.games} --seed {job.seed}`.", "",
                   res["markdown"], "", f"![{job.id}](img/{job.id}.png)", ""]
     return "\n".join(lines) + "\n"
+
+
+def _curve_order(spec: str) -> tuple[str, int]:
+    """Variant, then simulations."""
+    parts = spec.split(":")
+    return (parts[2] if len(parts) > 2 else "", int(parts[1]))
 
 
 def _unmet(results: dict[str, Any], seeds: dict[str, Any]) -> list[str]:
@@ -666,7 +666,7 @@ def _verdicts(results: dict[str, Any], timing: dict[str, Any]) -> list[str]:
     for table, game, players in (("ismcts", "rapa_nui", 2), ("ismcts", "positano", 2),
                                  ("ppo", "rapa_nui", 2), ("ppo", "positano", 1)):
         if (table, game) not in measured:
-            agent = search_spec(game, ISMCTS_BUDGET[game]) if table == "ismcts" else "ppo"
+            agent = SEARCH[game] if table == "ismcts" else "ppo"
             out.append(f"- `{agent}`, {game} {players}p, beats the heuristic: **not met**: "
                        "not measured (no result in this generation of the page).")
     return out
@@ -700,7 +700,7 @@ def main(argv: list[str] | None = None) -> int:
         cache.mkdir(parents=True, exist_ok=True)
         load_before = os.getloadavg()[0]
         timing: dict[str, Any] = {
-            g: seconds_per_move(g, [search_spec(g, b) for b in CURVE_BUDGETS[g]],
+            g: seconds_per_move(g, curve_specs(g),
                                 positions=TIMING_POSITIONS)
             for g in ("rapa_nui", "positano")}
         timing["positions"] = TIMING_POSITIONS
