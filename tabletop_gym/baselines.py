@@ -622,9 +622,10 @@ def _unmet(results: dict[str, Any], seeds: dict[str, Any]) -> list[str]:
         agree = [r["bc_agreement"] for r in agg["seeds"] if r.get("bc_agreement") is not None]
         steps = sorted({r["timesteps"] for r in agg["seeds"]})
         cpu = [r["cpu_seconds"] for r in agg["seeds"] if r.get("cpu_seconds")]
+        lo_a, hi_a = min(agree, default=float("nan")), max(agree, default=float("nan"))
+        span = f"{lo_a:.1%}" if f"{lo_a:.1%}" == f"{hi_a:.1%}" else f"{lo_a:.1%}–{hi_a:.1%}"
         out.append(f"- MaskablePPO on `{env_id}`: the clone agrees with the heuristic on "
-                   f"{min(agree, default=float('nan')):.0%}–{max(agree, default=float('nan')):.0%}"
-                   " of its decisions, so it starts below the heuristic, and "
+                   f"{span} of its decisions, so it starts below the heuristic, and "
                    f"{', '.join(f'{t:,}' for t in steps)} PPO steps per seed "
                    f"({min(cpu, default=0):.0f}–{max(cpu, default=0):.0f} CPU s of cloning and "
                    "PPO, what the shared machine allowed) do not lift it above; closing the gap "
