@@ -465,6 +465,7 @@ class TabletopAECEnv(AECEnv):
             )
         if cur == TERMINAL:
             self._acting_seat = -1
+            self._acting_mask = self._zero_mask
             self._info_phase = None
             returns = state.returns()
             scores = state.scores()
@@ -539,9 +540,15 @@ class TabletopAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        action = as_action(action, self._num_actions, agent)
+        if type(action) is not int or not 0 <= action < self._num_actions:
+            action = as_action(action, self._num_actions, agent)
         try:
-            state.apply_action(action)
+            if self._acting_mask[action]:
+                # The mask was built from this position's legal actions: the engine need not
+                # check the action again.
+                state.apply_trusted_action(action)
+            else:
+                state.apply_action(action)  # raises IllegalActionError, changing nothing
         except IllegalActionError as err:
             if self.illegal_action == "raise":
                 raise
@@ -559,6 +566,7 @@ class TabletopAECEnv(AECEnv):
     def _terminate_illegal(self, agent: str, err: IllegalActionError) -> None:
         warnings.warn(f"{agent} took an illegal action; the game ends: {err}", stacklevel=3)
         self._acting_seat = -1
+        self._acting_mask = self._zero_mask
         self._info_phase = None
         detail = {
             "agent": agent,

@@ -124,6 +124,7 @@ class TabletopParallelEnv(ParallelEnv):
         self._noop_mask = np.zeros(self._n_actions, dtype=np.int8)
         self._noop_mask[self.noop] = 1
         self._acting_now: list[int] = []
+        self._legal_now: dict[int, list[int]] = {}
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The cached observation space of ``agent``."""
@@ -156,7 +157,10 @@ class TabletopParallelEnv(ParallelEnv):
     def _mask(self, seat: int, acting: list[int]) -> np.ndarray:
         if seat in acting:
             mask = np.zeros(self._n_actions, dtype=np.int8)
-            mask[self.state_obj.legal_actions(seat)] = 1  # type: ignore[union-attr]
+            # Kept privately (the mask handed out may be written to): step() checks the
+            # actions against it once, and the engine need not check them again.
+            legal = self._legal_now[seat] = self.state_obj.legal_actions(seat)  # type: ignore[union-attr]
+            mask[legal] = 1
             return mask
         if acting:
             return self._noop_mask.copy()
@@ -170,6 +174,7 @@ class TabletopParallelEnv(ParallelEnv):
         """
         state = self._require_state()
         acting = self._acting_now = self._acting()
+        self._legal_now = {}
         obs, infos = {}, {}
         phase = state.phase()
         seat_of = self._seat_of
@@ -249,16 +254,23 @@ class TabletopParallelEnv(ParallelEnv):
                         int(actions[a]), state.phase(), [self.noop],
                         f"{a} is not to act and must send the no-op {self.noop}",
                     )
+            legal = self._legal_now
             if cur == SIMULTANEOUS:
                 joint = [
                     int(actions[self.possible_agents[p]]) if p in acting else None
                     for p in range(self.game.num_players)
                 ]
-                state.apply_joint_action(joint)
+                if all(a is None or a in legal[p] for p, a in enumerate(joint)):
+                    state.apply_trusted_joint_action(joint)
+                else:
+                    state.apply_joint_action(joint)  # raises IllegalActionError
                 self._joint_log.append(joint)
             else:
                 act = int(actions[self.possible_agents[cur]])
-                state.apply_action(act)
+                if act in legal[cur]:
+                    state.apply_trusted_action(act)
+                else:
+                    state.apply_action(act)  # raises IllegalActionError
                 self._joint_log.append([act])
         except IllegalActionError as err:
             if self.illegal_action == "raise":
