@@ -341,9 +341,9 @@ def init_from_deck(deck: jax.Array, config: PositanoConfig | None = None) -> Sta
         hand_cards = hand_cards.at[1, otto_cards[0]].set(False)
         hand_boosters = hand_boosters.at[1, otto_boosters[0]].set(False)
     s = State(
-        round=1,
-        phase=BID,
-        turn=0,
+        round=jnp.asarray(1),
+        phase=jnp.asarray(BID),
+        turn=jnp.asarray(0),
         goals=goals,
         star=star,
         hand_cards=hand_cards,
@@ -367,9 +367,9 @@ def init_from_deck(deck: jax.Array, config: PositanoConfig | None = None) -> Sta
         general=jnp.full(nc, C.START_GENERAL),
         roofs_left=jnp.array(g.roof_supply),
         order=jnp.zeros((3, nc)),
-        reward_type=REWARD_TYPES.index(config.reward_type),
-        terminated=False,
-        illegal=False,
+        reward_type=jnp.asarray(REWARD_TYPES.index(config.reward_type)),
+        terminated=jnp.asarray(False),
+        illegal=jnp.asarray(False),
         rewards=jnp.zeros(n),
     )
     return _cast(s)
@@ -536,8 +536,8 @@ def _reveal(s: State) -> State:
         hand_cards=hand_c,
         hand_boosters=hand_b,
         pending=jnp.full_like(s.pending, -1),
-        phase=DRAFT_LOT,
-        turn=0,
+        phase=jnp.asarray(DRAFT_LOT),
+        turn=jnp.asarray(0),
     )
     return s._replace(order=_compute_order(s))
 
@@ -579,7 +579,7 @@ def _draft_block(s: State, action: jax.Array) -> State:
     s, c = _take(s, 1, tile)
     mult = jnp.asarray(tab.mult)[tile] > 0
     plain = _gain(s, c, jnp.asarray(tab.blocks)[tile])._replace(turn=s.turn + 1)
-    choice = s._replace(phase=BLOCK_CHOICE)
+    choice = s._replace(phase=jnp.asarray(BLOCK_CHOICE))
     return jax.tree.map(lambda x, y: jnp.where(mult, y, x), plain, choice)
 
 
@@ -591,7 +591,7 @@ def _block_choice(s: State, action: jax.Array) -> State:
     mult = jnp.asarray(tab.mult)[tile]
     flat = jnp.asarray(tab.blocks)[tile]
     want = jnp.where(action == A_MULTIPLY, s.personal[c] * (mult - 1), flat)
-    return _gain(s, c, want)._replace(phase=DRAFT_BLOCK, turn=s.turn + 1)
+    return _gain(s, c, want)._replace(phase=jnp.asarray(DRAFT_BLOCK), turn=s.turn + 1)
 
 
 def _draft_build(s: State, action: jax.Array) -> State:
@@ -639,7 +639,7 @@ def _add_on(s: State, action: jax.Array) -> State:
         height=s.height.at[pos].add(doing.astype(jnp.int32)),
         personal=s.personal.at[c].add(-doing.astype(jnp.int32)),
     )
-    return s._replace(phase=DRAFT_BUILD, turn=s.turn + 1)
+    return s._replace(phase=jnp.asarray(DRAFT_BUILD), turn=s.turn + 1)
 
 
 def _remodel(s: State, action: jax.Array) -> State:
@@ -649,7 +649,7 @@ def _remodel(s: State, action: jax.Array) -> State:
     d = doing.astype(jnp.int32)
     left = s.roofs_left.at[jnp.maximum(old - 1, 0)].add(d).at[jnp.minimum(old, 2)].add(-d)
     s = s._replace(roofs_left=left, roof=s.roof.at[pos].add(d))
-    return s._replace(phase=DRAFT_BUILD, turn=s.turn + 1)
+    return s._replace(phase=jnp.asarray(DRAFT_BUILD), turn=s.turn + 1)
 
 
 def _refresh(s: State) -> State:
@@ -658,7 +658,11 @@ def _refresh(s: State) -> State:
     last = s.round == sh.rounds
     r = jnp.minimum(s.round + 1, sh.rounds)
     nxt = s._replace(
-        round=r, phase=BID, turn=0, row_left=jnp.ones_like(s.row_left), order=s.order * 0
+        round=r,
+        phase=jnp.asarray(BID),
+        turn=jnp.asarray(0),
+        row_left=jnp.ones_like(s.row_left),
+        order=s.order * 0,
     )
     if sh.solo:
         card = s.otto_cards[r - 1]
@@ -669,7 +673,12 @@ def _refresh(s: State) -> State:
             hand_cards=nxt.hand_cards.at[1, card].set(False),
             hand_boosters=nxt.hand_boosters.at[1, boost].set(False),
         )
-    over = s._replace(phase=OVER, turn=0, order=s.order * 0, terminated=True)
+    over = s._replace(
+        phase=jnp.asarray(OVER),
+        turn=jnp.asarray(0),
+        order=s.order * 0,
+        terminated=jnp.asarray(True),
+    )
     return jax.tree.map(lambda x, y: jnp.where(last, y, x), nxt, over)
 
 
@@ -1241,7 +1250,10 @@ def from_reference(ref: PositanoState) -> State:
         "illegal": False,
         "rewards": np.zeros(cfg.num_players),
     }
-    return State(**{f: np.asarray(fields[f], dtype=_DTYPES[f]) for f in State._fields})
+    # numpy does the conversion (the reference's ints in the field's dtype), jax the transfer.
+    return State(
+        **{f: jnp.asarray(np.asarray(fields[f], dtype=_DTYPES[f])) for f in State._fields}
+    )
 
 
 def to_reference(s: State, game: PositanoGame) -> PositanoState:
@@ -1314,7 +1326,10 @@ def to_reference(s: State, game: PositanoGame) -> PositanoState:
         "roof": [int(x) for x in s.roof],
         "roofs_left": [int(x) for x in s.roofs_left],
     }
-    return game.state_from_json({"schema": 1, "game": game.name, "state": state})
+    ref = game.state_from_json({"schema": 1, "game": game.name, "state": state})
+    if not isinstance(ref, PositanoState):  # pragma: no cover - the game's own loader
+        raise TypeError(f"{game.name} loaded a {type(ref).__name__}, not a PositanoState")
+    return ref
 
 
 def config_of(s: State, **config: Any) -> PositanoConfig:
