@@ -242,7 +242,7 @@ def deck_layout(num_players: int, size: int, random_goals: bool) -> tuple[np.nda
     solo = num_players == 1
     icon_max = max(2, num_players)
     segs: list[list[int]] = [
-        [r * 5 + c for r in range(size) for c in range(size)],
+        list(C.board_positions(size)),
         [b.index for b in C.BLOCK_TILES[size] if not 0 < b.start_icon <= icon_max],
         [b.index for b in C.BUILD_TILES[size] if not 0 < b.start_icon <= icon_max],
     ]
@@ -423,7 +423,8 @@ def current_player(s: State) -> jax.Array:
 
 
 def _lot_level(pos: jax.Array) -> jax.Array:
-    return pos // 5 + 1
+    # C.LOT_LEVELS for a traced position (a division is cheaper than a gather here).
+    return pos // C.ROW_STRIDE + 1
 
 
 # --- legality (one table lookup per slice of the action layout) --------------------------------
@@ -831,11 +832,11 @@ def _neighbour_pairs(size: int) -> np.ndarray:
     """(25, 4) orthogonal neighbours of each lot on the cliff (25 = none)."""
     out = np.full((25, 4), 25, np.int32)
     for p in range(25):
-        r, c = divmod(p, 5)
-        cand = [(r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)]
-        for i, (rr, cc) in enumerate(cand):
-            if 0 <= rr < size and 0 <= cc < size:
-                out[p, i] = rr * 5 + cc
+        r, c = C.LOT_ROWS[p], C.LOT_COLUMNS[p]
+        for i, (dr, dc) in enumerate(C.ORTHOGONAL_STEPS):
+            q = C.lot_at(r + dr, c + dc, size)
+            if q is not None:
+                out[p, i] = q
     return out
 
 
@@ -850,8 +851,8 @@ def _goal_table(s: State) -> jax.Array:
     built = h > 0
     mine = built[None, :] & (owner[None, :] == colours[:, None])  # (nc, 25)
     board = np.arange(25)
-    row, col = board // 5, board % 5
-    level = jnp.asarray(row + 1)
+    col = np.asarray(C.LOT_COLUMNS)
+    level = jnp.asarray(np.asarray(C.LOT_LEVELS))
 
     def region(lots: Any) -> jax.Array:
         sel = mine & lots[None, :]
