@@ -516,7 +516,7 @@ class PositanoObserver(Observer):
             for j in range(MAX_COLOURS)
         ]
         # Columns of the cliff, front row first, for the sea-view sweep.
-        self._columns = [[r * 5 + c for r in range(g.size)] for c in range(g.size)]
+        self._columns = [list(C.column_lots(c, g.size)) for c in range(g.size)]
         self._sections()
 
     def _column_entries(
