@@ -76,6 +76,8 @@ from tabletop_gym.provenance import metadata
 ILLEGAL_ACTION_POLICIES = ("terminate", "raise")
 ILLEGAL_REWARD = -1.0
 INFO_MODES = ("full", "stable")
+MASK_CACHE_SIZE = 4096
+"""Distinct legal sets whose read-only masks an AEC env keeps (a bound on its memory)."""
 
 
 def check_env_args(
@@ -360,6 +362,7 @@ class TabletopAECEnv(AECEnv):
         self._zero_mask = np.zeros(self._num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
         self._acting_mask = self._zero_mask
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
         # The seat to act (-1 at the end), its agent and phase, as of the last change: computed
         # once per position and read by observe(), step() and the infos.
         self._acting_seat = -1
@@ -494,12 +497,18 @@ class TabletopAECEnv(AECEnv):
             return
         acting = self._seat_agent[cur]
         phase = state.phase()
-        # The mask of the agent to act is computed once per step and shared by its info and
-        # (as a copy) by observe().
-        mask = np.zeros(self._num_actions, dtype=np.int8)
-        mask[state.legal_actions(cur)] = 1
-        # Handed out in the info: read-only, so no caller can make an illegal action look legal.
-        mask.setflags(write=False)
+        # The mask of the agent to act is found once per step and shared by its info and (as a
+        # copy) by observe(). Handed out in the info, it is read-only, so no caller can make an
+        # illegal action look legal; being read-only, one array serves every position with the
+        # same legal set.
+        legal = tuple(state.legal_actions(cur))
+        mask = self._masks.get(legal)
+        if mask is None:
+            mask = np.zeros(self._num_actions, dtype=np.int8)
+            mask[list(legal)] = 1
+            mask.setflags(write=False)
+            if len(self._masks) < MASK_CACHE_SIZE:
+                self._masks[legal] = mask
         self._acting_mask = mask
         self._acting_seat = cur
         self.agent_selection = acting
