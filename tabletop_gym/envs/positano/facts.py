@@ -450,7 +450,6 @@ _PERSONAL, _GENERAL, _GELATO, _POINTS = (
     _O["personal"], _O["general"], _O["gelato"], _O["building_points"]
 )
 _ROOFS_LEFT, _OTTO_DECK = _O["roofs_left"], _O["otto_deck"]
-_ROW_STRIDE = C.ROW_STRIDE
 _CARD_GELATO = [c.gelato for c in C.BID_CARDS]
 _BOOSTER_GELATO = [b.gelato for b in C.BOOSTERS]
 # Bid values (lot, block, build) of card c with booster b at c * NUM_BOOSTERS + b (rules §3.1).
@@ -510,7 +509,7 @@ class Tables:
             self.lot_gelato[pos] = lot.gelato
         self.block_gelato = [t.gelato for t in game.block_tiles]
         self.build_gelato = [t.gelato for t in game.build_tiles]
-        self.columns = [[r * _ROW_STRIDE + c for r in range(game.size)] for c in range(game.size)]
+        self.columns = [list(C.column_lots(c, game.size)) for c in range(game.size)]
         # By row kind (1 blocks, 2 builds; 0, the lots, has no features).
         self.feature_idx: tuple[list[list[int]], ...] = ([], self.block_idx, self.build_idx)
         self.tile_gelato = (self.lot_gelato, self.block_gelato, self.build_gelato)
@@ -646,12 +645,12 @@ def _column(s: Any, f: Any, column: list[int], sign: int) -> None:
 
 def column_out(s: Any, f: Any, pos: int) -> None:
     """Before a building in ``pos``'s column changes: clear the column's facts."""
-    _column(s, f, tables(s.game).columns[pos % _ROW_STRIDE], -1)
+    _column(s, f, tables(s.game).columns[C.LOT_COLUMNS[pos]], -1)
 
 
 def column_in(s: Any, f: Any, pos: int) -> None:
     """After a building in ``pos``'s column changed: write the column's facts."""
-    _column(s, f, tables(s.game).columns[pos % _ROW_STRIDE], 1)
+    _column(s, f, tables(s.game).columns[C.LOT_COLUMNS[pos]], 1)
     f[_EMPTY + pos] = 1 if empty_lot(s, pos) else 0
 
 

@@ -126,7 +126,7 @@ CH_BUILD_ROW = 1 << 10
 CH_HAND = 1 << 11
 """``CH_HAND << colour``: that colour's hand changed (private to its seat; Otto's is hidden)."""
 CH_CLIFF = 1 << 17
-"""``CH_CLIFF << column``: a building in that cliff column (``pos % 5``) changed."""
+"""``CH_CLIFF << column``: a building in that cliff column (``C.LOT_COLUMNS[pos]``) changed."""
 
 TILE_TYPES = ("lot", "block", "build")
 # The tile type whose bid order a phase follows.
@@ -971,7 +971,7 @@ class PositanoState(State):
             self.owner[pos], self.height[pos], self.roof[pos] = owner, height, roof
         else:
             self.owner[pos], self.height[pos], self.roof[pos] = -1, 0, 0
-        self._deltas.append(CH_CLIFF << pos % 5)
+        self._deltas.append(CH_CLIFF << C.LOT_COLUMNS[pos])
         if f is not None:
             facts.column_in(self, f, pos)
 
@@ -1346,7 +1346,7 @@ class PositanoState(State):
         for r in range(g.size - 1, -1, -1):
             cells = []
             for col in range(g.size):
-                p = r * 5 + col
+                p = C.lot_position(r, col)
                 if self.height[p]:
                     cells.append(f"{self.owner[p]}:{self.height[p]}{'-BSG'[self.roof[p]]}")
                 elif p in removed:
