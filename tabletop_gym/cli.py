@@ -212,11 +212,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     cfg = _parse_kv(args.set)
     cfg["num_players"] = args.players
-    factory = _env_class(args.game)
-    split = game_spec(args.game).split_switch
-    if split is not None:
-        cfg[split] = not args.one_step_bid
-    env = factory(render_mode="ansi", **cfg)
+    env = game_spec(args.game).people_env(split=not args.one_step_bid, render_mode="ansi", **cfg)
     n = env.game.num_players
     if not 0 <= args.seat < n:
         raise CLIError(f"--seat {args.seat} is not a seat of a {n}-player game; choose 0..{n - 1}")

@@ -72,6 +72,22 @@ def test_positano_whole_game_two_step_bid_then_replay_to_a_gif(tmp_path, monkeyp
     assert rc == 0 and len(list(frames.glob("frame_*.png"))) == 1 + -(-len(rec.actions) // 40)
 
 
+def test_positano_solo_plays_with_one_step_bids(tmp_path, monkeypatch, capsys):
+    # The two-step bid splits a simultaneous bid; solo has none (the player bids alone against
+    # Otto's revealed bid, docs/rules/positano.md §7), so `play` uses one-step bids there.
+    record = tmp_path / "solo.json"
+    rc, out, err = _run(["play", "--game", "positano", "--players", "1", "--seed", "3",
+                         "--save-record", str(record)], monkeypatch, capsys, "0\n" * 400)
+    assert rc == 0, err
+    lines = out.splitlines()
+    # solo plays 6 rounds (docs/rules/positano.md §6), one bid decision each
+    assert sum(bool(re.search(r"you: bid #\d", s)) for s in lines) == 6
+    assert not any("you: bid card #" in s for s in lines)
+    assert sum("Bids revealed:" in s for s in lines) == 6
+    rec = GameRecord.from_json(record.read_text())
+    assert rec.transform == "turn_based" and rec.config["num_players"] == 1
+
+
 def test_rapa_nui_whole_game_hides_face_down_offerings_until_the_end(tmp_path, monkeypatch,
                                                                      capsys):
     record = tmp_path / "game.json"

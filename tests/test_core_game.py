@@ -201,3 +201,63 @@ def test_turn_based_sequential_move_is_checked_once_by_the_inner_game():
     twin.apply_action(action)
     state.apply_action(action)
     assert state.inner.to_dict() == twin.to_dict()
+
+
+def test_trusted_apply_defaults_to_the_checked_path():
+    """A game that does not override the trusted path still has every action checked."""
+    import random
+
+    from tests.toy.nim import NimGame
+
+    state = NimGame().new_initial_state(random.Random(0))
+    before = state.to_dict()
+    with pytest.raises(IllegalActionError):
+        state.apply_trusted_action(99)
+    assert state.to_dict() == before
+    twin = state.clone()
+    action = state.legal_actions()[-1]
+    state.apply_trusted_action(action)
+    twin.apply_action(action)
+    assert state.to_dict() == twin.to_dict()
+
+
+def test_envs_send_only_mask_legal_actions_down_the_trusted_path(monkeypatch):
+    """The AEC and parallel envs trust an action only when the mask they built allows it.
+
+    An illegal id goes to the checked ``apply_action`` and ends the game as before; a legal one
+    goes to ``apply_trusted_action`` (Rapa Nui skips its own check there).
+    """
+    from tabletop_gym.envs import rapa_nui_v0
+    from tabletop_gym.envs.rapa_nui.rules import RapaNuiState
+
+    calls: list[str] = []
+    trusted = RapaNuiState.apply_trusted_action
+    checked = RapaNuiState.apply_action
+
+    def spy_trusted(self, action):
+        calls.append("trusted")
+        trusted(self, action)
+
+    def spy_checked(self, action):
+        calls.append("checked")
+        checked(self, action)
+
+    monkeypatch.setattr(RapaNuiState, "apply_trusted_action", spy_trusted)
+    monkeypatch.setattr(RapaNuiState, "apply_action", spy_checked)
+    env = rapa_nui_v0.env(illegal_action="raise")
+    env.reset(seed=1)
+    # Seat 0 starts in the buy phase: 4 (no purchase) is legal, 21 (draw column 1) is not.
+    env.step(4)
+    assert calls == ["trusted"]
+    with pytest.raises(IllegalActionError):
+        env.step(4)  # now the play phase: no purchase is not an action here
+    assert calls == ["trusted", "checked"]
+
+    par = rapa_nui_v0.parallel_env(illegal_action="raise")
+    par.reset(seed=1)
+    calls.clear()
+    par.step({"player_0": 4, "player_1": 45})
+    assert calls == ["trusted"]
+    with pytest.raises(IllegalActionError):
+        par.step({"player_0": 4, "player_1": 45})
+    assert calls == ["trusted", "checked"]

@@ -475,9 +475,7 @@ class PositanoHeuristic:
         fut = 0.0
         open_lots = w.open
         h = w.height
-        p = pos - 5
-        k = 1
-        while p >= 0:
+        for k, p in enumerate(C.LOTS_IN_FRONT[pos], 1):
             pending = (p in open_lots) or (
                 h[p] == 0 and p in w.this_lot and w.this_lot.index(p) != colour
                 and p not in w.empty
@@ -486,8 +484,6 @@ class PositanoHeuristic:
                 x = _LEVEL[p] + _FUTURE_EXTRA - k
                 if x > fut:
                     fut = x
-            p -= 5
-            k += 1
         if fut > hid:
             return hid + w.fut_hide * (fut - hid)
         return float(hid)
@@ -504,9 +500,7 @@ class PositanoHeuristic:
         """Value to ``colour`` of the view a building of height h at ``pos`` takes from behind."""
         height = w.height
         total = 0.0
-        p = pos + 5
-        k = 1
-        while p < w.size * 5:
+        for k, p in enumerate(C.lots_behind(pos, w.size), 1):
             hb = height[p]
             if hb and h - k > 0:
                 cur = hidden_blocks(w.height, p)
@@ -514,8 +508,6 @@ class PositanoHeuristic:
                 lost = (max(0, hb - cur) - max(0, hb - new)) * w.roof[p]
                 if lost:
                     total += -lost if w.owner[p] == colour else ow * lost
-            p += 5
-            k += 1
         return total
 
     # --- goals ----------------------------------------------------------------------------------
@@ -539,17 +531,7 @@ class PositanoHeuristic:
                           for c in range(w.nc)]
                 others = counts[:colour] + counts[colour + 1 :]
                 val += self._comp_weight(counts[colour], others)
-        r, c = divmod(pos, 5)
-        neigh = []
-        if r > 0:
-            neigh.append(pos - 5)
-        if r < size - 1:
-            neigh.append(pos + 5)
-        if c > 0:
-            neigh.append(pos - 1)
-        if c < size - 1:
-            neigh.append(pos + 1)
-        own_n = [p for p in neigh if w.height[p] and w.owner[p] == colour]
+        own_n = [p for p in C.neighbours(pos, size) if w.height[p] and w.owner[p] == colour]
         if "solitario" in goals:
             if not own_n:
                 val += 2.0
@@ -559,23 +541,16 @@ class PositanoHeuristic:
         if "colonna" in goals:
             col_counts = [0] * size
             for p in mine:
-                col_counts[p % 5] += 1
+                col_counts[C.LOT_COLUMNS[p]] += 1
             best = max(col_counts)
-            val += _COMP_OPEN * (1.0 if col_counts[c] + 1 > best else 0.3)
+            val += _COMP_OPEN * (1.0 if col_counts[C.LOT_COLUMNS[pos]] + 1 > best else 0.3)
         if "gruppo" in goals:
             val += _GROUP_STEP * self._group_growth(w, colour, own_n)
         return val
 
     def _has_own_neighbour(self, w: _View, pos: int, colour: int) -> bool:
-        r, c = divmod(pos, 5)
-        size = w.size
         h, ow = w.height, w.owner
-        return (
-            (r > 0 and h[pos - 5] > 0 and ow[pos - 5] == colour)
-            or (r < size - 1 and h[pos + 5] > 0 and ow[pos + 5] == colour)
-            or (c > 0 and h[pos - 1] > 0 and ow[pos - 1] == colour)
-            or (c < size - 1 and h[pos + 1] > 0 and ow[pos + 1] == colour)
-        )
+        return any(h[q] > 0 and ow[q] == colour for q in C.neighbours(pos, w.size))
 
     def _group_growth(self, w: _View, colour: int, own_n: list[int]) -> float:
         """How much a new building joining ``own_n`` grows the colour's largest group."""
@@ -592,8 +567,8 @@ class PositanoHeuristic:
             while stack:
                 p = stack.pop()
                 count += 1
-                for q in (p - 5, p + 5, p - 1, p + 1):
-                    if q in mine and q not in label and (q % 5 == p % 5 or q // 5 == p // 5):
+                for q in C.neighbours(p, w.size):
+                    if q in mine and q not in label:
                         label[q] = gid
                         stack.append(q)
             sizes.append(count)

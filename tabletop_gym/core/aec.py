@@ -76,6 +76,8 @@ from tabletop_gym.provenance import metadata
 ILLEGAL_ACTION_POLICIES = ("terminate", "raise")
 ILLEGAL_REWARD = -1.0
 INFO_MODES = ("full", "stable")
+MASK_CACHE_SIZE = 4096
+"""Distinct legal sets whose read-only masks an AEC env keeps (a bound on its memory)."""
 
 
 def check_env_args(
@@ -360,6 +362,7 @@ class TabletopAECEnv(AECEnv):
         self._zero_mask = np.zeros(self._num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
         self._acting_mask = self._zero_mask
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
         # The seat to act (-1 at the end), its agent and phase, as of the last change: computed
         # once per position and read by observe(), step() and the infos.
         self._acting_seat = -1
@@ -465,6 +468,7 @@ class TabletopAECEnv(AECEnv):
             )
         if cur == TERMINAL:
             self._acting_seat = -1
+            self._acting_mask = self._zero_mask
             self._info_phase = None
             returns = state.returns()
             scores = state.scores()
@@ -493,12 +497,18 @@ class TabletopAECEnv(AECEnv):
             return
         acting = self._seat_agent[cur]
         phase = state.phase()
-        # The mask of the agent to act is computed once per step and shared by its info and
-        # (as a copy) by observe().
-        mask = np.zeros(self._num_actions, dtype=np.int8)
-        mask[state.legal_actions(cur)] = 1
-        # Handed out in the info: read-only, so no caller can make an illegal action look legal.
-        mask.setflags(write=False)
+        # The mask of the agent to act is found once per step and shared by its info and (as a
+        # copy) by observe(). Handed out in the info, it is read-only, so no caller can make an
+        # illegal action look legal; being read-only, one array serves every position with the
+        # same legal set.
+        legal = tuple(state.legal_actions(cur))
+        mask = self._masks.get(legal)
+        if mask is None:
+            mask = np.zeros(self._num_actions, dtype=np.int8)
+            mask[list(legal)] = 1
+            mask.setflags(write=False)
+            if len(self._masks) < MASK_CACHE_SIZE:
+                self._masks[legal] = mask
         self._acting_mask = mask
         self._acting_seat = cur
         self.agent_selection = acting
@@ -539,9 +549,15 @@ class TabletopAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        action = as_action(action, self._num_actions, agent)
+        if type(action) is not int or not 0 <= action < self._num_actions:
+            action = as_action(action, self._num_actions, agent)
         try:
-            state.apply_action(action)
+            if self._acting_mask[action]:
+                # The mask was built from this position's legal actions: the engine need not
+                # check the action again.
+                state.apply_trusted_action(action)
+            else:
+                state.apply_action(action)  # raises IllegalActionError, changing nothing
         except IllegalActionError as err:
             if self.illegal_action == "raise":
                 raise
@@ -559,6 +575,7 @@ class TabletopAECEnv(AECEnv):
     def _terminate_illegal(self, agent: str, err: IllegalActionError) -> None:
         warnings.warn(f"{agent} took an illegal action; the game ends: {err}", stacklevel=3)
         self._acting_seat = -1
+        self._acting_mask = self._zero_mask
         self._info_phase = None
         detail = {
             "agent": agent,
@@ -625,9 +642,16 @@ class TabletopAECEnv(AECEnv):
 
     def acting_mask(self) -> np.ndarray:
         """A copy of the int8 mask of ``agent_selection`` (all zeros once the game is over)."""
+        return self.acting_mask_view().copy()
+
+    def acting_mask_view(self) -> np.ndarray:
+        """The read-only int8 mask of ``agent_selection`` itself (all zeros at the end).
+
+        For wrappers that convert it at once; :meth:`acting_mask` hands out a copy.
+        """
         if self.state_obj is None or self.terminations.get(self.agent_selection, True):
-            return self._zero_mask.copy()
-        return self._acting_mask.copy()
+            return self._zero_mask
+        return self._acting_mask
 
     def legal_actions(self, agent: str | None = None) -> list[int]:
         """Legal action ids of ``agent`` (default: the agent to act)."""

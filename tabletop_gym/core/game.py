@@ -562,6 +562,29 @@ class State(abc.ABC):
     def _apply_joint_action(self, actions: list[int | None]) -> None:
         raise NotImplementedError("this game has no simultaneous nodes")
 
+    # --- trusted path: actions the caller has already checked -------------------------------
+
+    def apply_trusted_action(self, action: int) -> None:
+        """Apply ``action``, which the caller has checked against this very position.
+
+        For callers that have just checked a Python int against ``legal_actions()`` of this
+        position (the envs check it against the mask they built from it): a game may then skip
+        its own check. The default checks anyway (:meth:`apply_action`), so every game keeps
+        working without overriding it. Anything else (an id that is not legal here, a stale
+        check) is the caller's error and may leave the state inconsistent; when in doubt, call
+        :meth:`apply_action`.
+        """
+        self.apply_action(action)
+
+    def apply_trusted_joint_action(self, actions: Sequence[int | None]) -> None:
+        """Apply a joint action whose every entry the caller has checked (see above).
+
+        Entries are Python ints or ``None`` for seats without a choice, each checked against
+        ``legal_actions(seat)`` of this position. The default checks anyway
+        (:meth:`apply_joint_action`).
+        """
+        self.apply_joint_action(actions)
+
     @abc.abstractmethod
     def action_to_string(self, action: int, player: int | None = None) -> str:
         """Human-readable name of an action id (the full action: for the actor's eyes only)."""

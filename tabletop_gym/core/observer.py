@@ -9,6 +9,12 @@ engine's change log (:meth:`State.change_log`): each applied action appends a ma
 groups it touched, and the observer re-encodes only the sections that depend on them. Nothing is
 inferred from the position's values, so a rule that removes or lowers something is followed as
 surely as one that adds. ``encode`` hands out a copy of the kept vector.
+
+A :class:`SharedObserver` goes further: it keeps one seat-absolute vector of every observable fact
+per state, rewrites the logged fact groups in place once for all seats, and makes each seat's
+observation by one gather through a precomputed index row (ego order, own private facts only).
+An observation then costs about a copy; :meth:`Observer.encode_seats` gives every seat's rows in
+one array (the parallel env's observations).
 """
 
 from __future__ import annotations
@@ -131,6 +137,22 @@ def check_obs_dtype(layout: ObservationLayout, obs_dtype: Any, what: str) -> np.
     return np.dtype(name)
 
 
+def kept_store(state: State) -> dict[Any, list[Any]]:
+    """The dict of kept vectors an observer keeps on ``state`` (a clone starts without one)."""
+    store: dict[Any, list[Any]] | None = state.__dict__.get("_kept_observations")
+    if store is None:
+        store = state.__dict__["_kept_observations"] = {}
+    return store
+
+
+def unread_mask(log: list[int], seen: int) -> int:
+    """The OR of the change masks appended to ``log`` after its first ``seen`` entries."""
+    mask = 0
+    for bits in log[seen:]:
+        mask |= bits
+    return mask
+
+
 class Observer(abc.ABC):
     """Encodes a state as one seat sees it.
 
@@ -179,29 +201,36 @@ class Observer(abc.ABC):
         """The vector kept on ``state`` for ``player``, brought up to date (do not modify).
 
         The first call encodes in full (:meth:`_start`); later calls OR together the change
-        masks the engine appended since, and :meth:`_catch_up` re-encodes what they name.
+        masks the engine appended since, and :meth:`_catch_up` re-encodes what they name. Every
+        seat's vector is a row of one ``(num_players, size)`` array kept on the state, so
+        :meth:`encode_seats` copies them all at once.
         """
-        store = state.__dict__.get("_kept_observations")
-        if store is None:
-            store = state.__dict__["_kept_observations"] = {}
+        store = kept_store(state)
         key = (id(self), player)
         entry = store.get(key)
         if entry is None:
-            buf: np.ndarray = np.zeros(self.layout.size, dtype=self.dtype)
+            buf: np.ndarray = self._kept_rows(store)[player]
             # The observer rides along so that its id stays unique while the entry lives.
             store[key] = [buf, self._start(state, player, buf), len(log), self]
             return buf
         buf = entry[0]
-        seen = entry[2]
-        if len(log) != seen:
-            mask = 0
-            for bits in log[seen:]:
-                mask |= bits
+        if len(log) != entry[2]:
+            mask = unread_mask(log, entry[2])
             entry[2] = len(log)
             self._catch_up(state, player, buf, entry[1], mask)
         elif self.volatile:
             self._catch_up(state, player, buf, entry[1], 0)
         return buf
+
+    def _kept_rows(self, store: dict[Any, list[Any]]) -> np.ndarray:
+        """The zeroed ``(num_players, size)`` array whose rows are the kept vectors."""
+        key = (id(self), "rows")
+        entry = store.get(key)
+        if entry is None:
+            rows = np.zeros((self.game.num_players, self.layout.size), dtype=self.dtype)
+            entry = store[key] = [rows, self]
+        kept: np.ndarray = entry[0]
+        return kept
 
     # --- sections ------------------------------------------------------------------------------
 
@@ -251,9 +280,24 @@ class Observer(abc.ABC):
         if idx:
             out[idx] = val
 
+    def encode_seats(self, state: State) -> np.ndarray:
+        """Every seat's observation as the rows of one fresh ``(num_players, size)`` array.
+
+        One allocation for all seats (the parallel env hands out the rows); each row equals
+        :meth:`encode` of that seat.
+        """
+        n = self.game.num_players
+        if self.incremental:
+            log = state.change_log()
+            if log is not None:
+                for p in range(n):
+                    self.kept(state, p, log)
+                return self._kept_rows(kept_store(state)).copy()
+        return np.stack([self.encode(state, p) for p in range(n)])
+
     def encode_all(self, state: State) -> np.ndarray:
         """Every seat's observation, concatenated in seat order (a global view for critics)."""
-        return np.concatenate([self.encode(state, p) for p in range(self.game.num_players)])
+        return self.encode_seats(state).reshape(-1)
 
     @abc.abstractmethod
     def _fill(self, state: State, player: int, out: np.ndarray) -> None:
@@ -270,3 +314,76 @@ class Observer(abc.ABC):
     def describe(self, vector: np.ndarray) -> dict[str, list[float]]:
         """A JSON-ready dict of the named slices of ``vector``."""
         return {k: v.tolist() for k, v in self.layout.view(vector).items()}
+
+
+ZERO = 0
+"""Index of the entry of a shared vector that always holds 0 (see :class:`SharedObserver`)."""
+ONE = 1
+"""Index of the entry of a shared vector that always holds 1."""
+
+
+class SharedObserver(Observer):
+    """An observer whose every seat's vector is a fixed selection from one vector per state.
+
+    The state's observable facts are kept in one flat *shared* vector, laid out once per game
+    in seat-absolute order (every seat's private facts included), and brought up to date from
+    the engine's change log: each fact group the log names is rewritten in place, once for all
+    seats. Seat ``p``'s observation is ``shared[gather[p]]``, one precomputed index array per
+    seat that lists only what ``p`` may know, in ``p``'s ego-centric order; entry :data:`ZERO`
+    of the shared vector is always 0 and entry :data:`ONE` always 1, for padding and constant
+    one-hots. An observation then costs one gather (which is also the copy handed out), and all
+    seats' observations one gather into a ``(num_players, size)`` array.
+
+    Subclasses set :attr:`layout`, :attr:`shared_size` and :attr:`gather` in ``__init__`` and
+    implement :meth:`_write_shared` (rewrite the groups a change mask names; all of them for
+    ``mask=-1``).
+    """
+
+    shared_size: int
+    """Length of the shared vector (entries :data:`ZERO` and :data:`ONE` included)."""
+    gather: np.ndarray
+    """``(num_players, layout.size)`` indices into the shared vector, one row per seat."""
+
+    @abc.abstractmethod
+    def _write_shared(self, state: State, vec: np.ndarray, mask: int) -> None:
+        """Rewrite in ``vec`` every fact group whose change-log bit is in ``mask`` (-1: all)."""
+
+    def shared_vector(self, state: State) -> np.ndarray:
+        """The shared vector kept on ``state``, brought up to date (do not modify it).
+
+        Privileged: it holds every seat's private facts. Without a change log it is built
+        afresh on every call.
+        """
+        log = state.change_log()
+        if log is None:
+            return self._new_shared(state)
+        store = kept_store(state)
+        entry = store.get(id(self))
+        if entry is None:
+            vec = self._new_shared(state)
+            store[id(self)] = [vec, len(log), self]  # the observer keeps its id unique
+            return vec
+        kept: np.ndarray = entry[0]
+        if len(log) != entry[1]:
+            mask = unread_mask(log, entry[1])
+            entry[1] = len(log)
+            self._write_shared(state, kept, mask)
+        return kept
+
+    def _new_shared(self, state: State) -> np.ndarray:
+        vec = np.zeros(self.shared_size, dtype=self.dtype)
+        vec[ONE] = 1
+        self._write_shared(state, vec, -1)
+        return vec
+
+    def encode(self, state: State, player: int) -> np.ndarray:
+        """A fresh vector of what ``player`` may know of ``state`` (one gather)."""
+        out: np.ndarray = self.shared_vector(state).take(self.gather[player])
+        return out
+
+    def encode_seats(self, state: State) -> np.ndarray:
+        """Every seat's observation: one gather into a fresh ``(num_players, size)`` array."""
+        return self.shared_vector(state).take(self.gather)
+
+    def _fill(self, state: State, player: int, out: np.ndarray) -> None:
+        out[:] = self._new_shared(state).take(self.gather[player])

@@ -123,7 +123,9 @@ class TabletopParallelEnv(ParallelEnv):
         # The mask of a seat that must send the no-op: copied, never rebuilt, at every step.
         self._noop_mask = np.zeros(self._n_actions, dtype=np.int8)
         self._noop_mask[self.noop] = 1
+        self._zero_mask = np.zeros(self._n_actions, dtype=np.int8)
         self._acting_now: list[int] = []
+        self._legal_now: dict[int, list[int]] = {}
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The cached observation space of ``agent``."""
@@ -153,34 +155,41 @@ class TabletopParallelEnv(ParallelEnv):
             return [p for p in range(self.game.num_players) if state.legal_actions(p)]
         return [cur]
 
-    def _mask(self, seat: int, acting: list[int]) -> np.ndarray:
-        if seat in acting:
-            mask = np.zeros(self._n_actions, dtype=np.int8)
-            mask[self.state_obj.legal_actions(seat)] = 1  # type: ignore[union-attr]
-            return mask
-        if acting:
-            return self._noop_mask.copy()
-        return np.zeros(self._n_actions, dtype=np.int8)
-
     def _observe_all(self) -> tuple[dict[str, Any], dict[str, Any]]:
         """Every live agent's observation and info; the acting seats are found once here.
 
-        Each seat's vector is kept on the state and brought up to date from the engine's change
-        log, so a seat's observation costs the sections the last action touched plus a copy.
+        All seats' observations come from one call as the rows of one fresh
+        ``(num_players, size)`` array (a row per seat, handed out as a view: the array is new
+        at every step, so an observation kept from an earlier step never changes, and no two
+        seats share an entry). The acting seats' masks are built once from their legal actions,
+        which stay here privately for ``step()`` to check actions against; every other live
+        seat gets a copy of the prepared no-op mask.
         """
         state = self._require_state()
         acting = self._acting_now = self._acting()
+        legal_now: dict[int, list[int]] = {}
+        self._legal_now = legal_now
+        rows = self.observer.encode_seats(state)
         obs, infos = {}, {}
         phase = state.phase()
         seat_of = self._seat_of
-        encode = self.observer.encode
+        noop = self._noop_mask if acting else self._zero_mask
+        stable = self._stable is not None
         for a in self.agents:
             s = seat_of[a]
-            mask = self._mask(s, acting)
-            obs[a] = {"observation": encode(state, s), "action_mask": mask}
-            infos[a] = {"action_mask": mask, "is_acting": s in acting, "phase": phase}
+            if s in acting:
+                mask = np.zeros(self._n_actions, dtype=np.int8)
+                legal = legal_now[s] = state.legal_actions(s)
+                mask[legal] = 1
+                is_acting = True
+            else:
+                mask = noop.copy()
+                is_acting = False
+            obs[a] = {"observation": rows[s], "action_mask": mask}
+            if not stable:
+                infos[a] = {"action_mask": mask, "is_acting": is_acting, "phase": phase}
         if self._stable is not None:
-            live = {a for a in self.agents if self._seat(a) in acting}
+            live = {a for a in self.agents if seat_of[a] in acting}
             infos = self._stable.running(self.agents, live, phase)
         return obs, infos
 
@@ -238,27 +247,41 @@ class TabletopParallelEnv(ParallelEnv):
         unknown = [a for a in actions if a not in self.agents]
         if unknown:
             raise ValueError(f"{unknown} are not live agents; live agents: {self.agents}")
-        actions = {a: as_action(act, self._n_actions, a) for a, act in actions.items()}
+        n_actions = self._n_actions
+        checked: dict[str, int] = {}
+        for a, act in actions.items():
+            # Plain ints in range need no conversion; anything else goes through the one check.
+            checked[a] = act if type(act) is int and 0 <= act < n_actions else as_action(
+                act, n_actions, a)
+        actions = checked
         acting = self._acting_now
         cur = state.current_player()
+        seat_of = self._seat_of
+        noop = self.noop
         try:
             for a in self.agents:
-                s = self._seat(a)
-                if s not in acting and int(actions[a]) != self.noop:
+                if seat_of[a] not in acting and actions[a] != noop:
                     raise IllegalActionError(
-                        int(actions[a]), state.phase(), [self.noop],
-                        f"{a} is not to act and must send the no-op {self.noop}",
+                        actions[a], state.phase(), [noop],
+                        f"{a} is not to act and must send the no-op {noop}",
                     )
+            legal = self._legal_now
             if cur == SIMULTANEOUS:
                 joint = [
-                    int(actions[self.possible_agents[p]]) if p in acting else None
+                    actions[self.possible_agents[p]] if p in acting else None
                     for p in range(self.game.num_players)
                 ]
-                state.apply_joint_action(joint)
+                if all(a is None or a in legal[p] for p, a in enumerate(joint)):
+                    state.apply_trusted_joint_action(joint)
+                else:
+                    state.apply_joint_action(joint)  # raises IllegalActionError
                 self._joint_log.append(joint)
             else:
-                act = int(actions[self.possible_agents[cur]])
-                state.apply_action(act)
+                act = actions[self.possible_agents[cur]]
+                if act in legal[cur]:
+                    state.apply_trusted_action(act)
+                else:
+                    state.apply_action(act)  # raises IllegalActionError
                 self._joint_log.append([act])
         except IllegalActionError as err:
             if self.illegal_action == "raise":

@@ -242,7 +242,7 @@ def deck_layout(num_players: int, size: int, random_goals: bool) -> tuple[np.nda
     solo = num_players == 1
     icon_max = max(2, num_players)
     segs: list[list[int]] = [
-        [r * 5 + c for r in range(size) for c in range(size)],
+        list(C.board_positions(size)),
         [b.index for b in C.BLOCK_TILES[size] if not 0 < b.start_icon <= icon_max],
         [b.index for b in C.BUILD_TILES[size] if not 0 < b.start_icon <= icon_max],
     ]
@@ -341,9 +341,9 @@ def init_from_deck(deck: jax.Array, config: PositanoConfig | None = None) -> Sta
         hand_cards = hand_cards.at[1, otto_cards[0]].set(False)
         hand_boosters = hand_boosters.at[1, otto_boosters[0]].set(False)
     s = State(
-        round=1,
-        phase=BID,
-        turn=0,
+        round=jnp.asarray(1),
+        phase=jnp.asarray(BID),
+        turn=jnp.asarray(0),
         goals=goals,
         star=star,
         hand_cards=hand_cards,
@@ -367,9 +367,9 @@ def init_from_deck(deck: jax.Array, config: PositanoConfig | None = None) -> Sta
         general=jnp.full(nc, C.START_GENERAL),
         roofs_left=jnp.array(g.roof_supply),
         order=jnp.zeros((3, nc)),
-        reward_type=REWARD_TYPES.index(config.reward_type),
-        terminated=False,
-        illegal=False,
+        reward_type=jnp.asarray(REWARD_TYPES.index(config.reward_type)),
+        terminated=jnp.asarray(False),
+        illegal=jnp.asarray(False),
         rewards=jnp.zeros(n),
     )
     return _cast(s)
@@ -423,7 +423,8 @@ def current_player(s: State) -> jax.Array:
 
 
 def _lot_level(pos: jax.Array) -> jax.Array:
-    return pos // 5 + 1
+    # C.LOT_LEVELS for a traced position (a division is cheaper than a gather here).
+    return pos // C.ROW_STRIDE + 1
 
 
 # --- legality (one table lookup per slice of the action layout) --------------------------------
@@ -536,8 +537,8 @@ def _reveal(s: State) -> State:
         hand_cards=hand_c,
         hand_boosters=hand_b,
         pending=jnp.full_like(s.pending, -1),
-        phase=DRAFT_LOT,
-        turn=0,
+        phase=jnp.asarray(DRAFT_LOT),
+        turn=jnp.asarray(0),
     )
     return s._replace(order=_compute_order(s))
 
@@ -579,7 +580,7 @@ def _draft_block(s: State, action: jax.Array) -> State:
     s, c = _take(s, 1, tile)
     mult = jnp.asarray(tab.mult)[tile] > 0
     plain = _gain(s, c, jnp.asarray(tab.blocks)[tile])._replace(turn=s.turn + 1)
-    choice = s._replace(phase=BLOCK_CHOICE)
+    choice = s._replace(phase=jnp.asarray(BLOCK_CHOICE))
     return jax.tree.map(lambda x, y: jnp.where(mult, y, x), plain, choice)
 
 
@@ -591,7 +592,7 @@ def _block_choice(s: State, action: jax.Array) -> State:
     mult = jnp.asarray(tab.mult)[tile]
     flat = jnp.asarray(tab.blocks)[tile]
     want = jnp.where(action == A_MULTIPLY, s.personal[c] * (mult - 1), flat)
-    return _gain(s, c, want)._replace(phase=DRAFT_BLOCK, turn=s.turn + 1)
+    return _gain(s, c, want)._replace(phase=jnp.asarray(DRAFT_BLOCK), turn=s.turn + 1)
 
 
 def _draft_build(s: State, action: jax.Array) -> State:
@@ -639,7 +640,7 @@ def _add_on(s: State, action: jax.Array) -> State:
         height=s.height.at[pos].add(doing.astype(jnp.int32)),
         personal=s.personal.at[c].add(-doing.astype(jnp.int32)),
     )
-    return s._replace(phase=DRAFT_BUILD, turn=s.turn + 1)
+    return s._replace(phase=jnp.asarray(DRAFT_BUILD), turn=s.turn + 1)
 
 
 def _remodel(s: State, action: jax.Array) -> State:
@@ -649,7 +650,7 @@ def _remodel(s: State, action: jax.Array) -> State:
     d = doing.astype(jnp.int32)
     left = s.roofs_left.at[jnp.maximum(old - 1, 0)].add(d).at[jnp.minimum(old, 2)].add(-d)
     s = s._replace(roofs_left=left, roof=s.roof.at[pos].add(d))
-    return s._replace(phase=DRAFT_BUILD, turn=s.turn + 1)
+    return s._replace(phase=jnp.asarray(DRAFT_BUILD), turn=s.turn + 1)
 
 
 def _refresh(s: State) -> State:
@@ -658,7 +659,11 @@ def _refresh(s: State) -> State:
     last = s.round == sh.rounds
     r = jnp.minimum(s.round + 1, sh.rounds)
     nxt = s._replace(
-        round=r, phase=BID, turn=0, row_left=jnp.ones_like(s.row_left), order=s.order * 0
+        round=r,
+        phase=jnp.asarray(BID),
+        turn=jnp.asarray(0),
+        row_left=jnp.ones_like(s.row_left),
+        order=s.order * 0,
     )
     if sh.solo:
         card = s.otto_cards[r - 1]
@@ -669,7 +674,12 @@ def _refresh(s: State) -> State:
             hand_cards=nxt.hand_cards.at[1, card].set(False),
             hand_boosters=nxt.hand_boosters.at[1, boost].set(False),
         )
-    over = s._replace(phase=OVER, turn=0, order=s.order * 0, terminated=True)
+    over = s._replace(
+        phase=jnp.asarray(OVER),
+        turn=jnp.asarray(0),
+        order=s.order * 0,
+        terminated=jnp.asarray(True),
+    )
     return jax.tree.map(lambda x, y: jnp.where(last, y, x), nxt, over)
 
 
@@ -822,11 +832,11 @@ def _neighbour_pairs(size: int) -> np.ndarray:
     """(25, 4) orthogonal neighbours of each lot on the cliff (25 = none)."""
     out = np.full((25, 4), 25, np.int32)
     for p in range(25):
-        r, c = divmod(p, 5)
-        cand = [(r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)]
-        for i, (rr, cc) in enumerate(cand):
-            if 0 <= rr < size and 0 <= cc < size:
-                out[p, i] = rr * 5 + cc
+        r, c = C.LOT_ROWS[p], C.LOT_COLUMNS[p]
+        for i, (dr, dc) in enumerate(C.ORTHOGONAL_STEPS):
+            q = C.lot_at(r + dr, c + dc, size)
+            if q is not None:
+                out[p, i] = q
     return out
 
 
@@ -841,8 +851,8 @@ def _goal_table(s: State) -> jax.Array:
     built = h > 0
     mine = built[None, :] & (owner[None, :] == colours[:, None])  # (nc, 25)
     board = np.arange(25)
-    row, col = board // 5, board % 5
-    level = jnp.asarray(row + 1)
+    col = np.asarray(C.LOT_COLUMNS)
+    level = jnp.asarray(np.asarray(C.LOT_LEVELS))
 
     def region(lots: Any) -> jax.Array:
         sel = mine & lots[None, :]
@@ -1241,7 +1251,10 @@ def from_reference(ref: PositanoState) -> State:
         "illegal": False,
         "rewards": np.zeros(cfg.num_players),
     }
-    return State(**{f: np.asarray(fields[f], dtype=_DTYPES[f]) for f in State._fields})
+    # numpy does the conversion (the reference's ints in the field's dtype), jax the transfer.
+    return State(
+        **{f: jnp.asarray(np.asarray(fields[f], dtype=_DTYPES[f])) for f in State._fields}
+    )
 
 
 def to_reference(s: State, game: PositanoGame) -> PositanoState:
@@ -1314,7 +1327,10 @@ def to_reference(s: State, game: PositanoGame) -> PositanoState:
         "roof": [int(x) for x in s.roof],
         "roofs_left": [int(x) for x in s.roofs_left],
     }
-    return game.state_from_json({"schema": 1, "game": game.name, "state": state})
+    ref = game.state_from_json({"schema": 1, "game": game.name, "state": state})
+    if not isinstance(ref, PositanoState):  # pragma: no cover - the game's own loader
+        raise TypeError(f"{game.name} loaded a {type(ref).__name__}, not a PositanoState")
+    return ref
 
 
 def config_of(s: State, **config: Any) -> PositanoConfig:

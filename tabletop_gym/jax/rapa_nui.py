@@ -297,7 +297,7 @@ def _next_offerer(
 
 def _next_turn(s: State) -> State:
     a = (_i32(s.active) + 1) % s.hands.shape[0]
-    return s._replace(active=a, cur=a, phase=_BUY)
+    return s._replace(active=a, cur=a, phase=jnp.asarray(_BUY))
 
 
 def _next_splitter(s: State, current: jax.Array, start: jax.Array) -> State:
@@ -363,7 +363,8 @@ def _buy(s: State, p: jax.Array, action: jax.Array) -> State:
     cost = jnp.maximum(0, BUY_BASE_COST - _i32(s.displays[p, HG + k]))
     want = jnp.zeros(s.hands.shape[0], jnp.int32).at[p].set(buying.astype(jnp.int32))
     s2 = _gains(s, k, want, p)
-    return s2._replace(wood=s.wood.at[p].add(-jnp.where(buying, cost, 0)), phase=_PLAY)
+    wood = s.wood.at[p].add(-jnp.where(buying, cost, 0))
+    return s2._replace(wood=wood, phase=jnp.asarray(_PLAY))
 
 
 def _play(s: State, p: jax.Array, action: jax.Array) -> State:
@@ -410,7 +411,8 @@ def _draw(s: State, p: jax.Array, action: jax.Array) -> State:
     front = _i32(s2.deck[jnp.minimum(start + pos, DECK_SIZE - 1)])
     scored = _score(s2, front)
     s3 = jax.tree.map(lambda x, y: jnp.where(~end & (draws == 0), y, x), s2, scored)
-    return jax.tree.map(lambda x, y: jnp.where(end, y, x), s3, _finish(s2._replace(draws_left=0)))
+    ended = _finish(s2._replace(draws_left=jnp.asarray(0)))
+    return jax.tree.map(lambda x, y: jnp.where(end, y, x), s3, ended)
 
 
 def _offer(s: State, p: jax.Array, action: jax.Array) -> State:
@@ -433,7 +435,7 @@ def _supply(s: State, p: jax.Array, action: jax.Array) -> State:
             jnp.where(placing, jnp.maximum(0, _i32(s.supply[k]) - 1), s.supply[k])
         ),
         stone_up=s.stone_up.at[k].add(placing.astype(jnp.int16)),
-        phase=_DRAW,
+        phase=jnp.asarray(_DRAW),
     )
 
 
@@ -478,7 +480,7 @@ def score_breakdown(s: State) -> dict[str, jax.Array]:
         "wood": _i32(s.wood) // WOOD_PER_VP,
         "offerings": (_i32(s.holdings) * values[None, :]).sum(1),
     }
-    total = sum(parts.values())
+    total = sum(parts.values(), jnp.asarray(0))
     return {**parts, "total": total, "kind_values": values, "moai_count": moai,
             "wood_count": _i32(s.wood)}
 
@@ -504,7 +506,12 @@ def _score_bound(n: int) -> int:
 
 
 def _finish(s: State) -> State:
-    return s._replace(phase=_TERMINAL, cur=TERMINAL, terminated=True, rewards=_returns(s))
+    return s._replace(
+        phase=jnp.asarray(_TERMINAL),
+        cur=jnp.asarray(TERMINAL),
+        terminated=jnp.asarray(True),
+        rewards=_returns(s),
+    )
 
 
 def step(s: State, action: jax.Array) -> State:
@@ -521,9 +528,9 @@ def step(s: State, action: jax.Array) -> State:
     nxt = jax.lax.switch(_i32(s.phase), _BRANCHES, _widen(s), p, action)
     n = s.hands.shape[0]
     penalty = s._replace(
-        phase=_TERMINAL,
-        cur=TERMINAL,
-        terminated=True,
+        phase=jnp.asarray(_TERMINAL),
+        cur=jnp.asarray(TERMINAL),
+        terminated=jnp.asarray(True),
         rewards=jnp.where(jnp.arange(n) == p, -1.0, 0.0),
     )
     bad = ~legal & ~s.terminated
@@ -564,7 +571,7 @@ def observe(s: State, player: jax.Array) -> jax.Array:
     seats = (player + jnp.arange(n)) % n
     pad = MAX_SEATS - n
 
-    def onehot(i: jax.Array, size: int) -> jax.Array:
+    def onehot(i: jax.Array | int, size: int) -> jax.Array:
         return (jnp.arange(size) == i).astype(jnp.float32)
 
     def per_seat(x: jax.Array) -> jax.Array:
@@ -647,7 +654,10 @@ def from_reference(ref: RapaNuiState) -> State:
         terminated=terminal,
         rewards=np.array(ref.returns()),
     )
-    return State(**{f: np.asarray(fields[f], dtype=_DTYPES[f]) for f in State._fields})
+    # numpy does the conversion (the reference's ints in the field's dtype), jax the transfer.
+    return State(
+        **{f: jnp.asarray(np.asarray(fields[f], dtype=_DTYPES[f])) for f in State._fields}
+    )
 
 
 def to_reference(s: State, game: RapaNuiGame | None = None) -> RapaNuiState:
@@ -690,7 +700,10 @@ def to_reference(s: State, game: RapaNuiGame | None = None) -> RapaNuiState:
         "removed_moai": int(s.removed),
         "moai_units": np.asarray(s.units, int).tolist(),
     }
-    return game.state_from_json({"schema": 1, "game": game.name, "state": state})
+    ref = game.state_from_json({"schema": 1, "game": game.name, "state": state})
+    if not isinstance(ref, RapaNuiState):  # pragma: no cover - the game's own loader
+        raise TypeError(f"{game.name} loaded a {type(ref).__name__}, not a RapaNuiState")
+    return ref
 
 
 def config_of(s: State) -> RapaNuiConfig:

@@ -125,22 +125,6 @@ def _agent(spec: str, env: TabletopAECEnv, rng: np.random.Generator) -> Any:
         raise WebError(400, str(exc)) from None
 
 
-def _env(cls: type[TabletopAECEnv], config: dict[str, Any], split: str | None) -> TabletopAECEnv:
-    """The env, with each simultaneous action entered as sub-decisions wherever it has some.
-
-    A person picks a Positano bid as two clicks (the card, then the booster) rather than from the
-    42 pairs. A configuration without a simultaneous action to split (Positano solo, where the
-    player bids alone) refuses the switch, and is played with single decisions.
-    """
-    if split is not None:
-        try:
-            split_config: dict[str, Any] = {**config, split: True}
-            return cls(**split_config)
-        except ConfigError:
-            pass
-    return cls(**config)
-
-
 @dataclasses.dataclass
 class LogEntry:
     """One action as each viewer may know it.
@@ -188,7 +172,7 @@ class LiveGame:
         seed_int = as_int(seed)
         if seed_int is None or not 0 <= seed_int <= MAX_SEED:
             raise WebError(400, f"seed must be an integer in 0..{MAX_SEED}, got {shown(seed)}")
-        self.env = _env(cls, kwargs, game_spec(game).split_switch)
+        self.env = game_spec(game).people_env(**kwargs)
         self.env.reset(seed=seed_int)
         rng = np.random.default_rng(seed_int)
         self.seats = [s.strip() for s in seats]

@@ -3,9 +3,10 @@
 This is a ``Game -> Game`` transform in the manner of OpenSpiel's turn-based simultaneous game:
 at a simultaneous node of the inner game, the players with a choice act one after another in
 seat order; each commitment is stored and hidden; when the last one is in, the inner game's
-``apply_joint_action`` runs with all of them. Nothing about a pending commitment reaches another
-player: the inner state does not change until the reveal, the bidding order is fixed (seat order,
-independent of any choice), and the observer below shows a seat only its own pending commitment.
+``apply_trusted_joint_action`` runs with all of them (each was checked when it was made).
+Nothing about a pending commitment reaches another player: the inner state does not change until
+the reveal, the bidding order is fixed (seat order, independent of any choice), and the observer
+below shows a seat only its own pending commitment.
 
 With ``split=True`` every simultaneous action is entered as a sequence of sub-decisions (for
 Positano: the bid card, then the booster), for agents that prefer small action heads. The inner
@@ -257,6 +258,14 @@ class TurnBasedState(State):
             return
         super().apply_action(action)
 
+    def apply_trusted_action(self, action: int) -> None:
+        """Apply an action already checked against this position (see :class:`State`)."""
+        if self._bidder < 0:
+            self.inner.apply_trusted_action(action)
+            self._bidder = self._next_bidder()
+            return
+        self._apply_action(action)
+
     def _legal_actions(self) -> list[int]:
         if self._bidder < 0:
             return self.inner.legal_actions()
@@ -291,7 +300,9 @@ class TurnBasedState(State):
         if self._bidder < 0:
             joint = list(self.pending)
             self.pending = [None] * len(joint)
-            self.inner.apply_joint_action(joint)
+            # Every commitment was checked against its seat's legal actions when it was made
+            # (by apply_action, by the caller of apply_trusted_action, or by the state loader).
+            self.inner.apply_trusted_joint_action(joint)
             self._bidder = self._next_bidder()
 
     def action_to_string(self, action: int, player: int | None = None) -> str:

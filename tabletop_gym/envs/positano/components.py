@@ -39,14 +39,90 @@ empty); every per-lot array has this many entries."""
 ROW_STRIDE = 5
 """``pos`` of the lot one row further back minus ``pos`` of a lot (rules §1.2)."""
 
-LOT_LEVELS: tuple[int, ...] = tuple(pos // ROW_STRIDE + 1 for pos in range(NUM_POSITIONS))
+# --- cliff geometry (rules §1.2): the one home of every row/column/neighbour computation -------
+# Tables rather than arithmetic, so hot loops (sea view, goals, observer, bots) pay an index.
+
+LOT_ROWS: tuple[int, ...] = tuple(pos // ROW_STRIDE for pos in range(NUM_POSITIONS))
+"""``LOT_ROWS[pos]``: 0-based row of the lot at ``pos`` (0 = row 1, nearest the sea)."""
+
+LOT_COLUMNS: tuple[int, ...] = tuple(pos % ROW_STRIDE for pos in range(NUM_POSITIONS))
+"""``LOT_COLUMNS[pos]``: 0-based column of the lot at ``pos`` (0 = column A)."""
+
+LOT_LEVELS: tuple[int, ...] = tuple(row + 1 for row in LOT_ROWS)
 """``LOT_LEVELS[pos]``: level (= regulation height) of the lot at ``pos``, its row number
-(rules §1.2, §4); a table so hot loops pay an index, not a division."""
+(rules §1.2, §4)."""
+
+ORTHOGONAL_STEPS: tuple[tuple[int, int], ...] = ((-1, 0), (1, 0), (0, -1), (0, 1))
+"""(row, column) steps to the orthogonal neighbours: in front, behind, left, right."""
+
+
+def lot_position(row: int, column: int) -> int:
+    """``pos`` of the lot at 0-based ``row`` and ``column`` (not checked against a cliff)."""
+    return row * ROW_STRIDE + column
+
+
+def lot_at(row: int, column: int, size: int) -> int | None:
+    """``pos`` of the lot at 0-based ``row``/``column`` of a ``size`` cliff; None when off it."""
+    if 0 <= row < size and 0 <= column < size:
+        return lot_position(row, column)
+    return None
+
+
+def on_cliff(pos: int, size: int) -> bool:
+    """Whether ``pos`` (0..24) is a lot of the ``size``×``size`` cliff (rules §1.2)."""
+    return LOT_ROWS[pos] < size and LOT_COLUMNS[pos] < size
+
+
+def _neighbour_table(size: int) -> tuple[tuple[int, ...], ...]:
+    table = []
+    for pos in range(NUM_POSITIONS):
+        r, c = LOT_ROWS[pos], LOT_COLUMNS[pos]
+        steps = (lot_at(r + dr, c + dc, size) for dr, dc in ORTHOGONAL_STEPS)
+        table.append(tuple(q for q in steps if q is not None) if on_cliff(pos, size) else ())
+    return tuple(table)
+
+
+_NEIGHBOURS = {size: _neighbour_table(size) for size in BOARD_SIZES}
+
+
+def neighbours(pos: int, size: int) -> tuple[int, ...]:
+    """Orthogonally adjacent lots of ``pos`` on a ``size`` cliff (rules §5.3 Gruppo, Solitario).
+
+    In the order of :data:`ORTHOGONAL_STEPS`; diagonal lots are not adjacent.
+    """
+    return _NEIGHBOURS[size][pos]
+
+
+def column_lots(column: int, size: int) -> tuple[int, ...]:
+    """The lots of a column of a ``size`` cliff, front row (nearest the sea) first."""
+    return tuple(lot_position(r, column) for r in range(size))
+
+
+LOTS_IN_FRONT: tuple[tuple[int, ...], ...] = tuple(
+    tuple(lot_position(r, LOT_COLUMNS[pos]) for r in range(LOT_ROWS[pos] - 1, -1, -1))
+    for pos in range(NUM_POSITIONS)
+)
+"""``LOTS_IN_FRONT[pos]``: the lots between ``pos`` and the sea in its column, nearest first
+(the ``k``-th is ``k`` rows in front; rules §5.1)."""
+
+
+_BEHIND = {
+    size: tuple(
+        tuple(lot_position(r, LOT_COLUMNS[pos]) for r in range(LOT_ROWS[pos] + 1, size))
+        for pos in range(NUM_POSITIONS)
+    )
+    for size in BOARD_SIZES
+}
+
+
+def lots_behind(pos: int, size: int) -> tuple[int, ...]:
+    """The lots behind ``pos`` in its column on a ``size`` cliff, nearest first (rules §5.1)."""
+    return _BEHIND[size][pos]
 
 
 def lot_name(pos: int) -> str:
     """Name of the lot at ``pos`` in the rulebook's notation, e.g. ``2C`` (rules §1.2)."""
-    return f"{LOT_LEVELS[pos]}{'ABCDE'[pos % ROW_STRIDE]}"
+    return f"{LOT_LEVELS[pos]}{'ABCDE'[LOT_COLUMNS[pos]]}"
 
 
 def lot_level(pos: int) -> int:
@@ -56,7 +132,7 @@ def lot_level(pos: int) -> int:
 
 def board_positions(size: int) -> tuple[int, ...]:
     """Positions of the lots of a ``size``×``size`` cliff, in ascending order (rules §1.2)."""
-    return tuple(r * ROW_STRIDE + c for r in range(size) for c in range(size))
+    return tuple(lot_position(r, c) for r in range(size) for c in range(size))
 
 
 # --- base bid cards (rules §1.3) -----------------------------------------------------------------

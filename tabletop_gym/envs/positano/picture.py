@@ -105,7 +105,7 @@ def _cliff(cv: Scene, s: PositanoState) -> None:
         y0 = GRID_Y + (size - 1 - r) * CELL_H
         cv.text((GRID_X - 10, y0 + CELL_H / 2), f"row {r + 1}", 12, FAINT, anchor="rm")
         for col in range(size):
-            p = r * 5 + col
+            p = C.lot_position(r, col)
             x0 = GRID_X + col * CELL_W
             box = (x0 + 2, y0 + 2, x0 + CELL_W - 2, y0 + CELL_H - 2)
             base = y0 + CELL_H - 8

@@ -145,7 +145,7 @@ def _cliff(s: PositanoState) -> list[str]:
     for r in range(size - 1, -1, -1):
         cells = []
         for col in range(size):
-            p = r * 5 + col
+            p = C.lot_position(r, col)
             if s.height[p]:
                 cell = f"{_who(s, s.owner[p])} {s.height[p]}{_ROOF_LETTER[s.roof[p]]}"
             elif p in removed:

@@ -30,10 +30,14 @@ from tabletop_gym.envs.positano.components import (
     GOAL_NAMES,
     GOALS,
     LOT_LEVELS,
+    LOTS_IN_FRONT,
     MAX_LEVEL_BONUS,
     NUM_POSITIONS,
-    ROW_STRIDE,
+    column_lots,
     lot_name,
+    lot_position,
+    neighbours,
+    on_cliff,
 )
 
 __all__ = [
@@ -56,8 +60,6 @@ __all__ = [
 
 BOARD_POSITIONS = NUM_POSITIONS
 """Length of every per-lot array (the 5×5 layout is used for both board sizes)."""
-
-_ROW_STRIDE = ROW_STRIDE
 
 COMPETITION_GOALS: frozenset[str] = frozenset(
     goal for goal, info in GOALS.items() if info.kind == "competition"
@@ -125,8 +127,7 @@ def _check_heights(height: Sequence[int], size: int) -> None:
     _check_length("height", height, BOARD_POSITIONS)
     for pos in range(BOARD_POSITIONS):
         h = height[pos]
-        r, c = divmod(pos, _ROW_STRIDE)
-        if r >= size or c >= size:
+        if not on_cliff(pos, size):
             if h != 0:
                 raise ValueError(
                     f"height[{pos}] = {h!r}, but position {pos} is off the {size}x{size} cliff "
@@ -204,22 +205,17 @@ def hidden_blocks(height: Sequence[int], pos: int) -> int:
         pos: A lot position 0..24.
     """
     hidden = 0
-    k = 1
-    p = pos - ROW_STRIDE
-    while p >= 0:
+    for k, p in enumerate(LOTS_IN_FRONT[pos], 1):
         cover = height[p] - k
         if cover > hidden:
             hidden = cover
-        p -= ROW_STRIDE
-        k += 1
     return hidden
 
 
 def _visible(height: Sequence[int], size: int) -> list[int]:
     visible = [0] * BOARD_POSITIONS
     for c in range(size):
-        for r in range(size):
-            pos = r * _ROW_STRIDE + c
+        for pos in column_lots(c, size):
             h = height[pos]
             if h == 0:
                 continue
@@ -384,20 +380,6 @@ def _region_keys(
     return [(counts[s], blocks[s]) if counts[s] else None for s in range(num_colours)]
 
 
-def _neighbours(pos: int, size: int) -> list[int]:
-    r, c = divmod(pos, _ROW_STRIDE)
-    out = []
-    if r > 0:
-        out.append(pos - _ROW_STRIDE)
-    if r < size - 1:
-        out.append(pos + _ROW_STRIDE)
-    if c > 0:
-        out.append(pos - 1)
-    if c < size - 1:
-        out.append(pos + 1)
-    return out
-
-
 def _group_keys(
     owner: Sequence[int], height: Sequence[int], num_colours: int, size: int
 ) -> list[tuple[int, ...] | None]:
@@ -417,7 +399,7 @@ def _group_keys(
             pos = stack.pop()
             count += 1
             blocks += height[pos]
-            for nxt in _neighbours(pos, size):
+            for nxt in neighbours(pos, size):
                 if not seen[nxt] and height[nxt] > 0 and owner[nxt] == colour:
                     seen[nxt] = True
                     stack.append(nxt)
@@ -433,7 +415,7 @@ def _column_keys(
 ) -> list[tuple[int, ...] | None]:
     keys: list[tuple[int, ...] | None] = [None] * num_colours
     for c in range(size):
-        column = [r * _ROW_STRIDE + c for r in range(size)]
+        column = column_lots(c, size)
         for colour, key in enumerate(_region_keys(owner, height, num_colours, column)):
             if key is not None:
                 old = keys[colour]
@@ -443,7 +425,7 @@ def _column_keys(
 
 
 def _lots(size: int, rows: Sequence[int], cols: Sequence[int]) -> list[int]:
-    return [r * _ROW_STRIDE + c for r in rows for c in cols if r < size and c < size]
+    return [lot_position(r, c) for r in rows for c in cols if r < size and c < size]
 
 
 def _region(goal: str, size: int) -> tuple[int, ...]:
@@ -597,13 +579,13 @@ def _item_points(
         if h == 0:
             continue
         colour = owner[pos]
-        level = pos // _ROW_STRIDE + 1
+        level = LOT_LEVELS[pos]
         if goal == "piccolo":
             counted = h < level
         elif goal == "perfetto":
             counted = h == level
         else:  # solitario: diagonal neighbours and other colours do not matter
-            counted = not any(height[n] > 0 and owner[n] == colour for n in _neighbours(pos, size))
+            counted = not any(height[n] > 0 and owner[n] == colour for n in neighbours(pos, size))
         if counted:
             points[colour] += each
     return points

@@ -10,12 +10,10 @@ stone cards they placed, the order of the draw pile.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from tabletop_gym.core.game import State
-from tabletop_gym.core.observer import ObservationLayout, Observer
+from tabletop_gym.core.game import TERMINAL, State
+from tabletop_gym.core.observer import ONE, ZERO, ObservationLayout, SharedObserver
 from tabletop_gym.envs.rapa_nui.rules import (
     CH_COLUMNS,
     CH_DISPLAYS,
@@ -52,11 +50,16 @@ MAX_SEATS = 4
 """Per-seat blocks are padded to this many seats."""
 
 
-class RapaNuiObserver(Observer):
-    """Encodes a :class:`~tabletop_gym.envs.rapa_nui.rules.RapaNuiState` as one seat sees it."""
+class RapaNuiObserver(SharedObserver):
+    """Encodes a :class:`~tabletop_gym.envs.rapa_nui.rules.RapaNuiState` as one seat sees it.
+
+    Every fact is kept once, seat-absolute, in the shared vector (see
+    :class:`~tabletop_gym.core.observer.SharedObserver`); a seat's gather row picks its own
+    private facts and the public ones, in its ego order, with zeros for the seats a smaller
+    game lacks.
+    """
 
     game: RapaNuiGame
-    incremental = True
 
     def __init__(self, game: RapaNuiGame):
         """Lay out the slices; bounds depend on ``offering_supply_limited`` only."""
@@ -144,123 +147,126 @@ class RapaNuiObserver(Observer):
                 ("removed_moai", 1, 0, DECK_COUNTS[MOAI], "Moai removed from the game"),
             ]
         )
+        self._shared_layout()
+
+    # --- the shared vector: seat-absolute, every fact once, rewritten per logged fact group ---
+
+    def _shared_layout(self) -> None:
+        """Place every fact group in the shared vector and build each seat's gather row."""
+        n = self.game.num_players
+        t, k = NUM_CARD_TYPES, NUM_KINDS
+        at = 2  # after the constant entries ZERO and ONE
+        place: dict[str, int] = {}
+        # Each group is contiguous, in the order the engine's flat lists hold it (seat-major),
+        # so a logged group is one slice assignment.
+        for name, size in (
+            ("phase", len(PHASES)), ("active", n), ("decider", n), ("draws", 1),
+            ("units", n),
+            ("hands", n * t), ("hand_sizes", n),
+            ("holdings", n * k), ("holding_counts", n),
+            ("face_down", n * k), ("face_down_counts", n), ("face_down_total", 1),
+            ("displays", n * t),
+            ("wood", n),
+            ("vp", n),
+            ("columns", NUM_COLUMNS * COLUMN_SIZE * t), ("pile", 1),
+            ("stone", k),
+            ("supply", k),
+            ("removed", 1),
+        ):
+            place[name] = at
+            at += size
+        self.shared_size = at
+        self._at = place
+        self._meta_size = len(PHASES) + 2 * n + 1
+        # Groups the shared vector holds exactly as the engine's flat list does.
+        self._plain = [
+            (CH_UNITS, place["units"], "_units"),
+            (CH_DISPLAYS, place["displays"], "_displays"),
+            (CH_WOOD, place["wood"], "_wood"),
+            (CH_VP, place["vp"], "_vp"),
+            (CH_STONE, place["stone"], "_stone_up"),
+            (CH_SUPPLY, place["supply"], "_supply"),
+        ]
+        gather = np.full((n, self.layout.size), ZERO, dtype=np.intp)
         sl = self.layout.slices
-        self._idx = {name: s.start for name, s in sl.items()}
-        self._phase_index = {name: k for k, name in enumerate(PHASES)}
-        self._sections()
+        for p in range(n):
+            row = gather[p]
+            ego = [(p + j) % n for j in range(n)]  # ego position j -> absolute seat
 
-    # --- sections: each writes a disjoint set of entries and names the fact groups it reads ----
+            def put(slice_name: str, sources: list[int], row: np.ndarray = row) -> None:
+                start = sl[slice_name].start
+                row[start : start + len(sources)] = sources
 
-    def _sections(self) -> None:
-        self.sections = []
-        for _ in range(self.game.num_players):
-            self.sections.append(
-                [
-                    (self._sec_const, 0),
-                    (self._sec_meta, CH_PHASE),
-                    (self._sec_units, CH_UNITS),
-                    (self._sec_hands, CH_HANDS),
-                    (self._sec_holdings, CH_HOLDINGS),
-                    (self._sec_face_down, CH_FACE_DOWN),
-                    (self._sec_displays, CH_DISPLAYS),
-                    (self._sec_wood_vp, CH_WOOD | CH_VP),
-                    (self._sec_columns, CH_COLUMNS),
-                    (self._sec_stone, CH_STONE),
-                    (self._sec_supply, CH_SUPPLY),
-                    (self._sec_removed, CH_REMOVED),
-                ]
-            )
+            put("num_players", [ONE if m == n - 2 else ZERO for m in range(3)])
+            put("seat", [ONE if q == p else ZERO for q in range(MAX_SEATS)])
+            put("phase", [place["phase"] + i for i in range(len(PHASES))])
+            put("active_player", [place["active"] + q for q in ego])
+            put("decider", [place["decider"] + q for q in ego])
+            put("draws_left", [place["draws"]])
+            put("moai_units", [place["units"] + q for q in ego])
+            put("own_hand", [place["hands"] + p * t + c for c in range(t)])
+            put("own_holdings", [place["holdings"] + p * k + i for i in range(k)])
+            put("own_face_down", [place["face_down"] + p * k + i for i in range(k)])
+            put("displays", [place["displays"] + q * t + c for q in ego for c in range(t)])
+            put("wood", [place["wood"] + q for q in ego])
+            put("vp", [place["vp"] + q for q in ego])
+            put("hand_sizes", [place["hand_sizes"] + q for q in ego])
+            put("holding_counts", [place["holding_counts"] + q for q in ego])
+            put("face_down_counts", [place["face_down_counts"] + q for q in ego])
+            put("columns", [place["columns"] + i for i in range(sl["columns"].size)])
+            put("stone_face_up", [place["stone"] + i for i in range(k)])
+            put("stone_face_down", [place["face_down_total"]])
+            put("supply", [place["supply"] + i for i in range(k)])
+            put("draw_pile", [place["pile"]])
+            put("removed_moai", [place["removed"]])
+        gather.setflags(write=False)
+        self.gather = gather
 
-    def _seats(self, s: RapaNuiState, player: int) -> list[int]:
-        n = s.num_players
-        return [(player + j) % n for j in range(n)]
+    def _write_shared(self, state: State, vec: np.ndarray, mask: int) -> None:
+        """Rewrite the fact groups ``mask`` names, straight from the engine's flat lists.
 
-    def _sec_const(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
-        i = self._idx
-        return [i["num_players"] + s.num_players - 2, i["seat"] + player], [1, 1]
-
-    def _sec_meta(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
-        i = self._idx
-        n = s.num_players
-        idx = [
-            i["phase"] + self._phase_index[s.phase()],
-            i["active_player"] + (s.active_player() - player) % n,
-            i["draws_left"],
-        ]
-        val = [1, 1, s.draws_left()]
-        decider = s.decider()
-        if decider is not None:
-            idx.append(i["decider"] + (decider - player) % n)
-            val.append(1)
-        return idx, val
-
-    def _sec_units(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
-        base = self._idx["moai_units"]
-        seats = self._seats(s, player)
-        return [base + j for j in range(len(seats))], [s.moai_units(q) for q in seats]
-
-    def _sec_hands(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
-        i = self._idx
-        own, sizes = i["own_hand"], i["hand_sizes"]
-        seats = self._seats(s, player)
-        idx = [own + t for t in range(NUM_CARD_TYPES)] + [sizes + j for j in range(len(seats))]
-        return idx, s.hand(player) + [s.hand_size(q) for q in seats]
-
-    def _sec_holdings(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
-        i = self._idx
-        own, counts = i["own_holdings"], i["holding_counts"]
-        seats = self._seats(s, player)
-        idx = [own + k for k in range(NUM_KINDS)] + [counts + j for j in range(len(seats))]
-        return idx, s.holdings(player) + [s.holding_count(q) for q in seats]
-
-    def _sec_face_down(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
-        i = self._idx
-        own, counts = i["own_face_down"], i["face_down_counts"]
-        seats = self._seats(s, player)
-        idx = [own + k for k in range(NUM_KINDS)] + [counts + j for j in range(len(seats))]
-        idx.append(i["stone_face_down"])
-        val = s.face_down(player) + [s.face_down_count(q) for q in seats]
-        val.append(s.face_down_count())
-        return idx, val
-
-    def _sec_displays(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
-        base = self._idx["displays"]
-        idx: list[int] = []
-        val: list[int] = []
-        for j, q in enumerate(self._seats(s, player)):
-            idx += range(base + j * NUM_CARD_TYPES, base + (j + 1) * NUM_CARD_TYPES)
-            val += s.display(q)
-        return idx, val
-
-    def _sec_wood_vp(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
-        i = self._idx
-        seats = self._seats(s, player)
-        n = len(seats)
-        idx = [i["wood"] + j for j in range(n)] + [i["vp"] + j for j in range(n)]
-        return idx, [s.wood(q) for q in seats] + [s.vp(q) for q in seats]
-
-    def _sec_columns(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
-        base = self._idx["columns"]
-        idx = [
-            base + (c * COLUMN_SIZE + pos) * NUM_CARD_TYPES + card
-            for c, col in enumerate(s.columns())
-            for pos, card in enumerate(col)
-        ]
-        val = [1] * len(idx)
-        idx.append(self._idx["draw_pile"])
-        val.append(s.draw_pile_size())
-        return idx, val
-
-    def _sec_stone(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
-        base = self._idx["stone_face_up"]
-        return list(range(base, base + NUM_KINDS)), s.stone_face_up()
-
-    def _sec_supply(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
-        base = self._idx["supply"]
-        return list(range(base, base + NUM_KINDS)), s.supply()
-
-    def _sec_removed(self, s: RapaNuiState, player: int, memo: list[Any]) -> tuple[list, list]:
-        return [self._idx["removed_moai"]], [s.removed_moai()]
-
-    def _fill(self, state: State, player: int, out: np.ndarray) -> None:
-        self._start(state, player, out)
+        The observer is the engine's partner in this package: it reads the state's lists
+        without the accessors' copies (and never changes them).
+        """
+        assert isinstance(state, RapaNuiState)
+        s = state
+        at = self._at
+        n = s._n
+        if mask & CH_PHASE:
+            meta = [0] * self._meta_size
+            meta[s._phase] = 1
+            meta[len(PHASES) + s._active] = 1
+            if s._cur != TERMINAL:
+                meta[len(PHASES) + n + s._cur] = 1
+            meta[-1] = s._draws_left
+            i = at["phase"]
+            vec[i : i + self._meta_size] = meta
+        if mask & CH_HANDS:
+            h = s._hands
+            t = NUM_CARD_TYPES
+            i = at["hands"]
+            vec[i : i + (t + 1) * n] = h + [sum(h[b : b + t]) for b in range(0, t * n, t)]
+        if mask & CH_HOLDINGS:
+            h = s._holdings
+            i = at["holdings"]
+            vec[i : i + 5 * n] = h + [sum(h[b : b + 4]) for b in range(0, 4 * n, 4)]
+        if mask & CH_FACE_DOWN:
+            h = s._face_down
+            i = at["face_down"]
+            counts = [sum(h[b : b + 4]) for b in range(0, 4 * n, 4)]
+            vec[i : i + 5 * n + 1] = h + counts + [sum(counts)]
+        for bit, i, attr in self._plain:
+            if mask & bit:
+                facts = getattr(s, attr)
+                vec[i : i + len(facts)] = facts
+        if mask & CH_COLUMNS:
+            i = at["columns"]
+            row = [0] * (NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES + 1)
+            for c, col in enumerate(s._columns):
+                b = c * COLUMN_SIZE * NUM_CARD_TYPES
+                for pos, card in enumerate(col):
+                    row[b + pos * NUM_CARD_TYPES + card] = 1
+            row[-1] = len(s._pile)
+            vec[i : i + len(row)] = row
+        if mask & CH_REMOVED:
+            vec[at["removed"]] = s._removed

@@ -573,6 +573,9 @@ class RapaNuiState(State):
             self._units[p] = 0
             self._next_splitter(p)
 
+    # The envs hand over only ids they checked against this position's legal actions.
+    apply_trusted_action = _apply_action
+
     def _gain(self, p: int, k: int) -> None:
         """Give ``p`` one offering card of kind ``k`` from the supply (lost if it is empty)."""
         if self._supply[k] > 0:
