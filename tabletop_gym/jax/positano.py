@@ -52,7 +52,7 @@ from tabletop_gym.envs.positano.rules import (
     PositanoGame,
     PositanoState,
 )
-from tabletop_gym.jax.core import exact_ratio, returns
+from tabletop_gym.jax.core import BatchedGame, exact_ratio, returns
 
 BID, DRAFT_LOT, DRAFT_BLOCK, BLOCK_CHOICE, DRAFT_BUILD, BUILD, ADD_ON, REMODEL, OVER = range(9)
 OBSERVATION_SIZE = 1392
@@ -1344,10 +1344,35 @@ def config_of(s: State, **config: Any) -> PositanoConfig:
     )
 
 
+def batched_spec(config: PositanoConfig) -> BatchedGame:
+    """This engine's functions bound to a validated config (what ``core.make`` returns)."""
+    ref = PositanoGame(config)
+    values, ends = deck_layout(config.num_players, ref.size, not ref.fixed_goals)
+    return BatchedGame(
+        name="positano",
+        config=config,
+        num_players=config.num_players,
+        num_actions=NUM_ACTIONS,
+        observation_size=OBSERVATION_SIZE,
+        init=functools.partial(init, config=config),
+        step=step,
+        observe=observe,
+        legal_action_mask=legal_action_mask,
+        rewards=rewards,
+        terminated=terminated,
+        current_player=current_player,
+        deck=values,
+        init_from_deck=functools.partial(init_from_deck, config=config),
+        min_decisions=min_decisions(config),
+        deck_ends=ends,
+    )
+
+
 __all__ = [
     "OBSERVATION_SIZE",
     "State",
     "acting_colour",
+    "batched_spec",
     "current_player",
     "deck_layout",
     "from_reference",

@@ -58,7 +58,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
     RapaNuiGame,
     RapaNuiState,
 )
-from tabletop_gym.jax.core import returns
+from tabletop_gym.jax.core import BatchedGame, returns
 
 _BUY, _PLAY, _DRAW, _OFFER, _SUPPLY, _SPLIT, _TERMINAL = range(len(PHASES))
 DECK_SIZE = sum(DECK_COUNTS)
@@ -717,4 +717,25 @@ def config_of(s: State) -> RapaNuiConfig:
         offering_supply_limited=bool(s.limited),
         zero_count_kind_value="ranked" if bool(s.ranked) else "zero",
         hunter_gatherer_majority_bonus=bool(s.hg_bonus),
+    )
+
+
+def batched_spec(config: RapaNuiConfig) -> BatchedGame:
+    """This engine's functions bound to a validated config (what ``core.make`` returns)."""
+    return BatchedGame(
+        name="rapa_nui",
+        config=config,
+        num_players=config.num_players,
+        num_actions=NUM_ACTIONS,
+        observation_size=OBSERVATION_SIZE,
+        init=functools.partial(init, config=config),
+        step=step,
+        observe=observe,
+        legal_action_mask=legal_action_mask,
+        rewards=rewards,
+        terminated=terminated,
+        current_player=current_player,
+        deck=BASE_DECK,
+        init_from_deck=functools.partial(init_from_deck, config=config),
+        min_decisions=MIN_DECISIONS,
     )
