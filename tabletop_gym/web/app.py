@@ -37,7 +37,8 @@ from tabletop_gym.web.games import GameHub, WebError, catalog
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
 PAGES = pathlib.Path(__file__).resolve().parent / "pages"
-"""The pages: ``frame.html`` (head, header, scripts) around each page's ``<main>`` part."""
+"""The pages: ``frame.html`` (head, header, scripts) around each page's part (``board.html`` around
+the side panel of a page that shows the table)."""
 MAX_BODY = 4_000_000
 """Largest request body accepted (an uploaded record of a long game is well below it)."""
 
@@ -74,17 +75,24 @@ def _api(work: Callable[[Request], Awaitable[Any]]) -> Handler:
     return endpoint
 
 
-def render_page(name: str, heading: str) -> str:
+def _template(name: str) -> string.Template:
+    return string.Template((PAGES / name).read_text(encoding="utf-8"))
+
+
+def render_page(name: str, heading: str, board: bool = False) -> str:
     """The HTML of page ``name``: ``pages/<name>.html`` in the shared frame.
 
-    The frame holds what every page shares (head, header, scripts); the page's script is
-    ``TG.<name>Page()`` of ``static/app.js``.
+    ``frame.html`` holds what every page shares (head, header, scripts); the page's script is
+    ``TG.<name>Page()`` of ``static/app.js``. With ``board``, the page's part is the side panel
+    of ``board.html`` (the drawn table on the left, the panel and the log on the right).
     """
-    frame = string.Template((PAGES / "frame.html").read_text(encoding="utf-8"))
-    return frame.substitute(
+    part = (PAGES / f"{name}.html").read_text(encoding="utf-8")
+    if board:
+        part = _template("board.html").substitute(side=part.rstrip("\n"))
+    return _template("frame.html").substitute(
         title="tabletop-gym" if name == "index" else f"tabletop-gym: {name}",
         heading=heading,
-        main=(PAGES / f"{name}.html").read_text(encoding="utf-8").rstrip("\n"),
+        main=part.rstrip("\n"),
         script=f"TG.{name}Page();",
     )
 
@@ -136,8 +144,8 @@ def create_app(runs_dir: str | pathlib.Path | None = "runs",
         q = request.query_params
         return await run_in_threadpool(rep.view, q.get("step", "0"), q.get("view", "public"))
 
-    def page(name: str, heading: str) -> Handler:
-        html = render_page(name, heading)
+    def page(name: str, heading: str, board: bool = False) -> Handler:
+        html = render_page(name, heading, board)
 
         async def serve(request: Request) -> Response:
             return HTMLResponse(html)
@@ -146,8 +154,8 @@ def create_app(runs_dir: str | pathlib.Path | None = "runs",
 
     routes = [
         Route("/", page("index", "tabletop-gym")),
-        Route("/game/{gid}", page("game", "Game")),
-        Route("/replay/{rid}", page("replay", "Replay")),
+        Route("/game/{gid}", page("game", "Game", board=True)),
+        Route("/replay/{rid}", page("replay", "Replay", board=True)),
         Route("/api/catalog", _api(get_catalog)),
         Route("/api/games", _api(new_game), methods=["POST"]),
         Route("/api/games", _api(list_games), methods=["GET"]),
