@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import jax
@@ -104,6 +105,40 @@ class BatchedGame:
     deck_ends: np.ndarray | None = None
 
 
+def bind_module(
+    module: ModuleType,
+    config: Any,
+    deck: np.ndarray,
+    min_decisions: int,
+    deck_ends: np.ndarray | None = None,
+) -> BatchedGame:
+    """A :class:`BatchedGame` of an engine module's functions bound to ``config``.
+
+    The module (``tabletop_gym.jax.<game>``) defines ``init``, ``init_from_deck``, ``step``,
+    ``observe``, ``legal_action_mask``, ``rewards``, ``terminated``, ``current_player``,
+    ``NUM_ACTIONS`` and ``OBSERVATION_SIZE``; its ``batched_spec(config)`` calls this with its
+    chance deck.
+    """
+    return BatchedGame(
+        name=module.__name__.rsplit(".", 1)[1],
+        config=config,
+        num_players=config.num_players,
+        num_actions=module.NUM_ACTIONS,
+        observation_size=module.OBSERVATION_SIZE,
+        init=functools.partial(module.init, config=config),
+        step=module.step,
+        observe=module.observe,
+        legal_action_mask=module.legal_action_mask,
+        rewards=module.rewards,
+        terminated=module.terminated,
+        current_player=module.current_player,
+        deck=deck,
+        init_from_deck=functools.partial(module.init_from_deck, config=config),
+        min_decisions=min_decisions,
+        deck_ends=deck_ends,
+    )
+
+
 def batched_games() -> tuple[str, ...]:
     """Registry names of the games that have a batched engine."""
     return tuple(spec.name for spec in game_specs() if spec.batched is not None)
@@ -143,6 +178,7 @@ __all__ = [
     "REWARD_TYPES",
     "BatchedGame",
     "batched_games",
+    "bind_module",
     "exact_ratio",
     "make",
     "returns",

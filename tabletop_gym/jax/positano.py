@@ -27,6 +27,7 @@ returned unchanged.
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any, NamedTuple
 
 import jax
@@ -52,7 +53,7 @@ from tabletop_gym.envs.positano.rules import (
     PositanoGame,
     PositanoState,
 )
-from tabletop_gym.jax.core import BatchedGame, exact_ratio, returns
+from tabletop_gym.jax.core import BatchedGame, bind_module, exact_ratio, returns
 
 BID, DRAFT_LOT, DRAFT_BLOCK, BLOCK_CHOICE, DRAFT_BUILD, BUILD, ADD_ON, REMODEL, OVER = range(9)
 OBSERVATION_SIZE = 1392
@@ -1347,25 +1348,8 @@ def config_of(s: State, **config: Any) -> PositanoConfig:
 def batched_spec(config: PositanoConfig) -> BatchedGame:
     """This engine's functions bound to a validated config (what ``core.make`` returns)."""
     ref = PositanoGame(config)
-    values, ends = deck_layout(config.num_players, ref.size, not ref.fixed_goals)
-    return BatchedGame(
-        name="positano",
-        config=config,
-        num_players=config.num_players,
-        num_actions=NUM_ACTIONS,
-        observation_size=OBSERVATION_SIZE,
-        init=functools.partial(init, config=config),
-        step=step,
-        observe=observe,
-        legal_action_mask=legal_action_mask,
-        rewards=rewards,
-        terminated=terminated,
-        current_player=current_player,
-        deck=values,
-        init_from_deck=functools.partial(init_from_deck, config=config),
-        min_decisions=min_decisions(config),
-        deck_ends=ends,
-    )
+    deck, ends = deck_layout(config.num_players, ref.size, not ref.fixed_goals)
+    return bind_module(sys.modules[__name__], config, deck, min_decisions(config), ends)
 
 
 __all__ = [

@@ -16,6 +16,7 @@ env does with ``illegal_action="terminate"``); stepping a finished game returns 
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any, NamedTuple
 
 import jax
@@ -58,7 +59,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
     RapaNuiGame,
     RapaNuiState,
 )
-from tabletop_gym.jax.core import BatchedGame, returns
+from tabletop_gym.jax.core import BatchedGame, bind_module, returns
 
 _BUY, _PLAY, _DRAW, _OFFER, _SUPPLY, _SPLIT, _TERMINAL = range(len(PHASES))
 DECK_SIZE = sum(DECK_COUNTS)
@@ -722,20 +723,4 @@ def config_of(s: State) -> RapaNuiConfig:
 
 def batched_spec(config: RapaNuiConfig) -> BatchedGame:
     """This engine's functions bound to a validated config (what ``core.make`` returns)."""
-    return BatchedGame(
-        name="rapa_nui",
-        config=config,
-        num_players=config.num_players,
-        num_actions=NUM_ACTIONS,
-        observation_size=OBSERVATION_SIZE,
-        init=functools.partial(init, config=config),
-        step=step,
-        observe=observe,
-        legal_action_mask=legal_action_mask,
-        rewards=rewards,
-        terminated=terminated,
-        current_player=current_player,
-        deck=BASE_DECK,
-        init_from_deck=functools.partial(init_from_deck, config=config),
-        min_decisions=MIN_DECISIONS,
-    )
+    return bind_module(sys.modules[__name__], config, BASE_DECK, MIN_DECISIONS)
