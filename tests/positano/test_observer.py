@@ -385,10 +385,10 @@ def test_docs_page_holds_the_generated_table():
     [{"num_players": n} for n in (1, 2, 3, 4, 5, 6)] + [{"num_players": 4, "board_size": 5}],
     ids=str,
 )
-def test_section_by_section_updates_equal_a_fresh_encoding(cfg):
-    # The observer keeps each seat's vector on the state and re-encodes only the sections whose
-    # key moved; at every step of random games it must equal the encoding of a fresh copy of
-    # the position (which has no kept vector and encodes everything).
+def test_facts_written_in_place_equal_a_fresh_encoding(cfg):
+    # The engine writes each change into the facts the observer permutes; at every step of
+    # random games every seat's vector must equal the encoding of a fresh copy of the position
+    # (which has no facts yet and builds them from scratch).
     from tabletop_gym.envs import positano_v0
 
     env = positano_v0.raw_env(**cfg)

@@ -62,7 +62,7 @@ from tabletop_gym.core.game import (
     as_int,
 )
 from tabletop_gym.envs.positano import components as C
-from tabletop_gym.envs.positano import scoring
+from tabletop_gym.envs.positano import facts, scoring
 
 __all__ = [
     "NUM_ACTIONS",
@@ -93,24 +93,14 @@ A_NOOP = 191
 BOOSTERS_PER_CARD = len(C.BOOSTERS)
 """A bid's id is ``A_BID + card * BOOSTERS_PER_CARD + booster`` (card 0..6, booster 0..5)."""
 
-PHASES: tuple[str, ...] = (
-    "bid",
-    "draft_lot",
-    "draft_block",
-    "block_choice",
-    "draft_build",
-    "build",
-    "add_on",
-    "remodel",
-    "terminal",
-)
-"""Phase names, indexed by :attr:`PositanoState.phase_index`."""
+PHASES = facts.PHASES
 
 BID, DRAFT_LOT, DRAFT_BLOCK, BLOCK_CHOICE, DRAFT_BUILD, BUILD, ADD_ON, REMODEL, OVER = range(9)
 _PHASE_INDEX = {name: i for i, name in enumerate(PHASES)}
 
-# What an engine step touched, appended to :meth:`PositanoState.change_log` as a bit mask (the
-# observer re-encodes only the sections that depend on these groups of facts).
+# What an engine step touched, appended to :meth:`PositanoState.change_log` as a bit mask (a
+# kept observation catches up when the log grew; the facts themselves are written in place by
+# :mod:`.facts`).
 CH_PHASE = 1 << 0
 """Phase, turn (so the acting colour) changed."""
 CH_ROUND = 1 << 1
@@ -469,6 +459,7 @@ class PositanoGame(Game):
         s._legal = None
         s._legal_sim = None
         s._deltas = []
+        s._facts = None
         if self.solo:
             s._reveal_otto()
         return s
@@ -556,6 +547,9 @@ class PositanoState(State):
     _legal: list[int] | None
     _legal_sim: list[list[int] | None] | None
     _deltas: list[int]
+    _facts: Any
+    """The observable facts (:mod:`.facts`) as an ``array('B')``, kept up to date by every
+    change once an observer created it; ``None`` until then."""
 
     def change_log(self) -> list[int]:
         """Masks of the ``CH_*`` fact groups each engine step touched (see :class:`State`)."""
@@ -774,6 +768,8 @@ class PositanoState(State):
                 self._set_building(pos, c, self.height[pos] + 1, self.roof[pos])
                 self.personal[c] -= 1
                 self._deltas.append(CH_SUPPLY)
+                if self._facts is not None:
+                    facts.supply(self, self._facts, c)
             self._end_build_turn()
         elif ph == REMODEL:
             if action != A_SKIP_REMODEL:
@@ -783,9 +779,19 @@ class PositanoState(State):
                 self.roofs_left[old] -= 1
                 self._set_building(pos, self.owner[pos], self.height[pos], old + 1)
                 self._deltas.append(CH_ROOFS)
+                if self._facts is not None:
+                    facts.roofs(self, self._facts)
             self._end_build_turn()
         self._changed()
         self._advance()
+
+    def apply_trusted_action(self, action: int) -> None:
+        """Apply an action the caller checked against this position (see :class:`State`)."""
+        self._apply_action(action)
+
+    def apply_trusted_joint_action(self, actions: Sequence[int | None]) -> None:
+        """Apply a joint bid whose every entry the caller checked (see :class:`State`)."""
+        self._apply_joint_action(list(actions))
 
     def _play_bid(self, colour: int, card: int, booster: int) -> None:
         self.hand_cards[colour].remove(card)
@@ -793,12 +799,18 @@ class PositanoState(State):
         self.played_cards[colour].append(card)
         self.played_boosters[colour].append(booster)
         self._deltas.append(CH_PLAYED | (CH_HAND << colour))
+        if self._facts is not None:
+            facts.play_bid(self, self._facts, colour, card, booster)
 
     def _reveal_otto(self) -> None:
         # rules §7: Otto's top base bid card and top booster are revealed before the player bids.
-        self.played_cards[1].append(self.hand_cards[1].pop(0))
-        self.played_boosters[1].append(self.hand_boosters[1].pop(0))
+        card = self.hand_cards[1].pop(0)
+        booster = self.hand_boosters[1].pop(0)
+        self.played_cards[1].append(card)
+        self.played_boosters[1].append(booster)
         self._deltas.append(CH_PLAYED | (CH_HAND << 1))
+        if self._facts is not None:
+            facts.play_bid(self, self._facts, 1, card, booster)
 
     def _compute_orders(self) -> tuple[list[int], list[int], list[int]]:
         # rules §3.2: descending bid; a tie goes to the card with more stars for that tile type.
@@ -822,6 +834,8 @@ class PositanoState(State):
         self.phase_index = DRAFT_LOT
         self.turn = 0
         self._deltas.append(CH_ORDERS | CH_PHASE)
+        if self._facts is not None:
+            facts.orders(self, self._facts)
         self._changed()
         self._advance()
 
@@ -865,6 +879,8 @@ class PositanoState(State):
         self.lots_taken[c].append(pos)
         self.turn += 1
         self._deltas.append(CH_LOT_ROW | CH_TAKEN | CH_PHASE)
+        if self._facts is not None:
+            facts.take_lot(self, self._facts, c, pos)
 
     def _take_block(self, t: int) -> None:
         # rules §3.3: blocks come at once from the colour's general supply, capped by what is left.
@@ -872,6 +888,9 @@ class PositanoState(State):
         self.block_row.remove(t)
         self.blocks_taken[c].append(t)
         self._deltas.append(CH_BLOCK_ROW | CH_TAKEN | CH_SUPPLY | CH_PHASE)
+        f = self._facts
+        if f is not None:
+            facts.take_tile(self, f, c, 1, t)
         tile = self.game.block_tiles[t]
         if tile.multiplier:
             self.phase_index = BLOCK_CHOICE
@@ -880,6 +899,8 @@ class PositanoState(State):
         self.personal[c] += gain
         self.general[c] -= gain
         self.turn += 1
+        if f is not None:
+            facts.supply(self, f, c)
 
     def _choose_blocks(self, multiply: bool) -> None:
         # rules §1.6: with n in the personal supply, multiply gains n·(N−1), flat gains N; both
@@ -894,12 +915,16 @@ class PositanoState(State):
         self.phase_index = DRAFT_BLOCK
         self.turn += 1
         self._deltas.append(CH_SUPPLY | CH_PHASE)
+        if self._facts is not None:
+            facts.supply(self, self._facts, c)
 
     def _take_build(self, t: int) -> None:
         c = self._orders[2][self.turn]  # type: ignore[index]
         self.build_row.remove(t)
         self.builds_taken[c].append(t)
         self._deltas.append(CH_BUILD_ROW | CH_TAKEN | CH_PHASE)
+        if self._facts is not None:
+            facts.take_tile(self, self._facts, c, 2, t)
         if self.personal[c] == 0:
             # rules §4 + Decisions: no block → no building, the lot stays empty, no extra action.
             self.turn += 1
@@ -915,6 +940,10 @@ class PositanoState(State):
         self.roofs_left[tile.roof - 1] -= 1
         self.personal[c] -= h
         self._deltas.append(CH_ROOFS | CH_SUPPLY | CH_PHASE)
+        f = self._facts
+        if f is not None:
+            facts.roofs(self, f)
+            facts.supply(self, f, c)
         # rules §4: the optional extra action is offered only when it has a target.
         if tile.action == C.ADD_ON:
             if self.personal[c] > 0 and self.add_on_targets(c, tile.bonus):
@@ -935,11 +964,16 @@ class PositanoState(State):
         The one way the engine changes the cliff: it logs the column, so a kept observation
         follows any change, a lower or removed building included.
         """
+        f = self._facts
+        if f is not None:
+            facts.column_out(self, f, pos)
         if height:
             self.owner[pos], self.height[pos], self.roof[pos] = owner, height, roof
         else:
             self.owner[pos], self.height[pos], self.roof[pos] = -1, 0, 0
         self._deltas.append(CH_CLIFF << C.LOT_COLUMNS[pos])
+        if f is not None:
+            facts.column_in(self, f, pos)
 
     def _end_build_turn(self) -> None:
         self.phase_index = DRAFT_BUILD
@@ -953,19 +987,27 @@ class PositanoState(State):
         self._deltas.append(
             CH_ORDERS | CH_PHASE | CH_ROUND | CH_LOT_ROW | CH_BLOCK_ROW | CH_BUILD_ROW | CH_STACKS
         )
+        f = self._facts
+        old_round = self.round
         if not self.lot_stack:
             self.phase_index = OVER
+            if f is not None:
+                facts.refresh(self, f, old_round, [])
             return
         t = self.game.tiles_per_round
         self.round += 1
+        moved = []
         for row, stack in (
             (self.lot_row, self.lot_stack),
             (self.block_row, self.block_stack),
             (self.build_row, self.build_stack),
         ):
+            moved.append(stack[:t])
             row.extend(stack[:t])
             del stack[:t]
         self.phase_index = BID
+        if f is not None:
+            facts.refresh(self, f, old_round, moved)
         if self.game.solo:
             self._reveal_otto()
 
@@ -1092,8 +1134,10 @@ class PositanoState(State):
         s._orders = None if o is None else (o[0][:], o[1][:], o[2][:])
         s._legal = None if self._legal is None else self._legal[:]
         s._legal_sim = None
-        # A copy starts its own change log: nothing kept for this state applies to it.
+        # A copy starts its own change log and encodes its facts afresh when first observed:
+        # nothing kept for this state applies to it.
         s._deltas = []
+        s._facts = None
         return s
 
     def resample_hidden(self, player: int, rng: random.Random) -> PositanoState:

@@ -405,6 +405,7 @@ def parse_state(g: PositanoGame, data: dict[str, Any]) -> PositanoState:
     s._legal = None
     s._legal_sim = None
     s._deltas = []
+    s._facts = None
     s._orders = None
     # Orders need this round's bids; check the card counts first so the lookup cannot fail.
     for c in range(nc):

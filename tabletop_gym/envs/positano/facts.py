@@ -1,0 +1,781 @@
+"""Positano's observable facts: the observation layout and the flat array the engine keeps.
+
+One layout for every configuration (see :mod:`.observer` for its meaning). The engine keeps the
+facts of a position in one flat ``array('B')`` laid out as the observation of seat 0 (absolute
+colours: colour ``c``'s entries where seat 0 sees relative colour ``c``), followed by every
+colour's hand and a constant zero; each rule that changes a fact writes the entries it changed,
+in place. An observer turns that array into any seat's ego-centric vector with one precomputed
+index permutation, so an observation costs about a copy. Entries that depend on whose turn it is
+(phase, own turn, decider, acting colour, the pending build or 2X/3X context) stay zero here and
+are written by the observer.
+
+The array is created from scratch by the observer the first time a position is observed
+(``PositanoState._facts`` is ``None`` until then, and a clone starts without one), so the engine
+pays for the facts only while someone observes. Pure standard library: the engine imports it.
+"""
+
+from __future__ import annotations
+
+from array import array
+from typing import Any
+
+from tabletop_gym.envs.positano import components as C
+from tabletop_gym.envs.positano.scoring import hidden_blocks
+
+PHASES: tuple[str, ...] = (
+    "bid",
+    "draft_lot",
+    "draft_block",
+    "block_choice",
+    "draft_build",
+    "build",
+    "add_on",
+    "remodel",
+    "terminal",
+)
+"""Phase names, indexed by ``PositanoState.phase_index``."""
+
+MAX_COLOURS = 6
+"""Per-colour blocks are padded to this many colours (the most players of any config)."""
+
+NUM_LOTS = 25
+"""Lots in the shared 5×5 indexing (the 4×4 cliff leaves rows/columns 5 empty)."""
+
+MAX_TILES = 25
+"""Tile indices per Beach Board row type (the 5×5 sets; the 4×4 sets use 0..15)."""
+
+NUM_CARDS = len(C.BID_CARDS)
+NUM_BOOSTERS = len(C.BOOSTERS)
+NUM_GOALS = len(C.GOAL_NAMES)
+MAX_ROUNDS = max(C.ROUNDS.values())
+MAX_HEIGHT = max(C.BOARD_SIZES) + C.MAX_LEVEL_BONUS
+"""Tallest possible building: regulation height 5 + 2 (rules §4)."""
+MAX_BID = max(max(card.values) for card in C.BID_CARDS) + max(b.value for b in C.BOOSTERS)
+
+BLOCK_KINDS: tuple[str, ...] = ("1", "2", "3", "4", "5", "2X", "3X")
+"""Block tile kinds: plain tiles by blocks gained, then the 2X and 3X tiles (rules §1.6). A kind
+determines the tile's gelato (1-block tiles 2, 2-block tiles 1, others 0) in both sets."""
+
+_ACTIONS = (C.NO_ACTION, C.ADD_ON, C.REMODEL)
+BUILD_KINDS: tuple[str, ...] = tuple(
+    f"{C.ROOF_NAMES[roof]} +{bonus}{'' if not act else ' ' + act}"
+    for roof in (C.BRONZE, C.SILVER, C.GOLD)
+    for bonus in range(C.MAX_LEVEL_BONUS + 1)
+    for act in _ACTIONS
+)
+"""Build tile kinds: roof × height bonus (+0/+1/+2) × extra action (none, Add-On, Remodel),
+roof-major (rules §1.7)."""
+
+BLOCK_FEATURES: tuple[str, ...] = (
+    "face up", "blocks (flat amount for 2X/3X)", "2X", "3X", "gelato"
+)
+"""Per-tile columns of ``beach_blocks`` (tile-major: ``MAX_TILES`` rows of these)."""
+BUILD_FEATURES: tuple[str, ...] = (
+    "face up", "Bronze", "Silver", "Gold", "bonus", "Add-On", "Remodel", "gelato"
+)
+"""Per-tile columns of ``beach_builds``; ``build_tile`` holds the same columns but "face up"."""
+
+
+def block_kind(tile: C.BlockTile) -> int:
+    """Index of ``tile``'s kind in :data:`BLOCK_KINDS`."""
+    if tile.multiplier:
+        return 5 if tile.multiplier == 2 else 6
+    return tile.blocks - 1
+
+
+def build_kind(tile: C.BuildTile) -> int:
+    """Index of ``tile``'s kind in :data:`BUILD_KINDS`."""
+    return ((tile.roof - 1) * 3 + tile.bonus) * 3 + _ACTIONS.index(tile.action)
+
+
+def _best(values: list[int], k: int) -> int:
+    return sum(sorted(values, reverse=True)[:k])
+
+
+def _bounds() -> dict[str, int]:
+    """Maxima over every configuration, derived from the component tables (rules §1)."""
+    gelato = 0
+    kind_block = 0
+    kind_build = 0
+    for size in C.BOARD_SIZES:
+        blocks, builds = C.BLOCK_TILES[size], C.BUILD_TILES[size]
+        # A colour plays at most one card, booster, lot, block and build tile per round.
+        gelato = max(
+            gelato,
+            _best([c.gelato for c in C.BID_CARDS], MAX_ROUNDS)
+            + _best([b.gelato for b in C.BOOSTERS], MAX_ROUNDS)
+            + _best([t.gelato for t in C.LOT_TILES[size].values()], MAX_ROUNDS)
+            + _best([t.gelato for t in blocks], MAX_ROUNDS)
+            + _best([t.gelato for t in builds], MAX_ROUNDS),
+        )
+        for k in range(len(BLOCK_KINDS)):
+            kind_block = max(kind_block, sum(1 for t in blocks if block_kind(t) == k))
+        for k in range(len(BUILD_KINDS)):
+            kind_build = max(kind_build, sum(1 for t in builds if build_kind(t) == k))
+    return {
+        "gelato": gelato,
+        "kind_block": kind_block,
+        "kind_build": kind_build,
+        "roofs": max(max(v) for v in C.ROOF_SUPPLY.values()),
+        "block_value": max(t.blocks for s in C.BOARD_SIZES for t in C.BLOCK_TILES[s]),
+        "tile_gelato": max(
+            t.gelato
+            for s in C.BOARD_SIZES
+            for tiles in (C.BLOCK_TILES[s], C.BUILD_TILES[s])
+            for t in tiles
+        ),
+    }
+
+
+def _parts() -> list[tuple[str, int, float, float, str]]:
+    """``(name, size, low, high, doc)`` of every slice, in order (the observation layout)."""
+    b = _bounds()
+    m = MAX_COLOURS
+    gel = b["tile_gelato"]
+    return (
+        [
+            ("num_players", m, 0, 1, "player count one-hot: 1 (solo), 2, …, 6"),
+            ("board_size", 2, 0, 1, "cliff size one-hot: 4×4, 5×5"),
+            ("round", 1, 0, MAX_ROUNDS, "current round (1-based)"),
+            ("rounds_left", 1, 0, MAX_ROUNDS - 1, "rounds still to come after this one"),
+            ("phase", len(PHASES), 0, 1, "phase one-hot: " + ", ".join(PHASES)),
+            (
+                "own_turn",
+                1,
+                0,
+                1,
+                "1 when this seat has a decision now (every seat at a simultaneous bid)",
+            ),
+            (
+                "decider",
+                m,
+                0,
+                1,
+                "seat to act, relative one-hot (0 = self); all 0 at a simultaneous bid "
+                "and at the end",
+            ),
+            (
+                "acting_colour",
+                m,
+                0,
+                1,
+                "colour the decision is for, relative one-hot (solo: 1 = Otto Amalfi); "
+                "all 0 at a simultaneous bid and at the end",
+            ),
+            ("goals", NUM_GOALS, 0, 1, "goals in play: " + ", ".join(C.GOAL_NAMES)),
+            (
+                "cliff_owner",
+                NUM_LOTS * m,
+                0,
+                1,
+                "per lot pos = r·5 + c (lot-major), relative colour one-hot of the "
+                "building's owner",
+            ),
+            ("cliff_height", NUM_LOTS, 0, MAX_HEIGHT, "per lot, blocks of the building"),
+            (
+                "cliff_roof",
+                NUM_LOTS * 3,
+                0,
+                1,
+                "per lot (lot-major), roof one-hot: Bronze, Silver, Gold",
+            ),
+            (
+                "cliff_visible",
+                NUM_LOTS,
+                0,
+                MAX_HEIGHT,
+                "per lot, blocks with a sea view now (rules §5.1)",
+            ),
+            ("lot_removed", NUM_LOTS, 0, 1, "per lot, removed face-up at set-up"),
+            (
+                "lot_open",
+                NUM_LOTS,
+                0,
+                1,
+                "per lot, still to come: its tile is on the Beach Board or in the stack",
+            ),
+            (
+                "lot_empty",
+                NUM_LOTS,
+                0,
+                1,
+                "per lot, drafted by a colour that had no block: stays empty for good",
+            ),
+            (
+                "lot_this_round",
+                m * NUM_LOTS,
+                0,
+                1,
+                "per relative colour (colour-major), the lot it drafted this round",
+            ),
+            ("beach_lots", NUM_LOTS, 0, 1, "lot tiles face up on the Beach Board, by lot"),
+            (
+                "beach_blocks",
+                MAX_TILES * len(BLOCK_FEATURES),
+                0,
+                b["block_value"],
+                "per block tile index t = id − 40 (tile-major), of a face-up tile: "
+                + ", ".join(BLOCK_FEATURES),
+            ),
+            (
+                "beach_builds",
+                MAX_TILES * len(BUILD_FEATURES),
+                0,
+                max(C.MAX_LEVEL_BONUS, gel),
+                "per build tile index t = id − 60 (tile-major), of a face-up tile: "
+                + ", ".join(BUILD_FEATURES),
+            ),
+            (
+                "beach_leftmost",
+                3 * MAX_TILES,
+                0,
+                1,
+                "solo only: the leftmost tile of the lot, block and build rows (the higher "
+                "bid takes it), by tile index",
+            ),
+            ("unseen_lots", NUM_LOTS, 0, 1, "lot tiles in the face-down stack (set only)"),
+            (
+                "unseen_blocks",
+                MAX_TILES,
+                0,
+                1,
+                "block tiles in the face-down stack, by index (set only)",
+            ),
+            (
+                "unseen_builds",
+                MAX_TILES,
+                0,
+                1,
+                "build tiles in the face-down stack, by index (set only)",
+            ),
+            (
+                "unseen_block_kinds",
+                len(BLOCK_KINDS),
+                0,
+                b["kind_block"],
+                "face-down block tiles per kind: " + ", ".join(BLOCK_KINDS),
+            ),
+            (
+                "unseen_build_kinds",
+                len(BUILD_KINDS),
+                0,
+                b["kind_build"],
+                "face-down build tiles per kind at 9·(roof − 1) + 3·bonus + action "
+                "(roof 1 Bronze, 2 Silver, 3 Gold; bonus 0..2; action 0 none, 1 Add-On, "
+                "2 Remodel)",
+            ),
+            ("own_cards", NUM_CARDS, 0, 1, "base bid cards #1..#7 in own hand"),
+            ("own_boosters", NUM_BOOSTERS, 0, 1, "boosters +5 +6 +13 +14 +21 +22 in hand"),
+            ("colour_present", m, 0, 1, "per relative colour, 1 if that colour is in play"),
+            (
+                "played_cards",
+                m * NUM_CARDS,
+                0,
+                1,
+                "per relative colour (colour-major), base bid cards played (public)",
+            ),
+            (
+                "played_boosters",
+                m * NUM_BOOSTERS,
+                0,
+                1,
+                "per relative colour (colour-major), boosters played (public)",
+            ),
+            (
+                "bid_card",
+                m * NUM_CARDS,
+                0,
+                1,
+                "per relative colour, this round's revealed base bid card one-hot (solo: "
+                "Otto's is revealed before the player bids)",
+            ),
+            (
+                "bid_booster",
+                m * NUM_BOOSTERS,
+                0,
+                1,
+                "per relative colour, this round's revealed booster one-hot",
+            ),
+            (
+                "bid_values",
+                m * 3,
+                0,
+                MAX_BID,
+                "per relative colour, this round's revealed bid for lot, block, build",
+            ),
+            (
+                "draft_rank",
+                m * 3,
+                0,
+                MAX_COLOURS,
+                "per relative colour, 1-based place in the lot, block, build draft order "
+                "(0 before the reveal)",
+            ),
+            (
+                "star_set",
+                m * C.NUM_STAR_SETS,
+                0,
+                1,
+                "per relative colour, tie-break star set one-hot (1..6, rules §1.3)",
+            ),
+            (
+                "personal",
+                m,
+                0,
+                C.BLOCKS_PER_COLOUR,
+                "per relative colour, blocks in the personal supply",
+            ),
+            (
+                "general",
+                m,
+                0,
+                C.START_GENERAL,
+                "per relative colour, blocks left in the general supply",
+            ),
+            ("gelato", m, 0, b["gelato"], "per relative colour, gelato icons so far"),
+            (
+                "building_points",
+                m,
+                0,
+                3 * C.BLOCKS_PER_COLOUR,
+                "per relative colour, sea-view points of its buildings now (rules §5.1)",
+            ),
+            ("roofs_left", 3, 0, b["roofs"], "roof pieces left: Bronze, Silver, Gold"),
+            (
+                "otto_deck",
+                2,
+                0,
+                NUM_CARDS,
+                "solo only: Otto's face-down base bid cards and boosters left (counts)",
+            ),
+            (
+                "block_choice",
+                2,
+                0,
+                1,
+                "2X/3X choice pending: the drafted tile is 2X, 3X (one-hot)",
+            ),
+            (
+                "block_choice_gain",
+                2,
+                0,
+                C.START_GENERAL,
+                "2X/3X choice pending: blocks gained by the multiply and the flat option",
+            ),
+            (
+                "build_tile",
+                7,
+                0,
+                max(C.MAX_LEVEL_BONUS, gel),
+                "build / Add-On / Remodel pending: the drafted build tile's Bronze, "
+                "Silver, Gold, bonus, Add-On, Remodel, gelato",
+            ),
+            (
+                "build_limit",
+                1,
+                0,
+                MAX_HEIGHT,
+                "build / Add-On / Remodel pending: regulation height + bonus of the lot "
+                "built on",
+            ),
+            (
+                "build_lot",
+                NUM_LOTS,
+                0,
+                1,
+                "build / Add-On / Remodel pending: the lot built on this turn, one-hot",
+            ),
+        ]
+    )
+
+
+PARTS = _parts()
+"""The observation's slices as ``(name, size, low, high, doc)``."""
+
+OFFSET: dict[str, int] = {}
+_start = 0
+for _name, _size, *_ in PARTS:
+    OFFSET[_name] = _start
+    _start += _size
+OBS_SIZE = _start
+"""Length of the observation vector."""
+HAND_CARDS = OBS_SIZE
+"""Facts only: colour ``c``'s base bid cards in hand at ``HAND_CARDS + c * NUM_CARDS``."""
+HAND_BOOSTERS = HAND_CARDS + MAX_COLOURS * NUM_CARDS
+"""Facts only: colour ``c``'s boosters in hand at ``HAND_BOOSTERS + c * NUM_BOOSTERS``."""
+ZERO = HAND_BOOSTERS + MAX_COLOURS * NUM_BOOSTERS
+"""Facts only: an entry that is always 0 (what padding colours read)."""
+SIZE = ZERO + 1
+"""Length of the facts array."""
+
+PER_TURN = ("phase", "own_turn", "decider", "acting_colour", "own_cards", "own_boosters",
+            "block_choice", "block_choice_gain", "build_tile", "build_limit", "build_lot")
+"""Slices the facts leave at zero: the observer writes them for the seat and the turn."""
+
+PER_COLOUR: dict[str, int] = {
+    "lot_this_round": NUM_LOTS,
+    "colour_present": 1,
+    "played_cards": NUM_CARDS,
+    "played_boosters": NUM_BOOSTERS,
+    "bid_card": NUM_CARDS,
+    "bid_booster": NUM_BOOSTERS,
+    "bid_values": 3,
+    "draft_rank": 3,
+    "star_set": C.NUM_STAR_SETS,
+    "personal": 1,
+    "general": 1,
+    "gelato": 1,
+    "building_points": 1,
+}
+"""Colour-major slices and the width of one colour's block (absolute colours in the facts)."""
+
+_O = OFFSET
+_ROUND, _ROUNDS_LEFT = _O["round"], _O["rounds_left"]
+_OWNER, _HEIGHT, _ROOF, _VISIBLE = (
+    _O["cliff_owner"], _O["cliff_height"], _O["cliff_roof"], _O["cliff_visible"]
+)
+_OPEN, _EMPTY, _THIS_ROUND, _BEACH_LOTS = (
+    _O["lot_open"], _O["lot_empty"], _O["lot_this_round"], _O["beach_lots"]
+)
+_LEFTMOST = _O["beach_leftmost"]
+_UNSEEN_LOTS, _UNSEEN_BLOCKS, _UNSEEN_BUILDS = (
+    _O["unseen_lots"], _O["unseen_blocks"], _O["unseen_builds"]
+)
+_BLOCK_KIND_COUNT, _BUILD_KIND_COUNT = _O["unseen_block_kinds"], _O["unseen_build_kinds"]
+_PLAYED_CARDS, _PLAYED_BOOSTERS = _O["played_cards"], _O["played_boosters"]
+_BID_CARD, _BID_BOOSTER, _BID_VALUES = _O["bid_card"], _O["bid_booster"], _O["bid_values"]
+_RANK = _O["draft_rank"]
+_GOALS, _REMOVED, _STAR = _O["goals"], _O["lot_removed"], _O["star_set"]
+_PERSONAL, _GENERAL, _GELATO, _POINTS = (
+    _O["personal"], _O["general"], _O["gelato"], _O["building_points"]
+)
+_ROOFS_LEFT, _OTTO_DECK = _O["roofs_left"], _O["otto_deck"]
+_CARD_GELATO = [c.gelato for c in C.BID_CARDS]
+_BOOSTER_GELATO = [b.gelato for b in C.BOOSTERS]
+# Bid values (lot, block, build) of card c with booster b at c * NUM_BOOSTERS + b (rules §3.1).
+BID_VALUES = [
+    tuple(v + bo.value for v in card.values) for card in C.BID_CARDS for bo in C.BOOSTERS
+]
+
+
+class Tables:
+    """Per-game index tables: where each face-up tile's features go, kinds and gelato.
+
+    Attributes:
+        block_idx, block_val: Per block tile, the ``beach_blocks`` entries and their values.
+        build_idx, build_val: Per build tile, the ``beach_builds`` entries and their values.
+        build_feats: Per build tile, its ``build_tile`` context values.
+        block_kind, build_kind: Per tile, its kind index.
+        lot_gelato, block_gelato, build_gelato: Gelato per lot position / tile index.
+        columns: Per cliff column, its lot positions front row first.
+        solo: Whether the game is solo (the leftmost tiles are facts then).
+    """
+
+    def __init__(self, game: Any):
+        """Derive the tables of ``game``'s tile sets (a :class:`~.rules.PositanoGame`)."""
+        self.block_idx: list[list[int]] = []
+        self.block_val: list[list[int]] = []
+        nb = len(BLOCK_FEATURES)
+        for block in game.block_tiles:
+            base = _O["beach_blocks"] + block.index * nb
+            feats = [1, block.blocks, block.multiplier == 2, block.multiplier == 3, block.gelato]
+            idx = [base + i for i, v in enumerate(feats) if v]
+            self.block_idx.append(idx)
+            self.block_val.append([int(feats[i - base]) for i in idx])
+        self.build_idx: list[list[int]] = []
+        self.build_val: list[list[int]] = []
+        self.build_feats: list[list[int]] = []
+        nbf = len(BUILD_FEATURES)
+        for t in game.build_tiles:
+            feats = [
+                1,
+                t.roof == C.BRONZE,
+                t.roof == C.SILVER,
+                t.roof == C.GOLD,
+                t.bonus,
+                t.action == C.ADD_ON,
+                t.action == C.REMODEL,
+                t.gelato,
+            ]
+            base = _O["beach_builds"] + t.index * nbf
+            idx = [base + i for i, v in enumerate(feats) if v]
+            self.build_idx.append(idx)
+            self.build_val.append([int(feats[i - base]) for i in idx])
+            self.build_feats.append([int(v) for v in feats[1:]])
+        self.block_kind = [block_kind(t) for t in game.block_tiles]
+        self.build_kind = [build_kind(t) for t in game.build_tiles]
+        self.lot_gelato = [0] * NUM_LOTS
+        for pos, lot in game.lot_tiles.items():
+            self.lot_gelato[pos] = lot.gelato
+        self.block_gelato = [t.gelato for t in game.block_tiles]
+        self.build_gelato = [t.gelato for t in game.build_tiles]
+        self.columns = [list(C.column_lots(c, game.size)) for c in range(game.size)]
+        # By row kind (1 blocks, 2 builds; 0, the lots, has no features).
+        self.feature_idx: tuple[list[list[int]], ...] = ([], self.block_idx, self.build_idx)
+        self.tile_gelato = (self.lot_gelato, self.block_gelato, self.build_gelato)
+        self.solo = game.solo
+        self.num_rounds = game.num_rounds
+        # What every position of this game shares: the config's one-hots.
+        nc = game.num_colours
+        template = array("B", bytes(SIZE))
+        template[_O["num_players"] + game.num_players - 1] = 1
+        template[_O["board_size"] + game.size - 4] = 1
+        for c in range(nc):
+            template[_O["colour_present"] + c] = 1
+        self.template = template
+
+
+def tables(game: Any) -> Tables:
+    """The :class:`Tables` of ``game``, built once per game object."""
+    got = game.__dict__.get("_fact_tables")
+    if got is None:
+        got = game.__dict__["_fact_tables"] = Tables(game)
+    return got
+
+
+# --- writes: each rule calls the one for what it changed, after changing the state ----------
+
+
+def hands(s: Any, f: Any) -> None:
+    """Write every colour's hand (the facts' own region; seat ``p`` sees only colour ``p``'s)."""
+    for c in range(len(s.hand_cards)):
+        for x in s.hand_cards[c]:
+            f[HAND_CARDS + c * NUM_CARDS + x] = 1
+        for x in s.hand_boosters[c]:
+            f[HAND_BOOSTERS + c * NUM_BOOSTERS + x] = 1
+
+
+def play_bid(s: Any, f: Any, c: int, card: int, booster: int) -> None:
+    """Colour ``c`` played (and revealed) ``card`` with ``booster`` this round."""
+    f[HAND_CARDS + c * NUM_CARDS + card] = 0
+    f[HAND_BOOSTERS + c * NUM_BOOSTERS + booster] = 0
+    f[_PLAYED_CARDS + c * NUM_CARDS + card] = 1
+    f[_PLAYED_BOOSTERS + c * NUM_BOOSTERS + booster] = 1
+    f[_BID_CARD + c * NUM_CARDS + card] = 1
+    f[_BID_BOOSTER + c * NUM_BOOSTERS + booster] = 1
+    b = _BID_VALUES + c * 3
+    f[b], f[b + 1], f[b + 2] = BID_VALUES[card * NUM_BOOSTERS + booster]
+    f[_GELATO + c] += _CARD_GELATO[card] + _BOOSTER_GELATO[booster]
+    if s.game.solo and c == 1:
+        f[_OTTO_DECK] = len(s.hand_cards[1])
+        f[_OTTO_DECK + 1] = len(s.hand_boosters[1])
+
+
+def orders(s: Any, f: Any) -> None:
+    """This round's draft orders were set: every colour's 1-based place per tile type."""
+    for k, order in enumerate(s._orders):
+        for place, c in enumerate(order):
+            f[_RANK + c * 3 + k] = place + 1
+
+
+_NO_TILES = array("B", bytes(MAX_TILES))
+
+
+def _leftmost(s: Any, f: Any, kind: int, row: list[int]) -> None:
+    # Solo: the leftmost tile of a row goes to the higher bid (rules §7).
+    base = _LEFTMOST + kind * MAX_TILES
+    f[base : base + MAX_TILES] = _NO_TILES
+    if row:
+        f[base + row[0]] = 1
+
+
+def take_lot(s: Any, f: Any, c: int, pos: int) -> None:
+    """Colour ``c`` drafted the lot tile ``pos`` from the Beach Board."""
+    f[_OPEN + pos] = 0
+    f[_BEACH_LOTS + pos] = 0
+    f[_THIS_ROUND + c * NUM_LOTS + pos] = 1
+    t = tables(s.game)
+    f[_GELATO + c] += t.lot_gelato[pos]
+    if t.solo:
+        _leftmost(s, f, 0, s.lot_row)
+
+
+def take_tile(s: Any, f: Any, c: int, kind: int, tile: int) -> None:
+    """Colour ``c`` drafted ``tile`` of the block (``kind`` 1) or build (2) row.
+
+    The supply a block tile brings is written by :func:`supply`; a build tile drafted without a
+    block leaves the colour's lot empty for good (rules §4).
+    """
+    t = tables(s.game)
+    for i in t.feature_idx[kind][tile]:
+        f[i] = 0
+    f[_GELATO + c] += t.tile_gelato[kind][tile]
+    if t.solo:
+        _leftmost(s, f, kind, s.build_row if kind == 2 else s.block_row)
+    if kind == 2 and s.personal[c] == 0:
+        f[_EMPTY + s.lots_taken[c][s.round - 1]] = 1
+
+
+def supply(s: Any, f: Any, c: int) -> None:
+    """Colour ``c``'s personal and general supply changed."""
+    f[_PERSONAL + c] = s.personal[c]
+    f[_GENERAL + c] = s.general[c]
+
+
+def roofs(s: Any, f: Any) -> None:
+    """The roof pieces left changed."""
+    left = s.roofs_left
+    f[_ROOFS_LEFT], f[_ROOFS_LEFT + 1], f[_ROOFS_LEFT + 2] = left[0], left[1], left[2]
+
+
+def _column(s: Any, f: Any, column: list[int], sign: int) -> None:
+    # Clear (sign -1) or write (sign 1) one column's buildings and their sea-view points; the
+    # points of the lots behind depend on the lots in front, so a change re-writes the column.
+    height, owner, roof = s.height, s.owner, s.roof
+    for p in column:
+        h = height[p]
+        if h:
+            hidden = hidden_blocks(height, p)
+            vis = h - hidden if h > hidden else 0
+            o = owner[p]
+            r = roof[p]
+            if sign > 0:
+                f[_OWNER + p * MAX_COLOURS + o] = 1
+                f[_ROOF + p * 3 + r - 1] = 1
+                f[_HEIGHT + p] = h
+                f[_VISIBLE + p] = vis
+                f[_POINTS + o] += vis * r
+            else:
+                f[_OWNER + p * MAX_COLOURS + o] = 0
+                f[_ROOF + p * 3 + r - 1] = 0
+                f[_HEIGHT + p] = 0
+                f[_VISIBLE + p] = 0
+                f[_POINTS + o] -= vis * r
+
+
+def column_out(s: Any, f: Any, pos: int) -> None:
+    """Before a building in ``pos``'s column changes: clear the column's facts."""
+    _column(s, f, tables(s.game).columns[C.LOT_COLUMNS[pos]], -1)
+
+
+def column_in(s: Any, f: Any, pos: int) -> None:
+    """After a building in ``pos``'s column changed: write the column's facts."""
+    _column(s, f, tables(s.game).columns[C.LOT_COLUMNS[pos]], 1)
+    f[_EMPTY + pos] = 1 if empty_lot(s, pos) else 0
+
+
+def empty_lot(s: Any, pos: int) -> bool:
+    """Whether the drafted lot ``pos`` stays empty for good (rules §4; see ``empty_lots``)."""
+    if s.height[pos]:
+        return False
+    for c in range(len(s.lots_taken)):
+        taken = s.lots_taken[c]
+        if pos in taken:
+            return not s._build_pending(c, taken.index(pos))
+    return False
+
+
+def refresh(s: Any, f: Any, old_round: int, moved: list[list[int]]) -> None:
+    """Round ``old_round`` ended: its draft orders are gone.
+
+    On a new round the ``moved`` tiles (lots, blocks, builds) came face up from the stacks, and
+    the last round's bids and lots are no longer this round's.
+    """
+    nc = len(s.lots_taken)
+    for i in range(_RANK, _RANK + nc * 3):
+        f[i] = 0
+    if s.round == old_round:
+        return  # the game is over: the last round's bids and lots stay this round's
+    t = tables(s.game)
+    f[_ROUND] = s.round
+    f[_ROUNDS_LEFT] = t.num_rounds - s.round
+    for c in range(nc):
+        taken = s.lots_taken[c]
+        if len(taken) == old_round:
+            f[_THIS_ROUND + c * NUM_LOTS + taken[-1]] = 0
+    for i in range(_BID_CARD, _BID_CARD + nc * NUM_CARDS):
+        f[i] = 0
+    for i in range(_BID_BOOSTER, _BID_BOOSTER + nc * NUM_BOOSTERS):
+        f[i] = 0
+    for i in range(_BID_VALUES, _BID_VALUES + nc * 3):
+        f[i] = 0
+    lots, blocks, builds = moved
+    _stacked(f, t, lots, blocks, builds, 0)
+    _face_up(s, f, t, lots, blocks, builds)
+
+
+def _stacked(f: Any, t: Tables, lots: list[int], blocks: list[int], builds: list[int],
+             flag: int) -> None:
+    # Tiles put into (flag 1) or taken out of (flag 0) the face-down stacks: their contents.
+    step = 1 if flag else -1
+    for pos in lots:
+        f[_UNSEEN_LOTS + pos] = flag
+    for tile in blocks:
+        f[_UNSEEN_BLOCKS + tile] = flag
+        f[_BLOCK_KIND_COUNT + t.block_kind[tile]] += step
+    for tile in builds:
+        f[_UNSEEN_BUILDS + tile] = flag
+        f[_BUILD_KIND_COUNT + t.build_kind[tile]] += step
+
+
+def _face_up(s: Any, f: Any, t: Tables, lots: list[int], blocks: list[int],
+             builds: list[int]) -> None:
+    # Tiles put face up on the Beach Board (the leftmost of each row re-read in solo).
+    for pos in lots:
+        f[_OPEN + pos] = 1
+        f[_BEACH_LOTS + pos] = 1
+    for tile in blocks:
+        for i, v in zip(t.block_idx[tile], t.block_val[tile], strict=True):
+            f[i] = v
+    for tile in builds:
+        for i, v in zip(t.build_idx[tile], t.build_val[tile], strict=True):
+            f[i] = v
+    if t.solo:
+        _leftmost(s, f, 0, s.lot_row)
+        _leftmost(s, f, 1, s.block_row)
+        _leftmost(s, f, 2, s.build_row)
+
+
+def build(s: Any) -> array:
+    """The facts of position ``s`` from scratch (every slice; the per-turn ones stay zero)."""
+    t = tables(s.game)
+    f = array("B", t.template)
+    nc = len(s.lots_taken)
+    rnd = s.round
+    for goal in s.goals:
+        f[_GOALS + C.GOAL_NAMES.index(goal)] = 1
+    f[_ROUND] = rnd
+    f[_ROUNDS_LEFT] = t.num_rounds - rnd
+    for column in t.columns:
+        _column(s, f, column, 1)
+    for pos in s.removed_lots:
+        f[_REMOVED + pos] = 1
+    for pos in s.lot_stack:
+        f[_OPEN + pos] = 1
+    _stacked(f, t, s.lot_stack, s.block_stack, s.build_stack, 1)
+    _face_up(s, f, t, s.lot_row, s.block_row, s.build_row)
+    hands(s, f)
+    for c in range(nc):
+        taken = s.lots_taken[c]
+        for pos in taken:
+            if empty_lot(s, pos):
+                f[_EMPTY + pos] = 1
+            f[_GELATO + c] += t.lot_gelato[pos]
+        if len(taken) == rnd:
+            f[_THIS_ROUND + c * NUM_LOTS + taken[-1]] = 1
+        for card in s.played_cards[c]:
+            f[_PLAYED_CARDS + c * NUM_CARDS + card] = 1
+            f[_GELATO + c] += _CARD_GELATO[card]
+        for booster in s.played_boosters[c]:
+            f[_PLAYED_BOOSTERS + c * NUM_BOOSTERS + booster] = 1
+            f[_GELATO + c] += _BOOSTER_GELATO[booster]
+        for tile in s.blocks_taken[c]:
+            f[_GELATO + c] += t.block_gelato[tile]
+        for tile in s.builds_taken[c]:
+            f[_GELATO + c] += t.build_gelato[tile]
+        pc, pb = s.played_cards[c], s.played_boosters[c]
+        if len(pc) == rnd:
+            card, booster = pc[-1], pb[-1]
+            f[_BID_CARD + c * NUM_CARDS + card] = 1
+            f[_BID_BOOSTER + c * NUM_BOOSTERS + booster] = 1
+            b = _BID_VALUES + c * 3
+            f[b], f[b + 1], f[b + 2] = BID_VALUES[card * NUM_BOOSTERS + booster]
+        f[_STAR + c * C.NUM_STAR_SETS + s.star_sets[c] - 1] = 1
+        supply(s, f, c)
+    if s._orders is not None:
+        orders(s, f)
+    roofs(s, f)
+    if t.solo:
+        f[_OTTO_DECK] = len(s.hand_cards[1])
+        f[_OTTO_DECK + 1] = len(s.hand_boosters[1])
+    return f
