@@ -31,15 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.core.game import SIMULTANEOUS, State
+from tabletop_gym.core.game import State
 from tabletop_gym.core.observer import ObservationLayout, Observer
-from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano import facts as F
 from tabletop_gym.envs.positano.rules import (
-    ADD_ON,
-    BLOCK_CHOICE,
-    BUILD,
-    REMODEL,
     PositanoGame,
     PositanoState,
 )
@@ -85,11 +80,6 @@ class PositanoObserver(Observer):
         self._nc = nc
         # rel[player][colour] = relative colour.
         self._rel = [[(c - p) % nc for c in range(nc)] for p in range(nc)]
-        t = F.tables(game)
-        self._build_feats = t.build_feats
-        self._multiplier = [tile.multiplier for tile in game.block_tiles]
-        self._flat = [tile.blocks for tile in game.block_tiles]
-        self._bonus = [tile.bonus for tile in game.build_tiles]
         self._perm = [self._permutation(p) for p in range(nc)]
 
     def _permutation(self, player: int) -> np.ndarray:
@@ -97,9 +87,7 @@ class PositanoObserver(Observer):
         o = self._o
         nc = self._nc
         perm = np.arange(F.OBS_SIZE, dtype=np.intp)
-        for name in F.PER_TURN:
-            sl = self.layout[name]
-            perm[sl.start : sl.stop] = F.ZERO
+        perm[o["own_turn"]] = F.TO_ACT + player
         # Relative colour j of this seat is absolute colour (player + j) % nc.
         src = [(player + j) % nc if j < nc else -1 for j in range(MAX_COLOURS)]
         for name, w in F.PER_COLOUR.items():
@@ -121,58 +109,34 @@ class PositanoObserver(Observer):
 
     # --- encoding -----------------------------------------------------------------------------
 
-    def _view(self, s: PositanoState) -> np.ndarray:
-        """The state's facts as a numpy view, built from scratch the first time."""
+    def _facts(self, s: PositanoState) -> tuple[Any, np.ndarray]:
+        """The state's facts and a numpy view of them, built from scratch the first time."""
         f = s._facts
         if f is None:
             f = s._facts = F.build(s)
-        return np.frombuffer(f, dtype=np.uint8)
+        return f, np.frombuffer(f, dtype=np.uint8)
 
     def _fill(self, state: State, player: int, out: np.ndarray) -> None:
         # From scratch, never from the facts kept on the state.
         assert isinstance(state, PositanoState)
-        self._write(state, player, out, np.frombuffer(F.build(state), dtype=np.uint8))
+        f = F.build(state)
+        self._write(state, player, out, (f, np.frombuffer(f, dtype=np.uint8)))
 
     def _start(self, state: State, player: int, out: np.ndarray) -> Any:
         assert isinstance(state, PositanoState)
-        view = self._view(state)
-        self._write(state, player, out, view)
-        return view
+        memo = self._facts(state)
+        self._write(state, player, out, memo)
+        return memo
 
     def _catch_up(self, state: State, player: int, out: np.ndarray, memo: Any, mask: int) -> None:
-        # The engine wrote every change into the facts already: only the permutation remains.
+        # The rules wrote every change into the facts already: the turn and the permutation
+        # remain.
         assert isinstance(state, PositanoState)
         self._write(state, player, out, memo)
 
-    def _write(self, s: PositanoState, player: int, out: np.ndarray, view: np.ndarray) -> None:
-        """``player``'s vector from the facts: one permutation, then the per-turn entries."""
-        out[: F.OBS_SIZE] = view[self._perm[player]]
-        o = self._o
-        rel = self._rel[player]
-        ph = s.phase_index
-        idx = [o["phase"] + ph]
-        cur = s.current_player()
-        if cur in (SIMULTANEOUS, player):
-            idx.append(o["own_turn"])
-        if cur >= 0:
-            idx.append(o["decider"] + rel[cur])
-        acting = s.acting_colour()
-        if acting >= 0:
-            idx.append(o["acting_colour"] + rel[acting])
-        out[idx] = 1
-        if ph == BLOCK_CHOICE:
-            # The 2X/3X choice pending: which tile, and what each option would gain.
-            tile = s.blocks_taken[acting][-1]
-            mult = self._multiplier[tile]
-            gen = s.general[acting]
-            out[o["block_choice"] + mult - 2] = 1
-            out[o["block_choice_gain"]] = min(s.personal[acting] * (mult - 1), gen)
-            out[o["block_choice_gain"] + 1] = min(self._flat[tile], gen)
-        elif ph in (BUILD, ADD_ON, REMODEL):
-            # The build tile in play, the height limit and the lot built on this turn.
-            tile = s.builds_taken[acting][-1]
-            lot = s.lots_taken[acting][s.round - 1]
-            o_bt = o["build_tile"]
-            out[o_bt : o_bt + 7] = self._build_feats[tile]
-            out[o["build_limit"]] = C.LOT_LEVELS[lot] + self._bonus[tile]
-            out[o["build_lot"] + lot] = 1
+    def _write(
+        self, s: PositanoState, player: int, out: np.ndarray, facts: tuple[Any, np.ndarray]
+    ) -> None:
+        """``player``'s vector: the turn's entries written into the facts, then one permutation."""
+        F.turn(s, facts[0])
+        out[: F.OBS_SIZE] = facts[1][self._perm[player]]
