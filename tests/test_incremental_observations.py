@@ -41,13 +41,46 @@ def test_kept_vectors_equal_a_fresh_encoding_at_every_step(item):
             for seat in rng.permutation(n)[: rng.integers(1, n + 1)]:
                 kept = env.observer.encode(state, int(seat))
                 np.testing.assert_array_equal(kept, _fresh(env.observer, state, int(seat)))
+            if rng.random() < 0.2:
+                # Now and then every seat at once (the parallel env's call): each row equals
+                # that seat's fresh encoding.
+                rows = env.observer.encode_seats(state)
+                for seat in range(n):
+                    np.testing.assert_array_equal(rows[seat], _fresh(env.observer, state, seat))
             if state.is_terminal():
                 break
             env.step(int(rng.choice(np.flatnonzero(env.acting_mask()))))
+        rows = env.observer.encode_seats(state)
+        assert rows.shape == (n, env.observer.size)
         for seat in range(n):
             np.testing.assert_array_equal(
                 env.observer.encode(state, seat), _fresh(env.observer, state, seat)
             )
+            np.testing.assert_array_equal(rows[seat], _fresh(env.observer, state, seat))
+
+
+@pytest.mark.parametrize("game", ["positano", "rapa_nui"])
+def test_parallel_observations_kept_by_a_caller_never_change(game):
+    # The parallel env hands out rows of one array per step: a fresh array every step, so an
+    # observation kept from an earlier step stays as it was, and no seat's row is another's.
+    from tabletop_gym.registry import game_spec
+
+    env = game_spec(game).envs().parallel_env(num_players=3)
+    obs, _ = env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    kept = {a: o["observation"] for a, o in obs.items()}
+    before = {a: v.copy() for a, v in kept.items()}
+    for _ in range(12):
+        actions = {a: int(rng.choice(np.flatnonzero(o["action_mask"]))) for a, o in obs.items()}
+        obs, *_ = env.step(actions)
+        if not env.agents:
+            break
+    for a in kept:
+        np.testing.assert_array_equal(kept[a], before[a])
+    first, second = (obs[a]["observation"] for a in env.possible_agents[:2])
+    saved = second.copy()
+    first[:] = 7
+    np.testing.assert_array_equal(second, saved)
 
 
 @pytest.mark.parametrize("game", ["positano", "rapa_nui"])

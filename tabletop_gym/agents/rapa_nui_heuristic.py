@@ -9,6 +9,7 @@ display cards over the scorings that remain.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -89,6 +90,9 @@ _SPOIL_MOAI_PENALTY = 10.0
 _OPP_WEIGHT = 1.0
 _OPP_WEIGHT_MULTI = 0.5
 _EPS = 1e-9
+# Entries a bot keeps in each of its memo tables (pure functions of small count tuples; the
+# bound only caps memory, the tables rarely come near it).
+_MEMO_LIMIT = 1 << 16
 
 
 def _dense_values(stone: list[float], zero_rule: bool) -> list[int]:
@@ -128,6 +132,7 @@ class _View:
     __slots__ = (
         "base_rel",
         "base_surplus",
+        "by_type",
         "columns",
         "displays",
         "draws_left",
@@ -152,6 +157,7 @@ class _View:
 
     base_rel: list[float | None]
     base_surplus: float | None
+    by_type: list[tuple[float, ...]]
     columns: list[list[int]]
     displays: list[list[float]]
     draws_left: int
@@ -227,6 +233,13 @@ class RapaNuiHeuristic:
         self._slices = {
             name: slice(sl.start, sl.stop) for name, sl in observer.layout.slices.items()
         }
+        self._at = {name: sl.start for name, sl in observer.layout.slices.items()}
+        columns = observer.layout["columns"]
+        self._columns_at = (columns.start, columns.stop)
+        # Memo tables of pure valuations that recur across decisions: the same display counts
+        # and stone counts come back again and again, and a lookup costs less than the sums.
+        self._rel_memo: dict[tuple[float, ...], float] = {}
+        self._dense_memo: dict[tuple[float, ...], tuple[int, ...]] = {}
 
     def seed(self, seed: int | None) -> None:
         """Reseed the tie-breaking generator."""
@@ -238,35 +251,36 @@ class RapaNuiHeuristic:
         """Split the vector into plain Python lists (cheaper to read than numpy scalars)."""
         n = self._n
         sl = self._slices
+        at = self._at
         v = vec.tolist()
         w = _View()
         w.phase = v[sl["phase"]].index(1.0)
-        w.draws_left = int(v[sl["draws_left"]][0])
-        w.moai_units = int(v[sl["moai_units"]][0])
+        w.draws_left = int(v[at["draws_left"]])
+        w.moai_units = int(v[at["moai_units"]])
         w.hand = list(map(int, v[sl["own_hand"]]))
         w.hold = v[sl["own_holdings"]]
         w.own_fd = v[sl["own_face_down"]]
-        displays = v[sl["displays"]]
-        w.displays = [displays[j * NUM_CARD_TYPES : (j + 1) * NUM_CARD_TYPES] for j in range(n)]
-        w.wood = v[sl["wood"]][:n]
-        w.vp = v[sl["vp"]][:n]
-        w.hold_counts = v[sl["holding_counts"]][:n]
+        d = at["displays"]
+        w.displays = [v[d + j * NUM_CARD_TYPES : d + (j + 1) * NUM_CARD_TYPES] for j in range(n)]
+        # Per card id, every seat's display count (ego order): what a scoring of it compares.
+        w.by_type = list(zip(*w.displays, strict=True))
+        w.wood = v[at["wood"] : at["wood"] + n]
+        w.vp = v[at["vp"] : at["vp"] + n]
+        w.hold_counts = v[at["holding_counts"] : at["holding_counts"] + n]
         up = v[sl["stone_face_up"]]
         # What this seat knows of the stone: the face-up cards plus its own face-down ones.
         w.stone = [up[k] + w.own_fd[k] for k in range(NUM_KINDS)]
-        w.stone_all = sum(up) + v[sl["stone_face_down"]][0]
+        w.stone_all = sum(up) + v[at["stone_face_down"]]
         w.supply = v[sl["supply"]]
-        w.pile = int(v[sl["draw_pile"]][0])
-        w.removed = int(v[sl["removed_moai"]][0])
+        w.pile = int(v[at["draw_pile"]])
+        w.removed = int(v[at["removed_moai"]])
         cols: list[list[int]] = [[] for _ in range(NUM_COLUMNS)]
-        # One-hot entries: index = (column * 4 + position) * 7 + card id, front position first.
-        onehot = v[sl["columns"]]
-        find = onehot.index
-        j = -1
-        for _ in range(onehot.count(1.0)):
-            j = find(1.0, j + 1)
-            slot, card = divmod(j, NUM_CARD_TYPES)
-            cols[slot // COLUMN_SIZE].append(card)
+        # One-hot entries: index = (column * 4 + position) * 7 + card id, front position first;
+        # the set entries come in index order, so each column's cards come front first.
+        start, stop = self._columns_at
+        per_column = COLUMN_SIZE * NUM_CARD_TYPES
+        for j in np.flatnonzero(vec[start:stop]).tolist():
+            cols[j // per_column].append(j % NUM_CARD_TYPES)
         w.columns = cols
         # Per decision, the own-display valuations every option compares against.
         w.base_rel = [None] * NUM_CARD_TYPES
@@ -284,7 +298,7 @@ class RapaNuiHeuristic:
         if w.hand[MOAI] and w.wood[0] < MOAI_COST and w.stage > _LATE_STAGE:
             wv += _WOOD_SAVING
         w.wood_value = wv
-        now = _dense_values(w.stone, self._zero_rule)
+        now = self._dense(w.stone)
         # A thin stone ranks kinds by chance; late in the game few offering rounds remain, so
         # the present ranking is what will count.
         trust = max(min(1.0, w.stone_all / _STONE_TRUST), 1.0 - w.stage)
@@ -302,25 +316,40 @@ class RapaNuiHeuristic:
         """:meth:`_rel_gain` of the displays as they are (computed once per decision)."""
         got = w.base_rel[t]
         if got is None:
-            got = w.base_rel[t] = self._rel_gain(w.displays, t)
+            got = w.base_rel[t] = self._rel_from_counts(w.by_type[t], t)
         return got
 
     def _base_buy_surplus(self, w: _View) -> float:
         """:meth:`_buy_surplus` of the own H&G as they are (computed once per decision)."""
         got = w.base_surplus
         if got is None:
-            d0 = w.displays[0]
-            got = w.base_surplus = self._buy_surplus(w, [d0[HG + k] for k in range(NUM_KINDS)])
+            got = w.base_surplus = self._buy_surplus(w, w.displays[0][HG : HG + NUM_KINDS])
         return got
 
-    def _rel_gain(self, displays: list[list[float]], t: int) -> float:
-        """Own units minus the opponents' weighted units of a scoring of card id ``t``."""
-        return self._rel_from_counts([d[t] for d in displays], t)
+    def _rel_from_counts(self, counts: Sequence[float], t: int) -> float:
+        """Own units minus the opponents' weighted units of a scoring of card id ``t``.
 
-    def _rel_from_counts(self, counts: list[float], t: int) -> float:
-        """:meth:`_rel_gain` from each seat's count of card id ``t`` (ego order)."""
-        g = _gains(counts, t >= HG, self._hg_bonus)
-        return g[0] - self._opp_weight * self._opp_agg(g[1:])
+        ``counts``: each seat's display count of ``t``, ego order. Memoised: the same counts
+        come back decision after decision.
+        """
+        key = (t, *counts)
+        got = self._rel_memo.get(key)
+        if got is None:
+            g = _gains(list(counts), t >= HG, self._hg_bonus)
+            got = g[0] - self._opp_weight * self._opp_agg(g[1:])
+            if len(self._rel_memo) < _MEMO_LIMIT:
+                self._rel_memo[key] = got
+        return got
+
+    def _dense(self, stone: list[float]) -> tuple[int, ...]:
+        """:func:`_dense_values` under this game's zero rule (memoised)."""
+        key = tuple(stone)
+        got = self._dense_memo.get(key)
+        if got is None:
+            got = tuple(_dense_values(stone, self._zero_rule))
+            if len(self._dense_memo) < _MEMO_LIMIT:
+                self._dense_memo[key] = got
+        return got
 
     def _unit_value(self, w: _View, t: int) -> float:
         """VP-equivalent of one unit of a scoring of card id ``t``."""
@@ -333,14 +362,16 @@ class RapaNuiHeuristic:
         k = t - HG
         return w.kind_value[k] if w.supply[k] > 0 else 0.0
 
-    def _buy_surplus(self, w: _View, hg: list[float]) -> float:
+    def _buy_surplus(self, w: _View, hg: Sequence[float]) -> float:
         """Gain of the best purchase given own H&G counts ``hg`` per kind (0 if none pays)."""
         best = 0.0
+        kind_value = w.kind_value
+        wood_value = w.wood_value
         for k in range(NUM_KINDS):
-            best = max(best, w.kind_value[k] - max(0.0, BUY_BASE_COST - hg[k]) * w.wood_value)
+            best = max(best, kind_value[k] - max(0.0, BUY_BASE_COST - hg[k]) * wood_value)
         return best
 
-    def _opp_holding_values(self, w: _View, vals: list[int]) -> list[float]:
+    def _opp_holding_values(self, w: _View, vals: Sequence[int]) -> list[float]:
         """Each opponent's estimated offering-card value for the kind values ``vals``."""
         d = w.displays
         out = []
@@ -353,7 +384,7 @@ class RapaNuiHeuristic:
 
     def _margin(self, w: _View) -> float:
         """Own estimated final score minus the best opponent's, if the game ended now."""
-        vals = _dense_values(w.stone, self._zero_rule)
+        vals = self._dense(w.stone)
         d = w.displays
         held = self._opp_holding_values(w, vals)
 
@@ -365,14 +396,13 @@ class RapaNuiHeuristic:
 
     def _display_gain(self, w: _View, t: int, count: int) -> float:
         """Value of adding ``count`` cards of id ``t`` to the own display now."""
-        d = w.displays
-        after = [d[0][t] + count] + [dj[t] for dj in d[1:]]
+        counts = w.by_type[t]
+        after = [counts[0] + count, *counts[1:]]
         delta = self._rel_from_counts(after, t) - self._base_rel_gain(w, t)
         value = w.scorings_left * _REVEAL_SHARE[t] * self._unit_value(w, t) * delta
         if t >= HG:
             # H&G also make every later purchase of their kind cheaper, once per own turn.
-            hg = [d[0][HG + k] for k in range(NUM_KINDS)]
-            hg_after = list(hg)
+            hg_after = w.displays[0][HG : HG + NUM_KINDS]
             hg_after[t - HG] += count
             gain = self._buy_surplus(w, hg_after) - self._base_buy_surplus(w)
             value += w.scorings_left / self._n * gain
@@ -495,7 +525,7 @@ class RapaNuiHeuristic:
 
     def _offer_objective(self, w: _View, hold: list[float], stone: list[float]) -> float:
         """Own holdings' value on ``stone`` minus the opponents' estimated holdings' value."""
-        vals = _dense_values(stone, self._zero_rule)
+        vals = self._dense(stone)
         mine = sum(hold[k] * vals[k] for k in range(NUM_KINDS))
         opp = self._opp_agg(self._opp_holding_values(w, vals))
         # Tie-break: lift the kinds one holds most, so later rounds keep them on top.

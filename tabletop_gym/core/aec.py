@@ -642,9 +642,16 @@ class TabletopAECEnv(AECEnv):
 
     def acting_mask(self) -> np.ndarray:
         """A copy of the int8 mask of ``agent_selection`` (all zeros once the game is over)."""
+        return self.acting_mask_view().copy()
+
+    def acting_mask_view(self) -> np.ndarray:
+        """The read-only int8 mask of ``agent_selection`` itself (all zeros at the end).
+
+        For wrappers that convert it at once; :meth:`acting_mask` hands out a copy.
+        """
         if self.state_obj is None or self.terminations.get(self.agent_selection, True):
-            return self._zero_mask.copy()
-        return self._acting_mask.copy()
+            return self._zero_mask
+        return self._acting_mask
 
     def legal_actions(self, agent: str | None = None) -> list[int]:
         """Legal action ids of ``agent`` (default: the agent to act)."""

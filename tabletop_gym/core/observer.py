@@ -201,13 +201,15 @@ class Observer(abc.ABC):
         """The vector kept on ``state`` for ``player``, brought up to date (do not modify).
 
         The first call encodes in full (:meth:`_start`); later calls OR together the change
-        masks the engine appended since, and :meth:`_catch_up` re-encodes what they name.
+        masks the engine appended since, and :meth:`_catch_up` re-encodes what they name. Every
+        seat's vector is a row of one ``(num_players, size)`` array kept on the state, so
+        :meth:`encode_seats` copies them all at once.
         """
         store = kept_store(state)
         key = (id(self), player)
         entry = store.get(key)
         if entry is None:
-            buf: np.ndarray = np.zeros(self.layout.size, dtype=self.dtype)
+            buf: np.ndarray = self._kept_rows(store)[player]
             # The observer rides along so that its id stays unique while the entry lives.
             store[key] = [buf, self._start(state, player, buf), len(log), self]
             return buf
@@ -219,6 +221,16 @@ class Observer(abc.ABC):
         elif self.volatile:
             self._catch_up(state, player, buf, entry[1], 0)
         return buf
+
+    def _kept_rows(self, store: dict[Any, list[Any]]) -> np.ndarray:
+        """The zeroed ``(num_players, size)`` array whose rows are the kept vectors."""
+        key = (id(self), "rows")
+        entry = store.get(key)
+        if entry is None:
+            rows = np.zeros((self.game.num_players, self.layout.size), dtype=self.dtype)
+            entry = store[key] = [rows, self]
+        kept: np.ndarray = entry[0]
+        return kept
 
     # --- sections ------------------------------------------------------------------------------
 
@@ -278,7 +290,9 @@ class Observer(abc.ABC):
         if self.incremental:
             log = state.change_log()
             if log is not None:
-                return np.stack([self.kept(state, p, log) for p in range(n)])
+                for p in range(n):
+                    self.kept(state, p, log)
+                return self._kept_rows(kept_store(state)).copy()
         return np.stack([self.encode(state, p) for p in range(n)])
 
     def encode_all(self, state: State) -> np.ndarray:

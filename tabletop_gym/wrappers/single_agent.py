@@ -275,16 +275,21 @@ class SingleAgentEnv(gymnasium.Env):
         aec = self.aec
         reward = 0.0
         n = int(self.action_space.n)
-        while not self._is_over() and aec.agent_selection != self._learner:
+        learner = self._learner
+        terminations = aec.terminations
+        while not terminations.get(learner, True) and aec.agent_selection != learner:
             name = aec.agent_selection
             self._done = True  # until the opponent's move is in: an exception ends the episode
             raw = choose_action(self._opponents[name], aec, name)
             try:
-                aec.step(as_action(raw, n, f"opponent {name}"))
+                # A plain int in range needs no conversion (the env checks its legality).
+                aec.step(raw if type(raw) is int and 0 <= raw < n
+                         else as_action(raw, n, f"opponent {name}"))
             except ValueError as exc:  # outside the action space, or illegal
                 self._opponent_faulted(name, raw, exc)
             self._done = False
-            reward += float(aec.rewards.get(self._learner, 0.0))
+            reward += float(aec.rewards.get(learner, 0.0))
+            terminations = aec.terminations  # the env may rebind its dicts
         if self._is_over():
             self._done = True
         return reward
@@ -329,7 +334,10 @@ class SingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (all False once the game is over)."""
-        return self._mask_int8().astype(bool)
+        if not self._done and self.aec.agent_selection == self._learner:
+            # One conversion of the env's mask for this position, no intermediate copy.
+            return self.aec.acting_mask_view().astype(bool)
+        return np.zeros(self.action_space.n, dtype=bool)
 
     def render(self) -> str | np.ndarray | None:
         """The table in ``render_view`` (``human``: shown in a window, returns ``None``)."""
