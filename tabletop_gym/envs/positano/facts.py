@@ -1,11 +1,12 @@
 """Positano's observable facts: the observation layout and the flat array the engine keeps.
 
 One layout for every configuration (see :mod:`.observer` for its meaning). The engine keeps the
-facts of a position in one flat ``array('B')`` laid out as the observation of seat 0 (absolute
+facts of a position in one flat ``array('f')`` laid out as the observation of seat 0 (absolute
 colours: colour ``c``'s entries where seat 0 sees relative colour ``c``), followed by every
 colour's hand and a constant zero; each rule that changes a fact writes the entries it changed,
-in place. An observer turns that array into any seat's ego-centric vector with one precomputed
-index permutation, so an observation costs about a copy. The entries that say whose turn it is
+in place. The values are small whole numbers, exact in float32, the observation's default
+dtype: an observer turns that array into any seat's ego-centric vector with one precomputed
+gather, which is also the fresh copy it hands out. The entries that say whose turn it is
 (phase, seats to act, decider, acting colour, the pending build or 2X/3X context) are rewritten
 by :func:`turn` when an observer reads a changed position, not by every rule.
 
@@ -413,8 +414,11 @@ ZERO = TO_ACT + MAX_COLOURS
 """Facts only: an entry that is always 0 (what padding colours read)."""
 _LAST = ZERO + 1
 # Facts only, never observed: what :func:`turn` wrote last (phase + 1, 0 before the first write;
-# seat to act + 3; acting colour + 1), so the next call clears just those entries.
-SIZE = _LAST + 3
+# seat to act + 3; acting colour + 1), so the next call clears just those entries, and the
+# length of the change log it saw.
+SEEN = _LAST + 3
+"""Facts only: the length of the change log when :func:`turn` last wrote."""
+SIZE = SEEN + 1
 """Length of the facts array."""
 
 PER_COLOUR: dict[str, int] = {
@@ -474,6 +478,10 @@ BID_VALUES = [
 ]
 
 
+def _zeros(n: int) -> array:
+    return array("f", bytes(4 * n))
+
+
 class Tables:
     """Per-game index tables: where each face-up tile's features go, kinds and gelato.
 
@@ -517,7 +525,7 @@ class Tables:
             idx = [base + i for i, v in enumerate(feats) if v]
             self.build_idx.append(idx)
             self.build_val.append([int(feats[i - base]) for i in idx])
-            self.build_feats.append(array("B", [int(v) for v in feats[1:]]))
+            self.build_feats.append(array("f", [float(v) for v in feats[1:]]))
         self.block_kind = [block_kind(t) for t in game.block_tiles]
         self.build_kind = [build_kind(t) for t in game.build_tiles]
         self.lot_gelato = [0] * NUM_LOTS
@@ -536,7 +544,7 @@ class Tables:
         self.num_rounds = game.num_rounds
         # What every position of this game shares: the config's one-hots.
         nc = game.num_colours
-        template = array("B", bytes(SIZE))
+        template = _zeros(SIZE)
         template[_O["num_players"] + game.num_players - 1] = 1
         template[_O["board_size"] + game.size - 4] = 1
         for c in range(nc):
@@ -579,11 +587,11 @@ def orders(s: Any, f: Any) -> None:
             f[_RANK + c * 3 + k] = place + 1
 
 
-_NO_TILES = array("B", bytes(MAX_TILES))
-_NO_RANKS = array("B", bytes(_BIDS_END - _RANK))
-_NO_BIDS = array("B", bytes(_BIDS_END - _BID_CARD))
-_NO_COLOUR = array("B", bytes(MAX_COLOURS))
-_NO_CONTEXT = array("B", bytes(_CONTEXT_END - _CONTEXT))
+_NO_TILES = _zeros(MAX_TILES)
+_NO_RANKS = _zeros(_BIDS_END - _RANK)
+_NO_BIDS = _zeros(_BIDS_END - _BID_CARD)
+_NO_COLOUR = _zeros(MAX_COLOURS)
+_NO_CONTEXT = _zeros(_CONTEXT_END - _CONTEXT)
 
 
 def turn(s: Any, f: Any) -> None:
@@ -593,16 +601,16 @@ def turn(s: Any, f: Any) -> None:
     what the last call wrote is cleared first. The observer calls it when the position changed
     (the rules do not, so the engine alone never pays for it).
     """
-    last = f[_LAST]
+    last = int(f[_LAST])
     if last:
         f[_PHASE + last - 1] = 0
-        cur = f[_LAST + 1] - 3
+        cur = int(f[_LAST + 1]) - 3
         if cur == SIMULTANEOUS:
             f[TO_ACT : TO_ACT + MAX_COLOURS] = _NO_COLOUR
         elif cur >= 0:
             f[TO_ACT + cur] = 0
             f[_DECIDER + cur] = 0
-        acting = f[_LAST + 2] - 1
+        acting = int(f[_LAST + 2]) - 1
         if acting >= 0:
             f[_ACTING + acting] = 0
         if last - 1 in _CONTEXT_PHASES:
@@ -796,7 +804,8 @@ def _face_up(s: Any, f: Any, t: Tables, lots: list[int], blocks: list[int],
 def build(s: Any) -> array:
     """The facts of position ``s`` from scratch (every slice; the per-turn ones stay zero)."""
     t = s.game.fact_tables
-    f = array("B", t.template)
+    f = array("f", t.template)
+    f[SEEN] = -1  # no change log length: the turn's entries are still to be written
     nc = len(s.lots_taken)
     rnd = s.round
     for goal in s.goals:

@@ -8,16 +8,11 @@ height bonus, extra action, gelato), because tile index ``t`` means different ti
 5×5 sets. Values are raw counts and flags; every slice's bounds are proven maxima over all
 configurations (see :mod:`.facts`, which holds the layout).
 
-How a vector is made: the engine keeps the position's observable facts in one flat integer array
-laid out as seat 0's view (:mod:`.facts`; built from scratch the first time a position is
-observed, then written in place by every rule that changes a fact). A seat's vector is that array
-through one precomputed index permutation (its ego-centric order, its own hand), plus the few
-entries that depend on whose turn it is; so an observation costs about a copy.
-
-Ego-centric: every per-colour block lists the observing seat's colour first, then the other
-colours in seat order after it; ``cliff_owner`` and the ``decider``/``acting_colour`` one-hots
-use the same relative numbering. In solo the observer is seat 0 and Otto Amalfi is relative
-colour 1.
+How a vector is made: the engine keeps the position's observable facts in one flat float32
+array laid out as seat 0's view (:mod:`.facts`; built from scratch the first time a position is
+observed, then written in place by every rule that changes a fact). A seat's vector is one
+precomputed gather from that array (its ego-centric order, its own hand), so an observation
+costs about a copy.
 
 Never encoded (information hygiene): the order of the face-down lot, block and build stacks (only
 their contents, which are public by elimination), the order of Otto's undrawn cards (only how many
@@ -27,12 +22,10 @@ observer adds only the seat's own).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from tabletop_gym.core.game import State
-from tabletop_gym.core.observer import ObservationLayout, Observer
+from tabletop_gym.core.observer import ObservationLayout, SharedObserver
 from tabletop_gym.envs.positano import facts as F
 from tabletop_gym.envs.positano.rules import (
     PositanoGame,
@@ -60,27 +53,25 @@ BLOCK_FEATURES = F.BLOCK_FEATURES
 BUILD_FEATURES = F.BUILD_FEATURES
 
 
-class PositanoObserver(Observer):
+class PositanoObserver(SharedObserver):
     """Encodes a :class:`~tabletop_gym.envs.positano.rules.PositanoState` as one seat sees it.
 
     The layout (:attr:`layout`) is identical for every configuration; its slices are listed in
-    the env's docs page (generated from :meth:`ObservationLayout.markdown_table`).
+    the env's docs page (generated from :meth:`ObservationLayout.markdown_table`). The shared
+    vector is the engine's own facts array (:mod:`.facts`), read in place.
     """
 
     game: PositanoGame
-    incremental = True
+    shared_size = F.SIZE
+    zero_index = F.ZERO
 
     def __init__(self, game: PositanoGame):
-        """Lay out the slices and precompute each seat's permutation of the facts."""
+        """Lay out the slices and precompute each seat's gather from the facts."""
         super().__init__(game)
         self.layout = ObservationLayout(F.PARTS)
-        o = {name: sl.start for name, sl in self.layout.slices.items()}
-        self._o = o
-        nc = game.num_colours
-        self._nc = nc
-        # rel[player][colour] = relative colour.
-        self._rel = [[(c - p) % nc for c in range(nc)] for p in range(nc)]
-        self._perm = [self._permutation(p) for p in range(nc)]
+        self._o = {name: sl.start for name, sl in self.layout.slices.items()}
+        self._nc = game.num_colours
+        self.gather = np.stack([self._permutation(p) for p in range(game.num_players)])
 
     def _permutation(self, player: int) -> np.ndarray:
         """Facts index of each entry of ``player``'s vector (its ego-centric view)."""
@@ -109,34 +100,36 @@ class PositanoObserver(Observer):
 
     # --- encoding -----------------------------------------------------------------------------
 
-    def _facts(self, s: PositanoState) -> tuple[Any, np.ndarray]:
-        """The state's facts and a numpy view of them, built from scratch the first time."""
-        f = s._facts
-        if f is None:
-            f = s._facts = F.build(s)
-        return f, np.frombuffer(f, dtype=np.uint8)
+    def shared_vector(self, state: State) -> np.ndarray:
+        """The state's facts (float32, in place; privileged: every hand), brought up to date.
 
-    def _fill(self, state: State, player: int, out: np.ndarray) -> None:
-        # From scratch, never from the facts kept on the state.
+        Built from scratch the first time a position is observed; from then on the rules write
+        every change into them, and only the turn's entries are rewritten here when the change
+        log grew.
+        """
+        assert isinstance(state, PositanoState)
+        f = state._facts
+        if f is None:
+            f = state._facts = F.build(state)
+        seen = len(state._deltas)
+        if f[F.SEEN] != seen:
+            F.turn(state, f)
+            f[F.SEEN] = seen
+        return np.frombuffer(f, dtype=np.float32)
+
+    def _write_shared(self, state: State, vec: np.ndarray, mask: int) -> None:
+        # The facts are written by the rules; from scratch they are built (every mask).
         assert isinstance(state, PositanoState)
         f = F.build(state)
-        self._write(state, player, out, (f, np.frombuffer(f, dtype=np.uint8)))
+        F.turn(state, f)
+        vec[:] = np.frombuffer(f, dtype=np.float32)
 
-    def _start(self, state: State, player: int, out: np.ndarray) -> Any:
-        assert isinstance(state, PositanoState)
-        memo = self._facts(state)
-        self._write(state, player, out, memo)
-        return memo
+    def encode(self, state: State, player: int) -> np.ndarray:
+        """A fresh vector of what ``player`` may know of ``state`` (one gather)."""
+        out: np.ndarray = self.shared_vector(state).take(self.gather[player])
+        return out if out.dtype == self.dtype else out.astype(self.dtype)
 
-    def _catch_up(self, state: State, player: int, out: np.ndarray, memo: Any, mask: int) -> None:
-        # The rules wrote every change into the facts already: the turn and the permutation
-        # remain.
-        assert isinstance(state, PositanoState)
-        self._write(state, player, out, memo)
-
-    def _write(
-        self, s: PositanoState, player: int, out: np.ndarray, facts: tuple[Any, np.ndarray]
-    ) -> None:
-        """``player``'s vector: the turn's entries written into the facts, then one permutation."""
-        F.turn(s, facts[0])
-        out[: F.OBS_SIZE] = facts[1][self._perm[player]]
+    def encode_seats(self, state: State) -> np.ndarray:
+        """Every seat's observation: one gather into a fresh ``(num_players, size)`` array."""
+        out: np.ndarray = self.shared_vector(state).take(self.gather)
+        return out if out.dtype == self.dtype else out.astype(self.dtype)
