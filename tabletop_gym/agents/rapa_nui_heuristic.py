@@ -456,17 +456,17 @@ class RapaNuiHeuristic:
             self._unit_value(w, t) * self._base_rel_gain(w, t) for t in range(NUM_CARD_TYPES)
         ]
         # The unseen pool (other hands and the draw pile) gives a refill's expected card.
-        pool: list[float] = list(self._totals)
-        for disp in w.displays:
-            for t in range(NUM_CARD_TYPES):
-                pool[t] -= disp[t]
+        # Every count is a whole number, so the order of the subtractions does not matter.
+        in_columns = [0] * NUM_CARD_TYPES
         for col in w.columns:
             for t in col:
-                pool[t] -= 1
-        for t in range(NUM_CARD_TYPES):
-            pool[t] -= w.hand[t]
-        pool[MOAI] -= w.removed
-        pool = [max(0.0, x) for x in pool]
+                in_columns[t] += 1
+        in_columns[MOAI] += w.removed
+        pool = [
+            max(0.0, total - sum(displayed) - columns - held)
+            for total, displayed, columns, held in zip(
+                self._totals, w.by_type, in_columns, w.hand, strict=True)
+        ]
         total = sum(pool) or 1.0
         exp_hand = sum(pool[t] * hand_val[t] for t in range(NUM_CARD_TYPES)) / total
         exp_reveal = sum(pool[t] * reveal[t] for t in range(NUM_CARD_TYPES)) / total
