@@ -343,6 +343,8 @@ class SharedObserver(Observer):
     """Length of the shared vector (entries :data:`ZERO` and :data:`ONE` included)."""
     gather: np.ndarray
     """``(num_players, layout.size)`` indices into the shared vector, one row per seat."""
+    zero_index: int = ZERO
+    """An entry of the shared vector that always holds 0 (a wrapper pads its gather with it)."""
 
     @abc.abstractmethod
     def _write_shared(self, state: State, vec: np.ndarray, mask: int) -> None:

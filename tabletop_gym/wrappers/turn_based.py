@@ -39,7 +39,7 @@ from tabletop_gym.core.game import (
     parse_document,
     shown,
 )
-from tabletop_gym.core.observer import ObservationLayout, Observer
+from tabletop_gym.core.observer import ObservationLayout, Observer, SharedObserver
 
 
 class TurnBasedGame(Game):
@@ -413,6 +413,14 @@ class TurnBasedObserver(Observer):
         self._split = game.split
         self.incremental = inner_observer.incremental
         self.dtype = inner_observer.dtype
+        # An inner observer with a shared vector: a seat's whole vector is one gather from it
+        # (padded to the commitment slices with its zero entry), and the few commitment
+        # entries are written into that fresh array.
+        self._gather: np.ndarray | None = None
+        if isinstance(inner_observer, SharedObserver):
+            g = inner_observer.gather
+            pad = np.full((g.shape[0], self.layout.size - base.size), inner_observer.zero_index)
+            self._gather = np.concatenate([g, pad.astype(g.dtype)], axis=1)
 
     # The commitments live outside the inner engine's change log: refresh them on every call.
     volatile = True
@@ -421,6 +429,29 @@ class TurnBasedObserver(Observer):
         """Encode into ``obs_dtype`` (the inner observer too, whose part this vector holds)."""
         super().set_dtype(obs_dtype)
         self.inner.set_dtype(obs_dtype)
+
+    def encode(self, state: State, player: int) -> np.ndarray:
+        """A fresh vector of what ``player`` may know: the inner view and its own commitments."""
+        if self._gather is None:
+            return super().encode(state, player)
+        assert isinstance(state, TurnBasedState) and isinstance(self.inner, SharedObserver)
+        out: np.ndarray = self.inner.shared_vector(state.inner).take(self._gather[player])
+        if out.dtype != self.dtype:
+            out = out.astype(self.dtype)
+        self._commitments(state, player, out, [])
+        return out
+
+    def encode_seats(self, state: State) -> np.ndarray:
+        """Every seat's vector as the rows of one fresh array."""
+        if self._gather is None:
+            return super().encode_seats(state)
+        assert isinstance(state, TurnBasedState) and isinstance(self.inner, SharedObserver)
+        out: np.ndarray = self.inner.shared_vector(state.inner).take(self._gather)
+        if out.dtype != self.dtype:
+            out = out.astype(self.dtype)
+        for p in range(len(out)):
+            self._commitments(state, p, out[p], [])
+        return out
 
     def _fill(self, state: State, player: int, out: np.ndarray) -> None:
         assert isinstance(state, TurnBasedState)

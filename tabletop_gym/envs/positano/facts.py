@@ -1,13 +1,14 @@
 """Positano's observable facts: the observation layout and the flat array the engine keeps.
 
 One layout for every configuration (see :mod:`.observer` for its meaning). The engine keeps the
-facts of a position in one flat ``array('B')`` laid out as the observation of seat 0 (absolute
+facts of a position in one flat ``array('f')`` laid out as the observation of seat 0 (absolute
 colours: colour ``c``'s entries where seat 0 sees relative colour ``c``), followed by every
 colour's hand and a constant zero; each rule that changes a fact writes the entries it changed,
-in place. An observer turns that array into any seat's ego-centric vector with one precomputed
-index permutation, so an observation costs about a copy. Entries that depend on whose turn it is
-(phase, own turn, decider, acting colour, the pending build or 2X/3X context) stay zero here and
-are written by the observer.
+in place. The values are small whole numbers, exact in float32, the observation's default
+dtype: an observer turns that array into any seat's ego-centric vector with one precomputed
+gather, which is also the fresh copy it hands out. The entries that say whose turn it is
+(phase, seats to act, decider, acting colour, the pending build or 2X/3X context) are rewritten
+by :func:`turn` when an observer reads a changed position, not by every rule.
 
 The array is created from scratch by the observer the first time a position is observed
 (``PositanoState._facts`` is ``None`` until then, and a clone starts without one), so the engine
@@ -19,6 +20,7 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
+from tabletop_gym.core.game import SIMULTANEOUS
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano.scoring import hidden_blocks
 
@@ -34,6 +36,9 @@ PHASES: tuple[str, ...] = (
     "terminal",
 )
 """Phase names, indexed by ``PositanoState.phase_index``."""
+_BLOCK_CHOICE = PHASES.index("block_choice")
+_BUILD_PHASES = (PHASES.index("build"), PHASES.index("add_on"), PHASES.index("remodel"))
+_CONTEXT_PHASES = (_BLOCK_CHOICE, *_BUILD_PHASES)
 
 MAX_COLOURS = 6
 """Per-colour blocks are padded to this many colours (the most players of any config)."""
@@ -403,16 +408,22 @@ HAND_CARDS = OBS_SIZE
 """Facts only: colour ``c``'s base bid cards in hand at ``HAND_CARDS + c * NUM_CARDS``."""
 HAND_BOOSTERS = HAND_CARDS + MAX_COLOURS * NUM_CARDS
 """Facts only: colour ``c``'s boosters in hand at ``HAND_BOOSTERS + c * NUM_BOOSTERS``."""
-ZERO = HAND_BOOSTERS + MAX_COLOURS * NUM_BOOSTERS
+TO_ACT = HAND_BOOSTERS + MAX_COLOURS * NUM_BOOSTERS
+"""Facts only: 1 at ``TO_ACT + c`` when colour ``c``'s seat has a decision now."""
+ZERO = TO_ACT + MAX_COLOURS
 """Facts only: an entry that is always 0 (what padding colours read)."""
-SIZE = ZERO + 1
+_LAST = ZERO + 1
+# Facts only, never observed: what :func:`turn` wrote last (phase + 1, 0 before the first write;
+# seat to act + 3; acting colour + 1), so the next call clears just those entries, and the
+# length of the change log it saw.
+SEEN = _LAST + 3
+"""Facts only: the length of the change log when :func:`turn` last wrote."""
+SIZE = SEEN + 1
 """Length of the facts array."""
 
-PER_TURN = ("phase", "own_turn", "decider", "acting_colour", "own_cards", "own_boosters",
-            "block_choice", "block_choice_gain", "build_tile", "build_limit", "build_lot")
-"""Slices the facts leave at zero: the observer writes them for the seat and the turn."""
-
 PER_COLOUR: dict[str, int] = {
+    "decider": 1,
+    "acting_colour": 1,
     "lot_this_round": NUM_LOTS,
     "colour_present": 1,
     "played_cards": NUM_CARDS,
@@ -445,17 +456,30 @@ _BLOCK_KIND_COUNT, _BUILD_KIND_COUNT = _O["unseen_block_kinds"], _O["unseen_buil
 _PLAYED_CARDS, _PLAYED_BOOSTERS = _O["played_cards"], _O["played_boosters"]
 _BID_CARD, _BID_BOOSTER, _BID_VALUES = _O["bid_card"], _O["bid_booster"], _O["bid_values"]
 _RANK = _O["draft_rank"]
+_BIDS_END = _RANK + MAX_COLOURS * 3
 _GOALS, _REMOVED, _STAR = _O["goals"], _O["lot_removed"], _O["star_set"]
 _PERSONAL, _GENERAL, _GELATO, _POINTS = (
     _O["personal"], _O["general"], _O["gelato"], _O["building_points"]
 )
 _ROOFS_LEFT, _OTTO_DECK = _O["roofs_left"], _O["otto_deck"]
+_PHASE, _DECIDER, _ACTING = _O["phase"], _O["decider"], _O["acting_colour"]
+# The pending 2X/3X choice and build context: contiguous, from block_choice to build_lot.
+_CONTEXT = _O["block_choice"]
+_CONTEXT_END = _O["build_lot"] + NUM_LOTS
+_CHOICE, _GAIN, _BUILD_TILE, _LIMIT, _BUILD_LOT = (
+    _O["block_choice"], _O["block_choice_gain"], _O["build_tile"], _O["build_limit"],
+    _O["build_lot"],
+)
 _CARD_GELATO = [c.gelato for c in C.BID_CARDS]
 _BOOSTER_GELATO = [b.gelato for b in C.BOOSTERS]
 # Bid values (lot, block, build) of card c with booster b at c * NUM_BOOSTERS + b (rules §3.1).
 BID_VALUES = [
     tuple(v + bo.value for v in card.values) for card in C.BID_CARDS for bo in C.BOOSTERS
 ]
+
+
+def _zeros(n: int) -> array:
+    return array("f", bytes(4 * n))
 
 
 class Tables:
@@ -484,7 +508,7 @@ class Tables:
             self.block_val.append([int(feats[i - base]) for i in idx])
         self.build_idx: list[list[int]] = []
         self.build_val: list[list[int]] = []
-        self.build_feats: list[list[int]] = []
+        self.build_feats: list[array] = []
         nbf = len(BUILD_FEATURES)
         for t in game.build_tiles:
             feats = [
@@ -501,7 +525,7 @@ class Tables:
             idx = [base + i for i, v in enumerate(feats) if v]
             self.build_idx.append(idx)
             self.build_val.append([int(feats[i - base]) for i in idx])
-            self.build_feats.append([int(v) for v in feats[1:]])
+            self.build_feats.append(array("f", [float(v) for v in feats[1:]]))
         self.block_kind = [block_kind(t) for t in game.block_tiles]
         self.build_kind = [build_kind(t) for t in game.build_tiles]
         self.lot_gelato = [0] * NUM_LOTS
@@ -513,24 +537,19 @@ class Tables:
         # By row kind (1 blocks, 2 builds; 0, the lots, has no features).
         self.feature_idx: tuple[list[list[int]], ...] = ([], self.block_idx, self.build_idx)
         self.tile_gelato = (self.lot_gelato, self.block_gelato, self.build_gelato)
+        self.multiplier = [tile.multiplier for tile in game.block_tiles]
+        self.flat = [tile.blocks for tile in game.block_tiles]
+        self.bonus = [tile.bonus for tile in game.build_tiles]
         self.solo = game.solo
         self.num_rounds = game.num_rounds
         # What every position of this game shares: the config's one-hots.
         nc = game.num_colours
-        template = array("B", bytes(SIZE))
+        template = _zeros(SIZE)
         template[_O["num_players"] + game.num_players - 1] = 1
         template[_O["board_size"] + game.size - 4] = 1
         for c in range(nc):
             template[_O["colour_present"] + c] = 1
         self.template = template
-
-
-def tables(game: Any) -> Tables:
-    """The :class:`Tables` of ``game``, built once per game object."""
-    got = game.__dict__.get("_fact_tables")
-    if got is None:
-        got = game.__dict__["_fact_tables"] = Tables(game)
-    return got
 
 
 # --- writes: each rule calls the one for what it changed, after changing the state ----------
@@ -568,7 +587,67 @@ def orders(s: Any, f: Any) -> None:
             f[_RANK + c * 3 + k] = place + 1
 
 
-_NO_TILES = array("B", bytes(MAX_TILES))
+_NO_TILES = _zeros(MAX_TILES)
+_NO_RANKS = _zeros(_BIDS_END - _RANK)
+_NO_BIDS = _zeros(_BIDS_END - _BID_CARD)
+_NO_COLOUR = _zeros(MAX_COLOURS)
+_NO_CONTEXT = _zeros(_CONTEXT_END - _CONTEXT)
+
+
+def turn(s: Any, f: Any) -> None:
+    """Write who decides now and for what.
+
+    Phase, seats to act, decider, acting colour and the pending 2X/3X choice or build context;
+    what the last call wrote is cleared first. The observer calls it when the position changed
+    (the rules do not, so the engine alone never pays for it).
+    """
+    last = int(f[_LAST])
+    if last:
+        f[_PHASE + last - 1] = 0
+        cur = int(f[_LAST + 1]) - 3
+        if cur == SIMULTANEOUS:
+            f[TO_ACT : TO_ACT + MAX_COLOURS] = _NO_COLOUR
+        elif cur >= 0:
+            f[TO_ACT + cur] = 0
+            f[_DECIDER + cur] = 0
+        acting = int(f[_LAST + 2]) - 1
+        if acting >= 0:
+            f[_ACTING + acting] = 0
+        if last - 1 in _CONTEXT_PHASES:
+            f[_CONTEXT:_CONTEXT_END] = _NO_CONTEXT
+    ph = s.phase_index
+    cur = s.current_player()
+    acting = s.acting_colour()
+    f[_LAST] = ph + 1
+    f[_LAST + 1] = cur + 3 if cur >= SIMULTANEOUS else 0
+    f[_LAST + 2] = acting + 1
+    f[_PHASE + ph] = 1
+    if cur == SIMULTANEOUS:
+        for c in range(len(s.hand_cards)):
+            f[TO_ACT + c] = 1
+    elif cur >= 0:
+        f[TO_ACT + cur] = 1
+        f[_DECIDER + cur] = 1
+    if acting < 0:
+        return
+    f[_ACTING + acting] = 1
+    if ph == _BLOCK_CHOICE:
+        # What each option of the drafted 2X/3X tile would gain (rules §1.6).
+        t = s.game.fact_tables
+        tile = s.blocks_taken[acting][-1]
+        mult = t.multiplier[tile]
+        gen = s.general[acting]
+        f[_CHOICE + mult - 2] = 1
+        f[_GAIN] = min(s.personal[acting] * (mult - 1), gen)
+        f[_GAIN + 1] = min(t.flat[tile], gen)
+    elif ph in _BUILD_PHASES:
+        # The build tile in play, the height limit and the lot built on this turn (rules §4).
+        t = s.game.fact_tables
+        tile = s.builds_taken[acting][-1]
+        lot = s.lots_taken[acting][s.round - 1]
+        f[_BUILD_TILE : _BUILD_TILE + 7] = t.build_feats[tile]
+        f[_LIMIT] = C.LOT_LEVELS[lot] + t.bonus[tile]
+        f[_BUILD_LOT + lot] = 1
 
 
 def _leftmost(s: Any, f: Any, kind: int, row: list[int]) -> None:
@@ -584,7 +663,7 @@ def take_lot(s: Any, f: Any, c: int, pos: int) -> None:
     f[_OPEN + pos] = 0
     f[_BEACH_LOTS + pos] = 0
     f[_THIS_ROUND + c * NUM_LOTS + pos] = 1
-    t = tables(s.game)
+    t = s.game.fact_tables
     f[_GELATO + c] += t.lot_gelato[pos]
     if t.solo:
         _leftmost(s, f, 0, s.lot_row)
@@ -596,7 +675,7 @@ def take_tile(s: Any, f: Any, c: int, kind: int, tile: int) -> None:
     The supply a block tile brings is written by :func:`supply`; a build tile drafted without a
     block leaves the colour's lot empty for good (rules §4).
     """
-    t = tables(s.game)
+    t = s.game.fact_tables
     for i in t.feature_idx[kind][tile]:
         f[i] = 0
     f[_GELATO + c] += t.tile_gelato[kind][tile]
@@ -618,9 +697,23 @@ def roofs(s: Any, f: Any) -> None:
     f[_ROOFS_LEFT], f[_ROOFS_LEFT + 1], f[_ROOFS_LEFT + 2] = left[0], left[1], left[2]
 
 
-def _column(s: Any, f: Any, column: list[int], sign: int) -> None:
-    # Clear (sign -1) or write (sign 1) one column's buildings and their sea-view points; the
-    # points of the lots behind depend on the lots in front, so a change re-writes the column.
+def column_out(s: Any, f: Any, pos: int) -> None:
+    """Before a building in ``pos``'s column changes: clear the column's facts and points."""
+    owner, roof = s.owner, s.roof
+    for p in s.game.fact_tables.columns[C.LOT_COLUMNS[pos]]:
+        if s.height[p]:
+            o = owner[p]
+            r = roof[p]
+            f[_OWNER + p * MAX_COLOURS + o] = 0
+            f[_ROOF + p * 3 + r - 1] = 0
+            f[_HEIGHT + p] = 0
+            f[_POINTS + o] -= f[_VISIBLE + p] * r
+            f[_VISIBLE + p] = 0
+
+
+def _column(s: Any, f: Any, column: list[int]) -> None:
+    # Write one column's buildings and their sea-view points (rules §5.1); what a lot shows
+    # depends on the lots in front, so a change re-writes the whole column.
     height, owner, roof = s.height, s.owner, s.roof
     for p in column:
         h = height[p]
@@ -629,28 +722,16 @@ def _column(s: Any, f: Any, column: list[int], sign: int) -> None:
             vis = h - hidden if h > hidden else 0
             o = owner[p]
             r = roof[p]
-            if sign > 0:
-                f[_OWNER + p * MAX_COLOURS + o] = 1
-                f[_ROOF + p * 3 + r - 1] = 1
-                f[_HEIGHT + p] = h
-                f[_VISIBLE + p] = vis
-                f[_POINTS + o] += vis * r
-            else:
-                f[_OWNER + p * MAX_COLOURS + o] = 0
-                f[_ROOF + p * 3 + r - 1] = 0
-                f[_HEIGHT + p] = 0
-                f[_VISIBLE + p] = 0
-                f[_POINTS + o] -= vis * r
-
-
-def column_out(s: Any, f: Any, pos: int) -> None:
-    """Before a building in ``pos``'s column changes: clear the column's facts."""
-    _column(s, f, tables(s.game).columns[C.LOT_COLUMNS[pos]], -1)
+            f[_OWNER + p * MAX_COLOURS + o] = 1
+            f[_ROOF + p * 3 + r - 1] = 1
+            f[_HEIGHT + p] = h
+            f[_VISIBLE + p] = vis
+            f[_POINTS + o] += vis * r
 
 
 def column_in(s: Any, f: Any, pos: int) -> None:
     """After a building in ``pos``'s column changed: write the column's facts."""
-    _column(s, f, tables(s.game).columns[C.LOT_COLUMNS[pos]], 1)
+    _column(s, f, s.game.fact_tables.columns[C.LOT_COLUMNS[pos]])
     f[_EMPTY + pos] = 1 if empty_lot(s, pos) else 0
 
 
@@ -671,24 +752,18 @@ def refresh(s: Any, f: Any, old_round: int, moved: list[list[int]]) -> None:
     On a new round the ``moved`` tiles (lots, blocks, builds) came face up from the stacks, and
     the last round's bids and lots are no longer this round's.
     """
-    nc = len(s.lots_taken)
-    for i in range(_RANK, _RANK + nc * 3):
-        f[i] = 0
     if s.round == old_round:
-        return  # the game is over: the last round's bids and lots stay this round's
-    t = tables(s.game)
+        # The game is over: the last round's bids and lots stay this round's.
+        f[_RANK:_BIDS_END] = _NO_RANKS
+        return
+    t = s.game.fact_tables
     f[_ROUND] = s.round
     f[_ROUNDS_LEFT] = t.num_rounds - s.round
-    for c in range(nc):
-        taken = s.lots_taken[c]
+    for c, taken in enumerate(s.lots_taken):
         if len(taken) == old_round:
             f[_THIS_ROUND + c * NUM_LOTS + taken[-1]] = 0
-    for i in range(_BID_CARD, _BID_CARD + nc * NUM_CARDS):
-        f[i] = 0
-    for i in range(_BID_BOOSTER, _BID_BOOSTER + nc * NUM_BOOSTERS):
-        f[i] = 0
-    for i in range(_BID_VALUES, _BID_VALUES + nc * 3):
-        f[i] = 0
+    # This round's bids, their values and the draft ranks lie side by side.
+    f[_BID_CARD:_BIDS_END] = _NO_BIDS
     lots, blocks, builds = moved
     _stacked(f, t, lots, blocks, builds, 0)
     _face_up(s, f, t, lots, blocks, builds)
@@ -728,8 +803,9 @@ def _face_up(s: Any, f: Any, t: Tables, lots: list[int], blocks: list[int],
 
 def build(s: Any) -> array:
     """The facts of position ``s`` from scratch (every slice; the per-turn ones stay zero)."""
-    t = tables(s.game)
-    f = array("B", t.template)
+    t = s.game.fact_tables
+    f = array("f", t.template)
+    f[SEEN] = -1  # no change log length: the turn's entries are still to be written
     nc = len(s.lots_taken)
     rnd = s.round
     for goal in s.goals:
@@ -737,7 +813,7 @@ def build(s: Any) -> array:
     f[_ROUND] = rnd
     f[_ROUNDS_LEFT] = t.num_rounds - rnd
     for column in t.columns:
-        _column(s, f, column, 1)
+        _column(s, f, column)
     for pos in s.removed_lots:
         f[_REMOVED + pos] = 1
     for pos in s.lot_stack:

@@ -8,16 +8,11 @@ height bonus, extra action, gelato), because tile index ``t`` means different ti
 5×5 sets. Values are raw counts and flags; every slice's bounds are proven maxima over all
 configurations (see :mod:`.facts`, which holds the layout).
 
-How a vector is made: the engine keeps the position's observable facts in one flat integer array
-laid out as seat 0's view (:mod:`.facts`; built from scratch the first time a position is
-observed, then written in place by every rule that changes a fact). A seat's vector is that array
-through one precomputed index permutation (its ego-centric order, its own hand), plus the few
-entries that depend on whose turn it is; so an observation costs about a copy.
-
-Ego-centric: every per-colour block lists the observing seat's colour first, then the other
-colours in seat order after it; ``cliff_owner`` and the ``decider``/``acting_colour`` one-hots
-use the same relative numbering. In solo the observer is seat 0 and Otto Amalfi is relative
-colour 1.
+How a vector is made: the engine keeps the position's observable facts in one flat float32
+array laid out as seat 0's view (:mod:`.facts`; built from scratch the first time a position is
+observed, then written in place by every rule that changes a fact). A seat's vector is one
+precomputed gather from that array (its ego-centric order, its own hand), so an observation
+costs about a copy.
 
 Never encoded (information hygiene): the order of the face-down lot, block and build stacks (only
 their contents, which are public by elimination), the order of Otto's undrawn cards (only how many
@@ -27,19 +22,12 @@ observer adds only the seat's own).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from tabletop_gym.core.game import SIMULTANEOUS, State
-from tabletop_gym.core.observer import ObservationLayout, Observer
-from tabletop_gym.envs.positano import components as C
+from tabletop_gym.core.game import State
+from tabletop_gym.core.observer import ObservationLayout, SharedObserver
 from tabletop_gym.envs.positano import facts as F
 from tabletop_gym.envs.positano.rules import (
-    ADD_ON,
-    BLOCK_CHOICE,
-    BUILD,
-    REMODEL,
     PositanoGame,
     PositanoState,
 )
@@ -65,41 +53,32 @@ BLOCK_FEATURES = F.BLOCK_FEATURES
 BUILD_FEATURES = F.BUILD_FEATURES
 
 
-class PositanoObserver(Observer):
+class PositanoObserver(SharedObserver):
     """Encodes a :class:`~tabletop_gym.envs.positano.rules.PositanoState` as one seat sees it.
 
     The layout (:attr:`layout`) is identical for every configuration; its slices are listed in
-    the env's docs page (generated from :meth:`ObservationLayout.markdown_table`).
+    the env's docs page (generated from :meth:`ObservationLayout.markdown_table`). The shared
+    vector is the engine's own facts array (:mod:`.facts`), read in place.
     """
 
     game: PositanoGame
-    incremental = True
+    shared_size = F.SIZE
+    zero_index = F.ZERO
 
     def __init__(self, game: PositanoGame):
-        """Lay out the slices and precompute each seat's permutation of the facts."""
+        """Lay out the slices and precompute each seat's gather from the facts."""
         super().__init__(game)
         self.layout = ObservationLayout(F.PARTS)
-        o = {name: sl.start for name, sl in self.layout.slices.items()}
-        self._o = o
-        nc = game.num_colours
-        self._nc = nc
-        # rel[player][colour] = relative colour.
-        self._rel = [[(c - p) % nc for c in range(nc)] for p in range(nc)]
-        t = F.tables(game)
-        self._build_feats = t.build_feats
-        self._multiplier = [tile.multiplier for tile in game.block_tiles]
-        self._flat = [tile.blocks for tile in game.block_tiles]
-        self._bonus = [tile.bonus for tile in game.build_tiles]
-        self._perm = [self._permutation(p) for p in range(nc)]
+        self._o = {name: sl.start for name, sl in self.layout.slices.items()}
+        self._nc = game.num_colours
+        self.gather = np.stack([self._permutation(p) for p in range(game.num_players)])
 
     def _permutation(self, player: int) -> np.ndarray:
         """Facts index of each entry of ``player``'s vector (its ego-centric view)."""
         o = self._o
         nc = self._nc
         perm = np.arange(F.OBS_SIZE, dtype=np.intp)
-        for name in F.PER_TURN:
-            sl = self.layout[name]
-            perm[sl.start : sl.stop] = F.ZERO
+        perm[o["own_turn"]] = F.TO_ACT + player
         # Relative colour j of this seat is absolute colour (player + j) % nc.
         src = [(player + j) % nc if j < nc else -1 for j in range(MAX_COLOURS)]
         for name, w in F.PER_COLOUR.items():
@@ -121,58 +100,36 @@ class PositanoObserver(Observer):
 
     # --- encoding -----------------------------------------------------------------------------
 
-    def _view(self, s: PositanoState) -> np.ndarray:
-        """The state's facts as a numpy view, built from scratch the first time."""
-        f = s._facts
+    def shared_vector(self, state: State) -> np.ndarray:
+        """The state's facts (float32, in place; privileged: every hand), brought up to date.
+
+        Built from scratch the first time a position is observed; from then on the rules write
+        every change into them, and only the turn's entries are rewritten here when the change
+        log grew.
+        """
+        assert isinstance(state, PositanoState)
+        f = state._facts
         if f is None:
-            f = s._facts = F.build(s)
-        return np.frombuffer(f, dtype=np.uint8)
+            f = state._facts = F.build(state)
+        seen = len(state._deltas)
+        if f[F.SEEN] != seen:
+            F.turn(state, f)
+            f[F.SEEN] = seen
+        return np.frombuffer(f, dtype=np.float32)
 
-    def _fill(self, state: State, player: int, out: np.ndarray) -> None:
-        # From scratch, never from the facts kept on the state.
+    def _write_shared(self, state: State, vec: np.ndarray, mask: int) -> None:
+        # The facts are written by the rules; from scratch they are built (every mask).
         assert isinstance(state, PositanoState)
-        self._write(state, player, out, np.frombuffer(F.build(state), dtype=np.uint8))
+        f = F.build(state)
+        F.turn(state, f)
+        vec[:] = np.frombuffer(f, dtype=np.float32)
 
-    def _start(self, state: State, player: int, out: np.ndarray) -> Any:
-        assert isinstance(state, PositanoState)
-        view = self._view(state)
-        self._write(state, player, out, view)
-        return view
+    def encode(self, state: State, player: int) -> np.ndarray:
+        """A fresh vector of what ``player`` may know of ``state`` (one gather)."""
+        out: np.ndarray = self.shared_vector(state).take(self.gather[player])
+        return out if out.dtype == self.dtype else out.astype(self.dtype)
 
-    def _catch_up(self, state: State, player: int, out: np.ndarray, memo: Any, mask: int) -> None:
-        # The engine wrote every change into the facts already: only the permutation remains.
-        assert isinstance(state, PositanoState)
-        self._write(state, player, out, memo)
-
-    def _write(self, s: PositanoState, player: int, out: np.ndarray, view: np.ndarray) -> None:
-        """``player``'s vector from the facts: one permutation, then the per-turn entries."""
-        out[: F.OBS_SIZE] = view[self._perm[player]]
-        o = self._o
-        rel = self._rel[player]
-        ph = s.phase_index
-        idx = [o["phase"] + ph]
-        cur = s.current_player()
-        if cur in (SIMULTANEOUS, player):
-            idx.append(o["own_turn"])
-        if cur >= 0:
-            idx.append(o["decider"] + rel[cur])
-        acting = s.acting_colour()
-        if acting >= 0:
-            idx.append(o["acting_colour"] + rel[acting])
-        out[idx] = 1
-        if ph == BLOCK_CHOICE:
-            # The 2X/3X choice pending: which tile, and what each option would gain.
-            tile = s.blocks_taken[acting][-1]
-            mult = self._multiplier[tile]
-            gen = s.general[acting]
-            out[o["block_choice"] + mult - 2] = 1
-            out[o["block_choice_gain"]] = min(s.personal[acting] * (mult - 1), gen)
-            out[o["block_choice_gain"] + 1] = min(self._flat[tile], gen)
-        elif ph in (BUILD, ADD_ON, REMODEL):
-            # The build tile in play, the height limit and the lot built on this turn.
-            tile = s.builds_taken[acting][-1]
-            lot = s.lots_taken[acting][s.round - 1]
-            o_bt = o["build_tile"]
-            out[o_bt : o_bt + 7] = self._build_feats[tile]
-            out[o["build_limit"]] = C.LOT_LEVELS[lot] + self._bonus[tile]
-            out[o["build_lot"] + lot] = 1
+    def encode_seats(self, state: State) -> np.ndarray:
+        """Every seat's observation: one gather into a fresh ``(num_players, size)`` array."""
+        out: np.ndarray = self.shared_vector(state).take(self.gather)
+        return out if out.dtype == self.dtype else out.astype(self.dtype)

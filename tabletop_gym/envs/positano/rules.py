@@ -303,6 +303,8 @@ class PositanoGame(Game):
         self.build_tiles = C.BUILD_TILES[self.size]
         self.goal_cards = C.GOAL_CARDS[self.size]
         self.roof_supply = C.ROOF_SUPPLY[self.size]
+        self.fact_tables = facts.Tables(self)
+        """Index tables the observable facts are written with (:mod:`.facts`)."""
         if cfg.goals:
             self.fixed_goals: tuple[str, ...] = tuple(cfg.goals)
         elif cfg.solo_goal_set:
