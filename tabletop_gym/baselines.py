@@ -45,11 +45,12 @@ ISMCTS_GAMES = {"rapa_nui": 60, "positano": 100}
 
 CURVE = {
     "rapa_nui": (("ismcts:12:guided", 30), ("ismcts:24:guided", 30)),
-    "positano": (("ismcts:12:guided", 40), ("ismcts:24:guided", 40), ("ismcts:800", 100)),
+    "positano": (("ismcts:12:guided", 40), ("ismcts:24:guided", 40), ("ismcts:100", 40),
+                 ("ismcts:400", 40), ("ismcts:800", 100)),
 }
 """The budget/strength curve's other points and their games (the first games of the ISMCTS row:
-the same deals and seats). In Positano also UCT with random rollouts at 800 simulations
-(``ismcts:800``), the search of the earlier pages."""
+the same deals and seats). In Positano also UCT with random rollouts (``ismcts:N``), the search
+of the earlier pages."""
 
 LEAGUE_AGENT = {"rapa_nui": "ismcts:12:guided", "positano": "ismcts:12:guided"}
 """The search agent of the leagues: the curve's cheapest point, whose games against the heuristic
