@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_gym.agents.base import CHECKPOINTS
-from tabletop_gym.agents.ismcts import SWITCH_Z
+from tabletop_gym.agents.ismcts import GUIDED_WIDTH, SWITCH_Z
 from tabletop_gym.provenance import metadata
 from tabletop_gym.registry import game_specs
 
@@ -512,9 +512,10 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
               "over action sequences with random rollouts; a simulation's value mixes the win "
               "with `tanh(margin / 10)`. `ismcts:N:guided`: N heuristic rollouts per move spent "
               "at the root, in rounds that each re-deal once and play every candidate (the "
-              "heuristic's move and the other legal actions) on that same deal with the same "
-              "rollout seeds; it leaves the heuristic's move only for a candidate whose mean "
-              f"paired gain exceeds {SWITCH_Z:g} standard error.", ""]
+              f"heuristic's move and up to {GUIDED_WIDTH - 1} other legal actions, drawn at "
+              "random where there are more) to the end on that same deal with the same rollout "
+              "seeds, the heuristic moving every seat; it leaves the heuristic's move only for "
+              f"a candidate whose mean paired gain exceeds {SWITCH_Z:g} standard error.", ""]
     lines += [*table("ismcts", head), ""]
     lines += ["### Budget/strength curve", "",
               "Win rate against the heuristic (2 players) by variant and simulations per move "
