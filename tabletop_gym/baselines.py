@@ -46,7 +46,7 @@ ISMCTS_GAMES = {"rapa_nui": 60, "positano": 100}
 CURVE = {
     "rapa_nui": (("ismcts:12:guided", 30), ("ismcts:24:guided", 30)),
     "positano": (("ismcts:12:guided", 40), ("ismcts:24:guided", 40), ("ismcts:100", 40),
-                 ("ismcts:400", 40), ("ismcts:800", 100), ("ismcts:1600", 40)),
+                 ("ismcts:400", 40), ("ismcts:800", 100), ("ismcts:1600", 20)),
 }
 """The budget/strength curve's other points and their games (the first games of the ISMCTS row:
 the same deals and seats). In Positano also UCT with random rollouts (``ismcts:N``), the search
