@@ -210,6 +210,8 @@ class RapaNuiHeuristic:
     """
 
     name = "heuristic"
+    needs_state = False
+    """It decides from its observation alone (said here, so no caller has to look it up)."""
 
     def __init__(self, game: Game, observer: Observer, rng: np.random.Generator | None = None):
         """Bind the bot to a game config and its observation layout.
