@@ -486,8 +486,8 @@ class Tables:
     """Per-game index tables: where each face-up tile's features go, kinds and gelato.
 
     Attributes:
-        block_idx, block_val: Per block tile, the ``beach_blocks`` entries and their values.
-        build_idx, build_val: Per build tile, the ``beach_builds`` entries and their values.
+        features: Per row kind (1 blocks, 2 builds) and tile, the start of its face-up features
+            in ``beach_blocks`` / ``beach_builds`` and their values.
         build_feats: Per build tile, its ``build_tile`` context values.
         block_kind, build_kind: Per tile, its kind index.
         lot_gelato, block_gelato, build_gelato: Gelato per lot position / tile index.
@@ -497,17 +497,14 @@ class Tables:
 
     def __init__(self, game: Any):
         """Derive the tables of ``game``'s tile sets (a :class:`~.rules.PositanoGame`)."""
-        self.block_idx: list[list[int]] = []
-        self.block_val: list[list[int]] = []
+        # features[kind][tile]: where the face-up tile's row of features starts (kind 1 blocks,
+        # 2 builds; 0, the lots, has none) and its values, written as one slice.
+        blocks: list[tuple[int, array]] = []
         nb = len(BLOCK_FEATURES)
         for block in game.block_tiles:
-            base = _O["beach_blocks"] + block.index * nb
             feats = [1, block.blocks, block.multiplier == 2, block.multiplier == 3, block.gelato]
-            idx = [base + i for i, v in enumerate(feats) if v]
-            self.block_idx.append(idx)
-            self.block_val.append([int(feats[i - base]) for i in idx])
-        self.build_idx: list[list[int]] = []
-        self.build_val: list[list[int]] = []
+            blocks.append((_O["beach_blocks"] + block.index * nb, array("f", map(float, feats))))
+        builds: list[tuple[int, array]] = []
         self.build_feats: list[array] = []
         nbf = len(BUILD_FEATURES)
         for t in game.build_tiles:
@@ -521,11 +518,10 @@ class Tables:
                 t.action == C.REMODEL,
                 t.gelato,
             ]
-            base = _O["beach_builds"] + t.index * nbf
-            idx = [base + i for i, v in enumerate(feats) if v]
-            self.build_idx.append(idx)
-            self.build_val.append([int(feats[i - base]) for i in idx])
-            self.build_feats.append(array("f", [float(v) for v in feats[1:]]))
+            builds.append((_O["beach_builds"] + t.index * nbf, array("f", map(float, feats))))
+            self.build_feats.append(array("f", map(float, feats[1:])))
+        self.features: tuple[list[tuple[int, array]], ...] = ([], blocks, builds)
+        self.no_features = (_zeros(0), _zeros(nb), _zeros(nbf))
         self.block_kind = [block_kind(t) for t in game.block_tiles]
         self.build_kind = [build_kind(t) for t in game.build_tiles]
         self.lot_gelato = [0] * NUM_LOTS
@@ -534,8 +530,6 @@ class Tables:
         self.block_gelato = [t.gelato for t in game.block_tiles]
         self.build_gelato = [t.gelato for t in game.build_tiles]
         self.columns = [list(C.column_lots(c, game.size)) for c in range(game.size)]
-        # By row kind (1 blocks, 2 builds; 0, the lots, has no features).
-        self.feature_idx: tuple[list[list[int]], ...] = ([], self.block_idx, self.build_idx)
         self.tile_gelato = (self.lot_gelato, self.block_gelato, self.build_gelato)
         self.multiplier = [tile.multiplier for tile in game.block_tiles]
         self.flat = [tile.blocks for tile in game.block_tiles]
@@ -676,8 +670,8 @@ def take_tile(s: Any, f: Any, c: int, kind: int, tile: int) -> None:
     block leaves the colour's lot empty for good (rules §4).
     """
     t = s.game.fact_tables
-    for i in t.feature_idx[kind][tile]:
-        f[i] = 0
+    start, values = t.features[kind][tile]
+    f[start : start + len(values)] = t.no_features[kind]
     f[_GELATO + c] += t.tile_gelato[kind][tile]
     if t.solo:
         _leftmost(s, f, kind, s.build_row if kind == 2 else s.block_row)
@@ -789,12 +783,11 @@ def _face_up(s: Any, f: Any, t: Tables, lots: list[int], blocks: list[int],
     for pos in lots:
         f[_OPEN + pos] = 1
         f[_BEACH_LOTS + pos] = 1
-    for tile in blocks:
-        for i, v in zip(t.block_idx[tile], t.block_val[tile], strict=True):
-            f[i] = v
-    for tile in builds:
-        for i, v in zip(t.build_idx[tile], t.build_val[tile], strict=True):
-            f[i] = v
+    for kind, tiles in ((1, blocks), (2, builds)):
+        features = t.features[kind]
+        for tile in tiles:
+            start, values = features[tile]
+            f[start : start + len(values)] = values
     if t.solo:
         _leftmost(s, f, 0, s.lot_row)
         _leftmost(s, f, 1, s.block_row)

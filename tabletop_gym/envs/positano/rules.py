@@ -132,6 +132,7 @@ TILE_TYPES = ("lot", "block", "build")
 # The tile type whose bid order a phase follows.
 _PHASE_KIND = (-1, 0, 1, 1, 2, 2, 2, 2, -1)
 
+_LOT_NAMES = tuple(C.lot_name(p) for p in range(C.NUM_POSITIONS))
 _NUM_CARDS = len(C.BID_CARDS)
 _NUM_BOOSTERS = len(C.BOOSTERS)
 _ALL_CARDS = list(range(_NUM_CARDS))
@@ -1039,7 +1040,7 @@ class PositanoState(State):
         out = []
         for c in range(nc):
             buildings = {
-                C.lot_name(p): pts[p] for p in range(25) if self.height[p] and self.owner[p] == c
+                _LOT_NAMES[p]: pts[p] for p in range(25) if self.height[p] and self.owner[p] == c
             }
             parts = self.gelato_parts(c)
             goals = {goal: goal_pts[goal][c] for goal in self.goals}
