@@ -407,3 +407,47 @@ def test_facts_written_in_place_equal_a_fresh_encoding(cfg):
         state = env.game_state.inner
         for seat in range(env.game.num_players):
             np.testing.assert_array_equal(inner.encode(state, seat), inner.encode(state.clone(), seat))
+
+
+def test_facts_exist_only_once_observed_and_a_clone_or_a_loaded_state_starts_without():
+    # The engine writes its facts only after an observer created them, so search (clones) and
+    # the engine alone never pay for them; a copy builds its own from scratch when observed.
+    game = PositanoGame(num_players=3)
+    state = game.new_initial_state(random.Random(4))
+    rng = random.Random(4)
+    for _ in range(12):
+        random_step(state, rng)
+    assert state._facts is None
+    observer = PositanoObserver(game)
+    before = observer.encode(state, 1)
+    assert state._facts is not None
+    assert state.clone()._facts is None
+    loaded = game.state_from_json(state.to_json())
+    assert loaded._facts is None
+    np.testing.assert_array_equal(observer.encode(loaded, 1), before)
+    for _ in range(20):
+        random_step(state, rng)
+        copy = state.clone()
+        for seat in range(3):
+            np.testing.assert_array_equal(observer.encode(state, seat), observer.encode(copy, seat))
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=str)
+def test_the_trusted_path_plays_exactly_like_the_checked_one(cfg):
+    # apply_trusted_action / apply_trusted_joint_action skip only the legality check: on legal
+    # actions they reach the same positions (the whole JSON state) as the checked calls.
+    game = PositanoGame(**cfg)
+    for seed in range(3):
+        checked = game.new_initial_state(random.Random(seed))
+        trusted = game.new_initial_state(random.Random(seed))
+        rng = random.Random(seed)
+        while not checked.is_terminal():
+            if checked.current_player() == SIMULTANEOUS:
+                joint = [rng.choice(checked.legal_actions(p)) for p in range(game.num_players)]
+                checked.apply_joint_action(joint)
+                trusted.apply_trusted_joint_action(joint)
+            else:
+                action = rng.choice(checked.legal_actions())
+                checked.apply_action(action)
+                trusted.apply_trusted_action(action)
+            assert trusted.to_dict() == checked.to_dict()
