@@ -413,9 +413,8 @@ TO_ACT = HAND_BOOSTERS + MAX_COLOURS * NUM_BOOSTERS
 ZERO = TO_ACT + MAX_COLOURS
 """Facts only: an entry that is always 0 (what padding colours read)."""
 _LAST = ZERO + 1
-# Facts only, never observed: what :func:`turn` wrote last (phase + 1, 0 before the first write;
-# seat to act + 3; acting colour + 1), so the next call clears just those entries, and the
-# length of the change log it saw.
+# Facts only, never observed: what turn() wrote last (phase + 1, 0 before the first write;
+# seat to act + 3; acting colour + 1), so that the next call clears just those entries.
 SEEN = _LAST + 3
 """Facts only: the length of the change log when :func:`turn` last wrote."""
 SIZE = SEEN + 1
