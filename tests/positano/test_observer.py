@@ -451,3 +451,24 @@ def test_the_trusted_path_plays_exactly_like_the_checked_one(cfg):
                 checked.apply_action(action)
                 trusted.apply_trusted_action(action)
             assert trusted.to_dict() == checked.to_dict()
+
+
+@pytest.mark.parametrize("cfg", [{"num_players": 2}, {"num_players": 4, "board_size": 5}], ids=str)
+def test_any_change_of_the_cliff_is_followed_by_the_kept_facts(cfg):
+    # Buildings raised, lowered, removed, recoloured and re-roofed anywhere, in any order: a
+    # change rewrites the lot and the lots behind it (their sea view, rules §5.1), and every
+    # seat's vector equals a fresh encoding after each one.
+    game = PositanoGame(**cfg)
+    state = game.new_initial_state(random.Random(0))
+    observer = PositanoObserver(game)
+    observer.encode(state, 0)
+    rng = random.Random(1)
+    for _ in range(200):
+        p = rng.choice(game.positions)
+        h = rng.randrange(0, 8)
+        state._set_building(p, rng.randrange(game.num_players) if h else -1, h,
+                            rng.randrange(1, 4) if h else 0)
+        for seat in range(game.num_players):
+            np.testing.assert_array_equal(
+                observer.encode(state, seat), observer.encode(state.clone(), seat)
+            )

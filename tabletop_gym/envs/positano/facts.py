@@ -18,6 +18,7 @@ pays for the facts only while someone observes. Pure standard library: the engin
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from typing import Any
 
 from tabletop_gym.core.game import SIMULTANEOUS
@@ -491,6 +492,7 @@ class Tables:
         block_kind, build_kind: Per tile, its kind index.
         lot_gelato, block_gelato, build_gelato: Gelato per lot position / tile index.
         columns: Per cliff column, its lot positions front row first.
+        shaded: Per lot, the lot and the lots behind it in its column.
         solo: Whether the game is solo (the leftmost tiles are facts then).
     """
 
@@ -529,6 +531,8 @@ class Tables:
         self.block_gelato = [t.gelato for t in game.block_tiles]
         self.build_gelato = [t.gelato for t in game.build_tiles]
         self.columns = [list(C.column_lots(c, game.size)) for c in range(game.size)]
+        # A lot and the lots behind it: those whose sea view a change at the lot can alter.
+        self.shaded = [(p, *C.lots_behind(p, game.size)) for p in range(NUM_LOTS)]
         self.tile_gelato = (self.lot_gelato, self.block_gelato, self.build_gelato)
         self.multiplier = [tile.multiplier for tile in game.block_tiles]
         self.flat = [tile.blocks for tile in game.block_tiles]
@@ -691,10 +695,14 @@ def roofs(s: Any, f: Any) -> None:
 
 
 def column_out(s: Any, f: Any, pos: int) -> None:
-    """Before a building in ``pos``'s column changes: clear the column's facts and points."""
-    owner, roof = s.owner, s.roof
-    for p in s.game.fact_tables.columns[C.LOT_COLUMNS[pos]]:
-        if s.height[p]:
+    """Before the building at ``pos`` changes: clear its facts and those of the lots behind it.
+
+    What a lot shows of the sea depends only on the lots in front of it (rules §5.1), so a
+    change at ``pos`` leaves the lots in front as they are.
+    """
+    owner, roof, height = s.owner, s.roof, s.height
+    for p in s.game.fact_tables.shaded[pos]:
+        if height[p]:
             o = owner[p]
             r = roof[p]
             f[_OWNER + p * MAX_COLOURS + o] = 0
@@ -704,9 +712,8 @@ def column_out(s: Any, f: Any, pos: int) -> None:
             f[_VISIBLE + p] = 0
 
 
-def _column(s: Any, f: Any, column: list[int]) -> None:
-    # Write one column's buildings and their sea-view points (rules §5.1); what a lot shows
-    # depends on the lots in front, so a change re-writes the whole column.
+def _column(s: Any, f: Any, column: Sequence[int]) -> None:
+    # Write the buildings of these lots of one column and their sea-view points (rules §5.1).
     height, owner, roof = s.height, s.owner, s.roof
     for p in column:
         h = height[p]
@@ -723,8 +730,8 @@ def _column(s: Any, f: Any, column: list[int]) -> None:
 
 
 def column_in(s: Any, f: Any, pos: int) -> None:
-    """After a building in ``pos``'s column changed: write the column's facts."""
-    _column(s, f, s.game.fact_tables.columns[C.LOT_COLUMNS[pos]])
+    """After the building at ``pos`` changed: write its facts and those of the lots behind it."""
+    _column(s, f, s.game.fact_tables.shaded[pos])
     f[_EMPTY + pos] = 1 if empty_lot(s, pos) else 0
 
 
