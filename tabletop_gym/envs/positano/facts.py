@@ -490,7 +490,8 @@ class Tables:
             in ``beach_blocks`` / ``beach_builds`` and their values.
         build_feats: Per build tile, its ``build_tile`` context values.
         block_kind, build_kind: Per tile, its kind index.
-        lot_gelato, block_gelato, build_gelato: Gelato per lot position / tile index.
+        card_gelato, booster_gelato, lot_gelato, block_gelato, build_gelato: Gelato per bid
+            card, booster, lot position and tile index (rules §5.2).
         columns: Per cliff column, its lot positions front row first.
         shaded: Per lot, the lot and the lots behind it in its column.
         solo: Whether the game is solo (the leftmost tiles are facts then).
@@ -528,6 +529,8 @@ class Tables:
         self.lot_gelato = [0] * NUM_LOTS
         for pos, lot in game.lot_tiles.items():
             self.lot_gelato[pos] = lot.gelato
+        self.card_gelato = _CARD_GELATO
+        self.booster_gelato = _BOOSTER_GELATO
         self.block_gelato = [t.gelato for t in game.block_tiles]
         self.build_gelato = [t.gelato for t in game.build_tiles]
         self.columns = [list(C.column_lots(c, game.size)) for c in range(game.size)]
@@ -825,20 +828,14 @@ def build(s: Any) -> array:
         for pos in taken:
             if empty_lot(s, pos):
                 f[_EMPTY + pos] = 1
-            f[_GELATO + c] += t.lot_gelato[pos]
         if len(taken) == rnd:
             f[_THIS_ROUND + c * NUM_LOTS + taken[-1]] = 1
-        for card in s.played_cards[c]:
-            f[_PLAYED_CARDS + c * NUM_CARDS + card] = 1
-            f[_GELATO + c] += _CARD_GELATO[card]
-        for booster in s.played_boosters[c]:
-            f[_PLAYED_BOOSTERS + c * NUM_BOOSTERS + booster] = 1
-            f[_GELATO + c] += _BOOSTER_GELATO[booster]
-        for tile in s.blocks_taken[c]:
-            f[_GELATO + c] += t.block_gelato[tile]
-        for tile in s.builds_taken[c]:
-            f[_GELATO + c] += t.build_gelato[tile]
         pc, pb = s.played_cards[c], s.played_boosters[c]
+        for card in pc:
+            f[_PLAYED_CARDS + c * NUM_CARDS + card] = 1
+        for booster in pb:
+            f[_PLAYED_BOOSTERS + c * NUM_BOOSTERS + booster] = 1
+        f[_GELATO + c] = s.gelato(c)
         if len(pc) == rnd:
             card, booster = pc[-1], pb[-1]
             f[_BID_CARD + c * NUM_CARDS + card] = 1
