@@ -76,6 +76,9 @@ class GameSpec:
         task_env_settings: Env switches every benchmark task of the game pins.
         test_configs: ``(id, config)`` of every configuration the generic tests run over.
         playthroughs: The golden playthroughs that pin the game's trajectories.
+        batched: ``"module:function"`` binding the batched JAX engine to a config
+            (``function(config) -> tabletop_gym.jax.core.BatchedGame``); ``None``: the game has
+            none. Needs the ``jax`` extra.
     """
 
     name: str
@@ -94,6 +97,7 @@ class GameSpec:
     task_env_settings: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     test_configs: tuple[tuple[str, Mapping[str, Any]], ...] = ()
     playthroughs: tuple[Playthrough, ...] = ()
+    batched: str | None = None
 
     @property
     def env_name(self) -> str:
@@ -145,6 +149,16 @@ class GameSpec:
             except ConfigError:
                 pass
         return cls(**kwargs)
+
+    def batched_spec(self) -> Any:
+        """The function binding the batched engine to a config (imports JAX).
+
+        Raises:
+            ValueError: When the game has no batched engine.
+        """
+        if self.batched is None:
+            raise ValueError(f"game {self.name!r} has no batched engine")
+        return _load(self.batched)
 
     def heuristic_class(self) -> type[Any]:
         """The heuristic bot's class (imported on first use)."""
@@ -225,6 +239,7 @@ register_game(GameSpec(
         Playthrough("rapa_nui_2p", {"num_players": 2}, 2024),
         Playthrough("rapa_nui_4p", {"num_players": 4}, 7),
     ),
+    batched="tabletop_gym.jax.rapa_nui:batched_spec",
 ))
 
 register_game(GameSpec(
@@ -258,4 +273,5 @@ register_game(GameSpec(
         Playthrough("positano_solo", {"num_players": 1}, 3),
         Playthrough("positano_3p_split", {"num_players": 3, "split_bids": True}, 8),
     ),
+    batched="tabletop_gym.jax.positano:batched_spec",
 ))

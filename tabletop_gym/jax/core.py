@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
+from types import ModuleType
 from typing import Any
 
 import jax
@@ -17,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tabletop_gym.core.game import REWARD_TYPES, ConfigError
+from tabletop_gym.registry import game_spec, game_specs
 
 
 @functools.cache
@@ -103,82 +105,81 @@ class BatchedGame:
     deck_ends: np.ndarray | None = None
 
 
-GAMES = ("rapa_nui", "positano")
-"""Games with a batched engine."""
+def bind_module(
+    module: ModuleType,
+    config: Any,
+    deck: np.ndarray,
+    min_decisions: int,
+    deck_ends: np.ndarray | None = None,
+) -> BatchedGame:
+    """A :class:`BatchedGame` of an engine module's functions bound to ``config``.
+
+    The module (``tabletop_gym.jax.<game>``) defines ``init``, ``init_from_deck``, ``step``,
+    ``observe``, ``legal_action_mask``, ``rewards``, ``terminated``, ``current_player``,
+    ``NUM_ACTIONS`` and ``OBSERVATION_SIZE``; its ``batched_spec(config)`` calls this with its
+    chance deck.
+    """
+    return BatchedGame(
+        name=module.__name__.rsplit(".", 1)[1],
+        config=config,
+        num_players=config.num_players,
+        num_actions=module.NUM_ACTIONS,
+        observation_size=module.OBSERVATION_SIZE,
+        init=functools.partial(module.init, config=config),
+        step=module.step,
+        observe=module.observe,
+        legal_action_mask=module.legal_action_mask,
+        rewards=module.rewards,
+        terminated=module.terminated,
+        current_player=module.current_player,
+        deck=deck,
+        init_from_deck=functools.partial(module.init_from_deck, config=config),
+        min_decisions=min_decisions,
+        deck_ends=deck_ends,
+    )
+
+
+def batched_games() -> tuple[str, ...]:
+    """Registry names of the games that have a batched engine."""
+    return tuple(spec.name for spec in game_specs() if spec.batched is not None)
 
 
 def make(game: str, **config: Any) -> BatchedGame:
     """The batched engine of ``game`` bound to a config given by its switches.
 
     Args:
-        game: One of :data:`GAMES`.
+        game: A registered game with a batched engine (:func:`batched_games`), by any name the
+            registry resolves.
         **config: The reference config's switches (``num_players``, ``reward_type``, ...),
             validated by the reference config class.
 
     Raises:
         ConfigError: For an unknown game, key or value.
     """
-    if game == "rapa_nui":
-        from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
-
-        return _bind(game, RapaNuiGame(**config).config)
-    if game == "positano":
-        from tabletop_gym.envs.positano.rules import PositanoGame
-
-        return _bind(game, PositanoGame(**config).config)
-    raise ConfigError(f"game={game!r} has no batched engine; choose one of {GAMES}")
+    try:
+        spec = game_spec(game)
+    except ValueError:
+        spec = None
+    if spec is None or spec.batched is None:
+        raise ConfigError(
+            f"game={game!r} has no batched engine; choose one of {batched_games()}"
+        )
+    return _bind(spec.name, spec.game_class()(**config).config)
 
 
 @functools.cache
 def _bind(game: str, cfg: Any) -> BatchedGame:
     # One object per config, so that jit caches keyed on it are reused, not recompiled.
-    if game == "rapa_nui":
-        from tabletop_gym.envs.rapa_nui.rules import NUM_ACTIONS
-        from tabletop_gym.jax import rapa_nui as mod
-
-        return BatchedGame(
-            name=game,
-            config=cfg,
-            num_players=cfg.num_players,
-            num_actions=NUM_ACTIONS,
-            observation_size=mod.OBSERVATION_SIZE,
-            init=functools.partial(mod.init, config=cfg),
-            step=mod.step,
-            observe=mod.observe,
-            legal_action_mask=mod.legal_action_mask,
-            rewards=mod.rewards,
-            terminated=mod.terminated,
-            current_player=mod.current_player,
-            deck=mod.BASE_DECK,
-            init_from_deck=functools.partial(mod.init_from_deck, config=cfg),
-            min_decisions=mod.MIN_DECISIONS,
-        )
-    if game == "positano":
-        from tabletop_gym.envs.positano.rules import NUM_ACTIONS as POSITANO_ACTIONS
-        from tabletop_gym.envs.positano.rules import PositanoGame
-        from tabletop_gym.jax import positano as pos
-
-        ref = PositanoGame(cfg)
-        values, ends = pos.deck_layout(cfg.num_players, ref.size, not ref.fixed_goals)
-        return BatchedGame(
-            name=game,
-            config=cfg,
-            num_players=cfg.num_players,
-            num_actions=POSITANO_ACTIONS,
-            observation_size=pos.OBSERVATION_SIZE,
-            init=functools.partial(pos.init, config=cfg),
-            step=pos.step,
-            observe=pos.observe,
-            legal_action_mask=pos.legal_action_mask,
-            rewards=pos.rewards,
-            terminated=pos.terminated,
-            current_player=pos.current_player,
-            deck=values,
-            init_from_deck=functools.partial(pos.init_from_deck, config=cfg),
-            min_decisions=pos.min_decisions(cfg),
-            deck_ends=ends,
-        )
-    raise AssertionError(game)
+    bound: BatchedGame = game_spec(game).batched_spec()(cfg)
+    return bound
 
 
-__all__ = ["GAMES", "REWARD_TYPES", "BatchedGame", "exact_ratio", "make", "returns"]
+__all__ = [
+    "REWARD_TYPES",
+    "BatchedGame",
+    "batched_games",
+    "bind_module",
+    "exact_ratio",
+    "make",
+    "returns",
+]

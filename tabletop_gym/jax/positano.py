@@ -27,6 +27,7 @@ returned unchanged.
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any, NamedTuple
 
 import jax
@@ -52,7 +53,7 @@ from tabletop_gym.envs.positano.rules import (
     PositanoGame,
     PositanoState,
 )
-from tabletop_gym.jax.core import exact_ratio, returns
+from tabletop_gym.jax.core import BatchedGame, bind_module, exact_ratio, returns
 
 BID, DRAFT_LOT, DRAFT_BLOCK, BLOCK_CHOICE, DRAFT_BUILD, BUILD, ADD_ON, REMODEL, OVER = range(9)
 OBSERVATION_SIZE = 1392
@@ -1344,10 +1345,18 @@ def config_of(s: State, **config: Any) -> PositanoConfig:
     )
 
 
+def batched_spec(config: PositanoConfig) -> BatchedGame:
+    """This engine's functions bound to a validated config (what ``core.make`` returns)."""
+    ref = PositanoGame(config)
+    deck, ends = deck_layout(config.num_players, ref.size, not ref.fixed_goals)
+    return bind_module(sys.modules[__name__], config, deck, min_decisions(config), ends)
+
+
 __all__ = [
     "OBSERVATION_SIZE",
     "State",
     "acting_colour",
+    "batched_spec",
     "current_player",
     "deck_layout",
     "from_reference",

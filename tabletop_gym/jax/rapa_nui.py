@@ -16,6 +16,7 @@ env does with ``illegal_action="terminate"``); stepping a finished game returns 
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any, NamedTuple
 
 import jax
@@ -58,7 +59,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
     RapaNuiGame,
     RapaNuiState,
 )
-from tabletop_gym.jax.core import returns
+from tabletop_gym.jax.core import BatchedGame, bind_module, returns
 
 _BUY, _PLAY, _DRAW, _OFFER, _SUPPLY, _SPLIT, _TERMINAL = range(len(PHASES))
 DECK_SIZE = sum(DECK_COUNTS)
@@ -718,3 +719,8 @@ def config_of(s: State) -> RapaNuiConfig:
         zero_count_kind_value="ranked" if bool(s.ranked) else "zero",
         hunter_gatherer_majority_bonus=bool(s.hg_bonus),
     )
+
+
+def batched_spec(config: RapaNuiConfig) -> BatchedGame:
+    """This engine's functions bound to a validated config (what ``core.make`` returns)."""
+    return bind_module(sys.modules[__name__], config, BASE_DECK, MIN_DECISIONS)

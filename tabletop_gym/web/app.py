@@ -22,19 +22,23 @@ from __future__ import annotations
 
 import json
 import pathlib
+import string
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from tabletop_gym.web.games import GameHub, WebError, catalog
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
+PAGES = pathlib.Path(__file__).resolve().parent / "pages"
+"""The pages: ``frame.html`` (head, header, scripts) around each page's part (``board.html`` around
+the side panel of a page that shows the table)."""
 MAX_BODY = 4_000_000
 """Largest request body accepted (an uploaded record of a long game is well below it)."""
 
@@ -69,6 +73,28 @@ def _api(work: Callable[[Request], Awaitable[Any]]) -> Handler:
             return _error(err.status, err.message)
 
     return endpoint
+
+
+def _template(name: str) -> string.Template:
+    return string.Template((PAGES / name).read_text(encoding="utf-8"))
+
+
+def render_page(name: str, heading: str, board: bool = False) -> str:
+    """The HTML of page ``name``: ``pages/<name>.html`` in the shared frame.
+
+    ``frame.html`` holds what every page shares (head, header, scripts); the page's script is
+    ``TG.<name>Page()`` of ``static/app.js``. With ``board``, the page's part is the side panel
+    of ``board.html`` (the drawn table on the left, the panel and the log on the right).
+    """
+    part = (PAGES / f"{name}.html").read_text(encoding="utf-8")
+    if board:
+        part = _template("board.html").substitute(side=part.rstrip("\n"))
+    return _template("frame.html").substitute(
+        title="tabletop-gym" if name == "index" else f"tabletop-gym: {name}",
+        heading=heading,
+        main=part.rstrip("\n"),
+        script=f"TG.{name}Page();",
+    )
 
 
 def create_app(runs_dir: str | pathlib.Path | None = "runs",
@@ -118,16 +144,18 @@ def create_app(runs_dir: str | pathlib.Path | None = "runs",
         q = request.query_params
         return await run_in_threadpool(rep.view, q.get("step", "0"), q.get("view", "public"))
 
-    def page(name: str) -> Handler:
+    def page(name: str, heading: str, board: bool = False) -> Handler:
+        html = render_page(name, heading, board)
+
         async def serve(request: Request) -> Response:
-            return FileResponse(STATIC / name, media_type="text/html")
+            return HTMLResponse(html)
 
         return serve
 
     routes = [
-        Route("/", page("index.html")),
-        Route("/game/{gid}", page("game.html")),
-        Route("/replay/{rid}", page("replay.html")),
+        Route("/", page("index", "tabletop-gym")),
+        Route("/game/{gid}", page("game", "Game", board=True)),
+        Route("/replay/{rid}", page("replay", "Replay", board=True)),
         Route("/api/catalog", _api(get_catalog)),
         Route("/api/games", _api(new_game), methods=["POST"]),
         Route("/api/games", _api(list_games), methods=["GET"]),

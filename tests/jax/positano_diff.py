@@ -19,19 +19,17 @@ Long run: ``python -m tests.jax.positano_diff --games-per-config 12``.
 
 from __future__ import annotations
 
-import argparse
 import functools
-import random
-import time
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from tabletop_gym.core.game import REWARD_TYPES
+from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano.observer import PositanoObserver
-from tabletop_gym.envs.positano.rules import PositanoConfig, PositanoGame
+from tabletop_gym.envs.positano.rules import NUM_ACTIONS, PositanoConfig, PositanoGame
 from tabletop_gym.jax import positano as P
+from tests.jax import diff
 
 # Four goal lists, 3 cards each, that together show every face of the six cards (rules §1.8).
 GOAL_LISTS = {
@@ -63,47 +61,23 @@ def all_configs(num_players: int, size: int) -> list[PositanoConfig]:
     return out
 
 
-@functools.partial(jax.jit, static_argnames=("steps",))
-def rollout(states: P.State, key: jax.Array, steps: int) -> dict[str, jax.Array]:
-    """Play every game with random legal actions; per step what the reference must reproduce."""
-    n = states.rewards.shape[1]
-
-    def one(s, k):
-        masks = jax.vmap(P.legal_action_masks)(s)
-        mask = jax.vmap(P.legal_action_mask)(s)
-        obs = jax.vmap(lambda st: jax.vmap(lambda p: P.observe(st, p))(jnp.arange(n)))(s)
-        keys = jax.random.split(k, mask.shape[0])
-        action = jax.vmap(lambda kk, m: jax.random.categorical(kk, jnp.where(m, 0.0, -jnp.inf)))(
-            keys, mask
-        )
-        action = jnp.where(s.terminated, -1, action)
-        s2 = jax.vmap(P.step)(s, jnp.maximum(action, 0))
-        out = {
-            "masks": masks,
-            "pending": s.pending,
-            "obs": obs.astype(jnp.int16),
-            "action": action,
-            "player": jax.vmap(P.current_player)(s),
-            "rewards": jax.vmap(P.rewards)(s2),
-            "terminated": jax.vmap(P.terminated)(s2),
-        }
-        return s2, out
-
-    final, trace = jax.lax.scan(one, states, jax.random.split(key, steps))
-    trace["breakdown"] = jax.vmap(P.score_breakdown)(final)
-    trace["winners"] = jax.vmap(P.winners)(final)
-    trace["final"] = final
-    return trace
+def _bids(s: P.State) -> dict[str, jax.Array]:
+    # Every seat's mask (all seats bid at a bid node), the hidden bids and the seat to decide.
+    return {
+        "masks": jax.vmap(P.legal_action_masks)(s),
+        "pending": s.pending,
+        "player": jax.vmap(P.current_player)(s),
+    }
 
 
-def _check_breakdown(trace: dict, g: int, ref, where: str) -> None:
+def _check_breakdown(trace: diff.Trace, g: int, ref, where: str) -> None:
     bd = ref.score_breakdown()
     cols = bd[0]["colours"] if ref.game.solo else bd
     b = trace["breakdown"]
     for c, col in enumerate(cols):
         assert b["building_points"][g, c] == col["building_points"], f"{where}: buildings {c}"
         lots = {name: int(b["lot_points"][g, p]) for p in range(25)
-                if (name := _lot_name(p)) in col["buildings"]}
+                if (name := C.lot_name(p)) in col["buildings"]}
         assert lots == col["buildings"], f"{where}: per-building points of colour {c}"
         assert b["gelato_parts"][g, c].tolist() == list(col["gelato_parts"].values()), where
         assert b["gelato"][g, c] == col["gelato"], f"{where}: gelato {c}"
@@ -113,94 +87,61 @@ def _check_breakdown(trace: dict, g: int, ref, where: str) -> None:
     assert np.flatnonzero(trace["winners"][g]).tolist() == ref.winners(), f"{where}: winners"
 
 
-def _lot_name(p: int) -> str:
-    return f"{p // 5 + 1}{'ABCDE'[p % 5]}"
+def _masks(trace: diff.Trace, t: int, g: int, ref) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    # A seat whose bid is in (pending) has nothing legal until the reveal.
+    pending = trace["pending"][t, g]
+    out = []
+    for p in range(ref.game.num_players):
+        legal = np.zeros(NUM_ACTIONS, bool)
+        if not ref.is_terminal() and (ref.game.num_players == 1 or pending[p] < 0):
+            legal[ref.legal_actions(p)] = True
+        out.append((f" seat {p}", trace["masks"][t, g, p], legal))
+    return out
 
 
 def compare(num_players: int, size: int, games_per_config: int, seed: int) -> dict[str, int]:
     """Play and compare; raise AssertionError at the first difference. Returns counts."""
     configs = all_configs(num_players, size)
-    rng = random.Random(seed)
-    refs, starts = [], []
-    for cfg in configs:
-        game = PositanoGame(cfg)
-        for _ in range(games_per_config):
-            ref = game.new_initial_state(random.Random(rng.getrandbits(32)))
-            refs.append(ref)
-            starts.append(P.from_reference(ref))
-    batch = jax.tree.map(lambda *xs: np.stack(xs), *starts)
+    refs = diff.deal_references(PositanoGame, configs, games_per_config, seed)
     game0 = refs[0].game
     # A bid node takes one step per seat here, one decision in the reference.
     steps = game0.max_game_length + game0.num_rounds * (num_players - 1)
-    trace = jax.device_get(rollout(batch, jax.random.PRNGKey(seed), steps))
-    observers: dict = {}
+    trace = jax.device_get(
+        diff.random_rollout(P, diff.batch_of(P, refs), jax.random.PRNGKey(seed), steps, extra=_bids)
+    )
+    observers: dict[PositanoConfig, PositanoObserver] = {}
     decisions = 0
-    n = num_players
     for g, ref in enumerate(refs):
         observer = observers.setdefault(ref.game.config, PositanoObserver(ref.game))
         where = f"game {g} ({ref.game.config})"
         joint: list[int] = []
-        for t in range(steps):
-            pending = trace["pending"][t, g]
-            for p in range(n):
-                legal = np.zeros(192, bool)
-                if not ref.is_terminal() and (num_players == 1 or pending[p] < 0):
-                    legal[ref.legal_actions(p)] = True
-                got = trace["masks"][t, g, p]
-                assert (got == legal).all(), f"{where} step {t} seat {p}: mask differs"
-                want = observer.encode(ref, p)
-                got_o = trace["obs"][t, g, p]
-                assert (got_o == want).all(), (
-                    f"{where} step {t} seat {p}: observation differs at "
-                    f"{np.flatnonzero(got_o != want)}"
-                )
-            action = int(trace["action"][t, g])
-            if action < 0:
-                assert ref.is_terminal(), f"{where} step {t}: JAX ended, the reference did not"
-                break
-            if ref.is_simultaneous_node():
-                assert int(trace["player"][t, g]) == len(joint), f"{where} step {t}: bid order"
-                joint.append(action)
-                if len(joint) < n:
-                    assert not trace["terminated"][t, g]
-                    assert not trace["rewards"][t, g].any()
-                    continue
-                ref.apply_joint_action(joint)
-                joint = []
-            else:
+
+        def apply(ref, action: int, t: int, g: int = g, where: str = where,
+                  joint: list[int] = joint) -> bool:
+            if not ref.is_simultaneous_node():
                 ref.apply_action(action)
-            decisions += 1
-            assert bool(trace["terminated"][t, g]) == ref.is_terminal(), f"{where} step {t}"
-            got_r = trace["rewards"][t, g]
-            want_r = np.array(ref.returns(), np.float32)
-            assert (got_r == want_r).all(), f"{where} step {t}: rewards {got_r} != {want_r}"
-        assert ref.is_terminal(), f"{where}: not over after {steps} steps"
+                return True
+            # The seats commit one per step in seat order; the reference takes them at once.
+            assert int(trace["player"][t, g]) == len(joint), f"{where} step {t}: bid order"
+            joint.append(action)
+            if len(joint) < num_players:
+                return False
+            ref.apply_joint_action(joint)
+            joint.clear()
+            return True
+
+        decisions += diff.replay(trace, g, ref, observer, steps, where, _masks, apply)
         _check_breakdown(trace, g, ref, where)
-        final = jax.tree.map(lambda x, g=g: x[g], trace["final"])
-        assert P.to_reference(final, ref.game).to_dict() == ref.to_dict(), f"{where}: final state"
-    return {"games": len(refs), "decisions": decisions, "configs": len(configs)}
+        diff.check_final_position(P, trace, g, ref, where)
+    return {"configs": len(configs), "games": len(refs), "decisions": decisions}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games-per-config", type=int, default=12)
-    parser.add_argument("--seed", type=int, default=2026)
-    args = parser.parse_args()
-    total = {"games": 0, "decisions": 0, "configs": 0}
-    t0 = time.perf_counter()
-    for n, size in SHAPES:
-        got = compare(n, size, args.games_per_config, args.seed + 10 * n + size)
-        print(
-            f"{n} players {size}x{size}: {got['configs']} configs, {got['games']} games, "
-            f"{got['decisions']} decisions, 0 differences",
-            flush=True,
-        )
-        for k in total:
-            total[k] += got[k]
-    print(
-        f"all: {total['configs']} configs, {total['games']} games, {total['decisions']} "
-        f"decisions, 0 differences ({time.perf_counter() - t0:.0f} s)"
-    )
+    parts = [
+        (f"{n} players {size}x{size}", 10 * n + size, functools.partial(compare, n, size))
+        for n, size in SHAPES
+    ]
+    diff.long_run((__doc__ or "").splitlines()[0], parts)
 
 
 if __name__ == "__main__":

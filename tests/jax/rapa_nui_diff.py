@@ -12,20 +12,17 @@ switch combinations × 12 games).
 
 from __future__ import annotations
 
-import argparse
 import functools
 import itertools
-import random
-import time
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from tabletop_gym.core.game import REWARD_TYPES
 from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
-from tabletop_gym.envs.rapa_nui.rules import RapaNuiConfig, RapaNuiGame
+from tabletop_gym.envs.rapa_nui.rules import NUM_ACTIONS, RapaNuiConfig, RapaNuiGame
 from tabletop_gym.jax import rapa_nui as R
+from tests.jax import diff
 
 
 def all_configs(num_players: int) -> list[RapaNuiConfig]:
@@ -53,104 +50,42 @@ def all_configs(num_players: int) -> list[RapaNuiConfig]:
     ]
 
 
-@functools.partial(jax.jit, static_argnames=("steps",))
-def rollout(states: R.State, key: jax.Array, steps: int) -> dict[str, jax.Array]:
-    """Play every game with random legal actions; per step what the reference must reproduce."""
-    n = states.hands.shape[1]
+def _mask(trace: diff.Trace, t: int, g: int, ref) -> list[tuple[str, np.ndarray, np.ndarray]]:
+    legal = np.zeros(NUM_ACTIONS, bool)
+    if not ref.is_terminal():
+        legal[ref.legal_actions()] = True
+    return [("", trace["mask"][t, g], legal)]
 
-    def one(carry, k):
-        s = carry
-        mask = jax.vmap(R.legal_action_mask)(s)
-        obs = jax.vmap(lambda st: jax.vmap(lambda p: R.observe(st, p))(jnp.arange(n)))(s)
-        keys = jax.random.split(k, mask.shape[0])
-        action = jax.vmap(lambda kk, m: jax.random.categorical(kk, jnp.where(m, 0.0, -jnp.inf)))(
-            keys, mask
-        )
-        action = jnp.where(s.terminated, -1, action)
-        s2 = jax.vmap(R.step)(s, jnp.maximum(action, 0))
-        out = {
-            "mask": mask,
-            "obs": obs.astype(jnp.int16),
-            "action": action,
-            "rewards": jax.vmap(R.rewards)(s2),
-            "terminated": jax.vmap(R.terminated)(s2),
-        }
-        return s2, out
 
-    final, trace = jax.lax.scan(one, states, jax.random.split(key, steps))
-    trace["breakdown"] = jax.vmap(R.score_breakdown)(final)
-    trace["winners"] = jax.vmap(R.winners)(final)
-    trace["final"] = final
-    return trace
+def _apply(ref, action: int, t: int) -> bool:
+    ref.apply_action(action)
+    return True
 
 
 def compare(num_players: int, games_per_config: int, seed: int) -> dict[str, int]:
     """Play and compare; raise AssertionError at the first difference. Returns counts."""
-    configs = all_configs(num_players)
-    rng = random.Random(seed)
-    refs, starts = [], []
-    for cfg in configs:
-        game = RapaNuiGame(cfg)
-        for _ in range(games_per_config):
-            ref = game.new_initial_state(random.Random(rng.getrandbits(32)))
-            refs.append(ref)
-            starts.append(R.from_reference(ref))
-    batch = jax.tree.map(lambda *xs: np.stack(xs), *starts)
+    refs = diff.deal_references(RapaNuiGame, all_configs(num_players), games_per_config, seed)
     steps = refs[0].game.max_game_length
-    trace = jax.device_get(rollout(batch, jax.random.PRNGKey(seed), steps))
-    observers = {}
+    batch = diff.batch_of(R, refs)
+    trace = jax.device_get(diff.random_rollout(R, batch, jax.random.PRNGKey(seed), steps))
+    observers: dict[RapaNuiConfig, RapaNuiObserver] = {}
     decisions = 0
     for g, ref in enumerate(refs):
         observer = observers.setdefault(ref.game.config, RapaNuiObserver(ref.game))
         where = f"game {g} ({ref.game.config})"
-        for t in range(steps):
-            legal = np.zeros(45, bool)
-            if not ref.is_terminal():
-                legal[ref.legal_actions()] = True
-            assert (trace["mask"][t, g] == legal).all(), f"{where} step {t}: mask differs"
-            for p in range(num_players):
-                want = observer.encode(ref, p)
-                got = trace["obs"][t, g, p]
-                assert (got == want).all(), (
-                    f"{where} step {t} seat {p}: observation differs at {np.flatnonzero(got != want)}"
-                )
-            action = int(trace["action"][t, g])
-            if action < 0:
-                assert ref.is_terminal(), f"{where} step {t}: JAX ended, the reference did not"
-                break
-            ref.apply_action(action)
-            decisions += 1
-            assert bool(trace["terminated"][t, g]) == ref.is_terminal(), f"{where} step {t}"
-            got_r = trace["rewards"][t, g]
-            want_r = np.array(ref.returns(), np.float32)
-            assert (got_r == want_r).all(), f"{where} step {t}: rewards {got_r} != {want_r}"
-        assert ref.is_terminal(), f"{where}: not over after {steps} steps"
+        decisions += diff.replay(trace, g, ref, observer, steps, where, _mask, _apply)
         bd = ref.score_breakdown()
         for key in ("vp_tiles", "moai", "wood", "offerings", "total", "moai_count", "wood_count"):
             assert trace["breakdown"][key][g].tolist() == [b[key] for b in bd], f"{where}: {key}"
         assert trace["breakdown"]["kind_values"][g].tolist() == list(bd[0]["kind_values"].values())
         assert np.flatnonzero(trace["winners"][g]).tolist() == ref.winners(), f"{where}: winners"
-        final = jax.tree.map(lambda x, g=g: x[g], trace["final"])
-        assert R.to_reference(final, ref.game).to_dict() == ref.to_dict(), f"{where}: final state"
+        diff.check_final_position(R, trace, g, ref, where)
     return {"games": len(refs), "decisions": decisions}
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games-per-config", type=int, default=12)
-    parser.add_argument("--seed", type=int, default=2026)
-    args = parser.parse_args()
-    total = {"games": 0, "decisions": 0}
-    t0 = time.perf_counter()
-    for n in (2, 3, 4):
-        got = compare(n, args.games_per_config, args.seed + n)
-        print(f"{n} players: {got['games']} games, {got['decisions']} decisions, 0 differences")
-        for k in total:
-            total[k] += got[k]
-    print(
-        f"all: {total['games']} games, {total['decisions']} decisions, 0 differences "
-        f"({time.perf_counter() - t0:.0f} s)"
-    )
+    parts = [(f"{n} players", n, functools.partial(compare, n)) for n in (2, 3, 4)]
+    diff.long_run((__doc__ or "").splitlines()[0], parts)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from tabletop_gym.envs.positano.observer import PositanoObserver
 from tabletop_gym.envs.positano.rules import A_LOT, PositanoConfig, PositanoGame
 from tabletop_gym.jax import positano as P
 from tabletop_gym.jax.core import make
+from tests.jax.diff import vmapped_deal
 from tests.jax.positano_diff import SHAPES, all_configs, compare
 
 # One compiled function per (players, size) shape, shared by every test of this module.
@@ -121,14 +122,7 @@ def test_an_illegal_action_ends_the_game_with_minus_one_for_its_seat():
 
 def test_make_binds_a_config_and_vmaps():
     g = make("positano", num_players=2, goals=["grande", "gruppo", "dietro"])
-
-    @jax.jit
-    def deal(key):
-        states = jax.vmap(g.init)(jax.random.split(key, 5))
-        obs = jax.vmap(g.observe)(states, jnp.zeros(5, jnp.int32))
-        return states, obs, jax.vmap(g.legal_action_mask)(states)
-
-    states, obs, mask = deal(jax.random.PRNGKey(1))
+    states, obs, mask = vmapped_deal(g, 5, jax.random.PRNGKey(1))
     assert states.height.shape == (5, 25)
     assert np.asarray(states.goals).tolist() == [[0, 3, 6]] * 5
     assert obs.shape == (5, g.observation_size) == (5, P.OBSERVATION_SIZE)

@@ -19,6 +19,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
 )
 from tabletop_gym.jax import rapa_nui as R
 from tabletop_gym.jax.core import exact_ratio, make
+from tests.jax.diff import vmapped_deal
 from tests.jax.rapa_nui_diff import all_configs, compare
 
 
@@ -104,14 +105,7 @@ def test_exact_ratio_is_the_correctly_rounded_quotient():
 
 def test_make_binds_a_config_and_vmaps():
     g = make("rapa_nui", num_players=2, moai_choice="all_same")
-
-    @jax.jit
-    def deal(key):
-        states = jax.vmap(g.init)(jax.random.split(key, 5))
-        obs = jax.vmap(g.observe)(states, jnp.zeros(5, jnp.int32))
-        return states, obs, jax.vmap(g.legal_action_mask)(states)
-
-    states, obs, mask = deal(jax.random.PRNGKey(1))
+    states, obs, mask = vmapped_deal(g, 5, jax.random.PRNGKey(1))
     assert states.hands.shape == (5, 2, 7)
     assert bool(states.all_same.all())
     assert obs.shape == (5, g.observation_size)
