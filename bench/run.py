@@ -165,7 +165,8 @@ def ppo_env_share(env_id: str, timesteps: int) -> dict[str, float]:
     (``DummyVecEnv``) and one torch thread, as ``make train`` runs them. Counted at the vector
     env: its ``reset``, ``step_async``/``step_wait`` (the envs' steps and automatic resets, the
     opponents' moves, the copies into the batch buffers) and ``env_method`` (the action masks
-    MaskablePPO fetches every step).
+    MaskablePPO fetches every step). ``opponent_share_of_env`` is the part of that vector-env
+    time spent choosing the opponents' moves (their ``act``, observation included).
     """
     import gymnasium
     import torch
@@ -176,6 +177,7 @@ def ppo_env_share(env_id: str, timesteps: int) -> dict[str, float]:
     import tabletop_gym  # noqa: F401
     from tabletop_gym.agents.ppo import LogScaledExtractor
     from tabletop_gym.training import DEFAULT_ENV_KWARGS, DEFAULT_HPARAMS
+    from tabletop_gym.wrappers import single_agent
 
     torch.set_num_threads(1)
     hp = DEFAULT_HPARAMS
@@ -195,6 +197,17 @@ def ppo_env_share(env_id: str, timesteps: int) -> dict[str, float]:
 
     for name in ("reset", "step_async", "step_wait", "env_method"):
         setattr(vec, name, timed(getattr(vec, name)))
+    opponents = [0.0]
+    choose = single_agent.choose_action
+
+    def timed_choice(*args: Any) -> Any:
+        t0 = clock()
+        try:
+            return choose(*args)
+        finally:
+            opponents[0] += clock() - t0
+
+    single_agent.choose_action = timed_choice  # type: ignore[assignment]
     extractor = {"features_extractor_class": LogScaledExtractor} if hp["obs_scaling"] == "log" \
         else {}
     model = MaskablePPO(
@@ -204,10 +217,14 @@ def ppo_env_share(env_id: str, timesteps: int) -> dict[str, float]:
         policy_kwargs={"net_arch": list(hp["net_arch"]), **extractor},
     )
     t0 = clock()
-    model.learn(total_timesteps=timesteps)
+    try:
+        model.learn(total_timesteps=timesteps)
+    finally:
+        single_agent.choose_action = choose  # type: ignore[assignment]
     total = clock() - t0
     return {"env_share": spent[0] / total, "timesteps_per_s": timesteps / total,
-            "env_us_per_step": 1e6 * spent[0] / timesteps}
+            "env_us_per_step": 1e6 * spent[0] / timesteps,
+            "opponent_share_of_env": opponents[0] / spent[0] if spent[0] else 0.0}
 
 
 def openspiel_connect_four(seconds: float) -> dict[str, float]:
@@ -347,7 +364,7 @@ def markdown(paired: dict[str, Any], extra: dict[str, Any], rows: list[dict[str,
         for metric, vals in metrics.items():
             if not isinstance(vals, list):
                 vals = [vals, vals, vals]
-            fmt = "{:.3f}" if metric == "env_share" else "{:,.1f}"
+            fmt = "{:.3f}" if "share" in metric else "{:,.1f}"
             lines.append(f"| {name} | {metric} | " + " | ".join(fmt.format(v) for v in vals)
                          + " |")
     lines += ["", "| target | value | verdict |", "|---|---|---|"]

@@ -18,8 +18,20 @@ The agent reads the engine state only through ``resample_hidden``, which re-deal
 from a canonical order, so what the agent decides is a function of its own view and its seed
 (``tests/agents/test_ismcts.py`` checks that decisions do not change when the hidden parts do).
 
-Named ``"ismcts"`` or ``"ismcts:<simulations>"`` or ``"ismcts:<simulations>:heuristic"`` wherever
-opponents are named.
+The ``guided`` variant is for games whose random rollouts say little and whose heuristic
+rollouts are too dear to grow a deep tree in a second (Rapa Nui: ~120 decisions a game, a
+heuristic rollout of the rest costs milliseconds). It keeps the determinizations but spends them
+on the root alone: the candidates are the heuristic's own move and the other legal actions (at
+most :data:`GUIDED_WIDTH`), and every *round* draws one determinization and one seed for the
+rollout bots, then plays every candidate on that same deal with the same bot seeds, the heuristic
+moving every seat to the end. Each candidate is thus compared with the heuristic's move on paired
+deals (common random numbers), so the difference of their values is free of the deal's luck. It
+plays another move than the heuristic's only when that move's mean paired gain exceeds
+:data:`SWITCH_Z` standard errors: a one-step policy improvement of the heuristic that falls back to
+it when the evidence is thin. ``simulations`` counts rollouts (rounds times candidates).
+
+Named ``"ismcts"``, ``"ismcts:<simulations>"``, ``"ismcts:<simulations>:heuristic"`` or
+``"ismcts:<simulations>:guided"`` wherever opponents are named.
 
 Example:
     >>> from tabletop_gym.evaluation import evaluate
@@ -39,8 +51,15 @@ import numpy as np
 from tabletop_gym.core.game import Game, State
 from tabletop_gym.core.observer import Observer
 
-ROLLOUTS = ("random", "heuristic")
+ROLLOUTS = ("random", "heuristic", "guided")
 DEFAULT_SIMULATIONS = 200
+GUIDED_WIDTH = 6
+"""Root candidates of the guided search: the heuristic's move and at most this many in all (a
+Rapa Nui decision has 2-6 legal actions, so there it weighs every one)."""
+SWITCH_Z = 1.0
+"""Standard errors by which a candidate's mean paired gain over the heuristic's move must exceed
+zero before the guided search plays it instead: with a few rounds the best-looking of several
+candidates is often best by noise alone, and the heuristic's move is the better default."""
 SCORE_WEIGHT = 0.5
 """Share of a simulation's value given to the score margin (the rest is the win/loss). A single
 rollout's win or loss is a coin flip in a close position; its margin says by how much, so with a
@@ -96,10 +115,14 @@ class ISMCTSAgent:
         observer: The observer whose observations the heuristic rollout policy reads.
         rng: Numpy generator or seed; the search draws from a ``random.Random`` seeded from it.
         simulations: Simulations per decision.
-        rollout: ``"random"`` or ``"heuristic"`` rollout policy.
+        rollout: ``"random"`` or ``"heuristic"`` rollout policy, or ``"guided"`` (the paired
+            root search with heuristic rollouts of the module's docstring).
         exploration: The UCB1 exploration constant (values lie in [0, 1]).
         score_weight: Share of the value given to the score margin (:data:`SCORE_WEIGHT`).
         margin_scale: Points of margin of :data:`MARGIN_SCALE`.
+        width: Root candidates of the guided search (:data:`GUIDED_WIDTH`).
+        switch_z: Standard errors of paired gain the guided search needs to leave the
+            heuristic's move (:data:`SWITCH_Z`).
     """
 
     needs_state = True
@@ -114,12 +137,14 @@ class ISMCTSAgent:
         exploration: float = 0.7,
         score_weight: float = SCORE_WEIGHT,
         margin_scale: float = MARGIN_SCALE,
+        width: int = GUIDED_WIDTH,
+        switch_z: float = SWITCH_Z,
     ):
         if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
             raise ValueError(f"simulations must be a positive integer, got {simulations!r}")
         if rollout not in ROLLOUTS:
             raise ValueError(f"rollout={rollout!r}; choose one of {ROLLOUTS}")
-        if rollout == "heuristic" and observer is None:
+        if rollout != "random" and observer is None:
             raise ValueError("heuristic rollouts need the observer of the game")
         self.game = game
         self.observer = observer
@@ -128,7 +153,11 @@ class ISMCTSAgent:
         self.exploration = float(exploration)
         self.score_weight = float(score_weight)
         self.margin_scale = float(margin_scale)
-        self.name = f"ismcts:{simulations}" + (":heuristic" if rollout == "heuristic" else "")
+        if isinstance(width, bool) or not isinstance(width, int) or width < 2:
+            raise ValueError(f"width must be an integer of at least 2, got {width!r}")
+        self.width = width
+        self.switch_z = float(switch_z)
+        self.name = f"ismcts:{simulations}" + ("" if rollout == "random" else f":{rollout}")
         self.seed(rng if isinstance(rng, int) or rng is None else
                   int(rng.integers(0, 2**63 - 1)))
         self._bots: dict[int, Any] = {}
@@ -151,6 +180,8 @@ class ISMCTSAgent:
             raise ValueError(f"seat {seat} is not the one to act in this state")
         if len(legal) == 1:
             return legal[0]
+        if self.rollout == "guided":
+            return self._guided(state, seat, legal)
         root = _Node(-1)
         rng = self.rng
         c = self.exploration
@@ -189,6 +220,42 @@ class ISMCTSAgent:
                 n.visits += 1
                 n.value += values[n.player]
         return max(legal, key=lambda a: self._rank(root, a))
+
+    def _guided(self, state: State, seat: int, legal: list[int]) -> int:
+        """The paired root search of the ``guided`` variant (module docstring)."""
+        rng = self.rng
+        # The heuristic reads only this seat's own observation, which re-dealing leaves alone.
+        root_seed = rng.randrange(2**63)
+        self._bot(seat).seed(root_seed)
+        base = self._policy_action(state, seat)
+        others = [a for a in legal if a != base]
+        if len(others) >= self.width:
+            others = rng.sample(others, self.width - 1)
+        cands = [base, *others]
+        rounds = max(2, self.simulations // len(cands))
+        values = [[0.0] * rounds for _ in cands]
+        for r in range(rounds):
+            deal = state.resample_hidden(seat, rng)
+            bot_seed = rng.randrange(2**63)
+            for i, a in enumerate(cands):
+                d = deal.clone()
+                d.apply_action(a)
+                for p, bot in enumerate(self._bots_for(self.game.num_players)):
+                    bot.seed(bot_seed + p)
+                while not d.is_terminal():
+                    d.apply_action(self._policy_action(d, d.current_player()))
+                values[i][r] = self._values(d)[seat]
+        best, best_gain = 0, 0.0
+        for i in range(1, len(cands)):
+            gains = [v - b for v, b in zip(values[i], values[0], strict=True)]
+            mean = sum(gains) / rounds
+            var = sum((g - mean) ** 2 for g in gains) / (rounds - 1)
+            if mean > self.switch_z * math.sqrt(var / rounds) and mean > best_gain:
+                best, best_gain = i, mean
+        return cands[best]
+
+    def _bots_for(self, n: int) -> list[Any]:
+        return [self._bot(p) for p in range(n)]
 
     @staticmethod
     def _rank(root: _Node, a: int) -> tuple[int, float, int]:

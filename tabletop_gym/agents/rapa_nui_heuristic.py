@@ -210,6 +210,8 @@ class RapaNuiHeuristic:
     """
 
     name = "heuristic"
+    needs_state = False
+    """It decides from its observation alone (said here, so no caller has to look it up)."""
 
     def __init__(self, game: Game, observer: Observer, rng: np.random.Generator | None = None):
         """Bind the bot to a game config and its observation layout.
@@ -279,7 +281,7 @@ class RapaNuiHeuristic:
         # the set entries come in index order, so each column's cards come front first.
         start, stop = self._columns_at
         per_column = COLUMN_SIZE * NUM_CARD_TYPES
-        for j in np.flatnonzero(vec[start:stop]).tolist():
+        for j in vec[start:stop].nonzero()[0].tolist():
             cols[j // per_column].append(j % NUM_CARD_TYPES)
         w.columns = cols
         # Per decision, the own-display valuations every option compares against.
@@ -290,7 +292,7 @@ class RapaNuiHeuristic:
 
     def _estimate(self, w: _View) -> None:
         """Fill in the shared estimates: scorings left, game stage, wood and kind values."""
-        cards = w.pile + sum(len(c) for c in w.columns) - _LEFTOVER_CARDS
+        cards = w.pile + sum(map(len, w.columns)) - _LEFTOVER_CARDS
         w.scorings_left = max(0.0, cards / _DRAWS_PER_TURN)
         full = START_PILE + NUM_COLUMNS * COLUMN_SIZE - _LEFTOVER_CARDS
         w.stage = min(1.0, max(0.0, cards) / full)
@@ -368,7 +370,11 @@ class RapaNuiHeuristic:
         kind_value = w.kind_value
         wood_value = w.wood_value
         for k in range(NUM_KINDS):
-            best = max(best, kind_value[k] - max(0.0, BUY_BASE_COST - hg[k]) * wood_value)
+            # max(0.0, cost) and max(best, gain) spelled out: the same comparisons, fewer calls.
+            cost = BUY_BASE_COST - hg[k]
+            gain = kind_value[k] - (cost if cost > 0.0 else 0.0) * wood_value
+            if gain > best:
+                best = gain
         return best
 
     def _opp_holding_values(self, w: _View, vals: Sequence[int]) -> list[float]:
@@ -456,17 +462,17 @@ class RapaNuiHeuristic:
             self._unit_value(w, t) * self._base_rel_gain(w, t) for t in range(NUM_CARD_TYPES)
         ]
         # The unseen pool (other hands and the draw pile) gives a refill's expected card.
-        pool: list[float] = list(self._totals)
-        for disp in w.displays:
-            for t in range(NUM_CARD_TYPES):
-                pool[t] -= disp[t]
+        # Every count is a whole number, so the order of the subtractions does not matter.
+        in_columns = [0] * NUM_CARD_TYPES
         for col in w.columns:
             for t in col:
-                pool[t] -= 1
-        for t in range(NUM_CARD_TYPES):
-            pool[t] -= w.hand[t]
-        pool[MOAI] -= w.removed
-        pool = [max(0.0, x) for x in pool]
+                in_columns[t] += 1
+        in_columns[MOAI] += w.removed
+        pool = [
+            max(0.0, total - sum(displayed) - columns - held)
+            for total, displayed, columns, held in zip(
+                self._totals, w.by_type, in_columns, w.hand, strict=True)
+        ]
         total = sum(pool) or 1.0
         exp_hand = sum(pool[t] * hand_val[t] for t in range(NUM_CARD_TYPES)) / total
         exp_reveal = sum(pool[t] * reveal[t] for t in range(NUM_CARD_TYPES)) / total
@@ -590,7 +596,7 @@ class RapaNuiHeuristic:
         Raises:
             ValueError: When the mask has no legal action (this seat is not to act).
         """
-        legal = np.flatnonzero(observation["action_mask"]).tolist()
+        legal = np.asarray(observation["action_mask"]).reshape(-1).nonzero()[0].tolist()
         if not legal:
             raise ValueError("no legal action in the mask; this agent is not to act")
         if len(legal) == 1:  # forced moves need no thought

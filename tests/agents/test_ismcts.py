@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import gymnasium
@@ -20,8 +21,11 @@ def _agent(env, seed: int, sims: int = 12, rollout: str = "random") -> ISMCTSAge
     return ISMCTSAgent(env.game, env.observer, seed, simulations=sims, rollout=rollout)
 
 
-@pytest.mark.parametrize(("game", "players"), GAMES)
-def test_decisions_do_not_depend_on_hidden_information(game: str, players: int) -> None:
+@pytest.mark.parametrize(("game", "players", "rollout"),
+                         [(g, n, "random") for g, n in GAMES]
+                         + [("rapa_nui", 2, "guided"), ("positano", 2, "guided")])
+def test_decisions_do_not_depend_on_hidden_information(game: str, players: int,
+                                                       rollout: str) -> None:
     # The agent must decide on its information set: re-dealing what the acting seat cannot see
     # (rules: hidden hands, draw pile, face-down stacks, Otto's undrawn cards) leaves its choice,
     # with the same seed, unchanged.
@@ -36,7 +40,9 @@ def test_decisions_do_not_depend_on_hidden_information(game: str, players: int) 
         if len(state.legal_actions()) > 1:
             other = state.resample_hidden(seat, shuffle)
             changed += other.to_dict() != state.to_dict()
-            assert _agent(env, 7).act_in(state, seat) == _agent(env, 7).act_in(other, seat)
+            sims = 12 if rollout == "random" else 4
+            assert (_agent(env, 7, sims, rollout).act_in(state, seat)
+                    == _agent(env, 7, sims, rollout).act_in(other, seat))
             checked += 1
         env.step(rnd.act(env.observe(env.agent_selection)))
     assert checked == 12
@@ -75,13 +81,24 @@ def test_same_seed_same_game_and_other_seed_other_search() -> None:
 def test_search_picks_the_best_final_move() -> None:
     # At a game's last decision every action ends the game, so enough simulations must find the
     # action of highest value (win share, then score margin). Brute force gives the answer; only
-    # positions where that answer does not depend on hidden tiles are used. Positano's last
-    # build (docs/rules/positano.md §6) ends the game whatever is chosen; the margins differ by single points, so
-    # exploration is turned off to let the visits follow the values.
+    # positions where that answer does not depend on hidden tiles are used. The margins differ by
+    # single points, so exploration is turned off to let the visits follow the values.
+    found = 0
+    for env, last, seat, best in _final_decisions(range(12)):
+        agent = ISMCTSAgent(env.game, env.observer, 0, simulations=4 * len(last.legal_actions()),
+                            exploration=0.0)
+        assert agent.act_in(last, seat) == best
+        found += 1
+    assert found >= 3
+
+
+def _final_decisions(seeds: range):
+    """Positano's last decisions whose best action (by brute force) does not depend on hidden
+    tiles: the last build (docs/rules/positano.md §6) ends the game whatever is chosen."""
     env = _raw_env_factory("positano")(num_players=2)
     rnd = RandomAgent(2)
-    found = 0
-    for game_seed in range(12):
+    judge = _agent(env, 0)
+    for game_seed in seeds:
         env.reset(seed=game_seed)
         last = None
         while not env.game_state.is_terminal():
@@ -89,7 +106,6 @@ def test_search_picks_the_best_final_move() -> None:
             env.step(rnd.act(env.observe(env.agent_selection)))
         seat = last.current_player()
         legal = last.legal_actions()
-        judge = _agent(env, 0)
         best = set()
         for k in range(3):
             view = last.resample_hidden(seat, random.Random(k))
@@ -104,17 +120,52 @@ def test_search_picks_the_best_final_move() -> None:
             top = max(values.values())
             best.add(tuple(a for a in legal if values[a] == top))
         if len(best) == 1 and len(next(iter(best))) == 1 and len(legal) > 1:
-            agent = ISMCTSAgent(env.game, env.observer, 0, simulations=4 * len(legal),
-                                exploration=0.0)
-            pick = agent.act_in(last, seat)
-            assert (pick,) == next(iter(best)), (game_seed, pick, best)
-            found += 1
-    assert found >= 3
+            yield env, last, seat, next(iter(best))[0]
+
+
+def test_guided_search_leaves_the_heuristic_for_a_better_final_move() -> None:
+    # At a final decision every candidate's value is the same in every deal, so the paired gains
+    # have no spread: any candidate better than the heuristic's move is certainly better, and the
+    # guided search must play the best one, whether or not the heuristic found it.
+    found = differs = 0
+    for env, last, seat, best in _final_decisions(range(60)):
+        legal = last.legal_actions()
+        agent = ISMCTSAgent(env.game, env.observer, 0, simulations=2 * len(legal),
+                            rollout="guided", width=len(legal))
+        assert agent.act_in(last, seat) == best
+        bot = make_agent("heuristic", env.game, env.observer, np.random.default_rng(0))
+        differs += bot.act({"observation": env.observer.encode(last, seat),
+                            "action_mask": env.observer.action_mask(last, seat)}) != best
+        found += 1
+    assert found >= 20
+    assert differs >= 1  # the search really had to leave the heuristic's move somewhere
+
+
+def test_guided_search_keeps_the_heuristic_move_without_evidence() -> None:
+    # A gain that does not clear an infinite bar never counts: the search plays the heuristic's
+    # own move (here with the same tie-breaking seed as the search's root bot).
+    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env.reset(seed=1)
+    rnd = RandomAgent(3)
+    checked = 0
+    while not env.game_state.is_terminal() and checked < 6:
+        state = env.game_state
+        seat = state.current_player()
+        if len(state.legal_actions()) > 1:
+            agent = ISMCTSAgent(env.game, env.observer, 5, simulations=4, rollout="guided",
+                                switch_z=math.inf)
+            bot = make_agent("heuristic", env.game, env.observer, np.random.default_rng(0))
+            bot.seed(random.Random(5).randrange(2**63))
+            assert agent.act_in(state, seat) == bot.act(env.observe(env.agent_selection))
+            checked += 1
+        env.step(rnd.act(env.observe(env.agent_selection)))
+    assert checked == 6
 
 
 def test_named_wherever_opponents_are_named() -> None:
     assert parse_spec("ismcts") == (200, "random")
     assert parse_spec("ismcts:50:heuristic") == (50, "heuristic")
+    assert parse_spec("ismcts:48:guided") == (48, "guided")
     env = _raw_env_factory("positano")(num_players=2)
     agent = make_agent("ismcts:5:heuristic", env.game, env.observer, np.random.default_rng(0))
     assert isinstance(agent, ISMCTSAgent) and agent.simulations == 5
