@@ -25,7 +25,7 @@ Example:
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -434,8 +434,10 @@ class TurnBasedObserver(Observer):
         """A fresh vector of what ``player`` may know: the inner view and its own commitments."""
         if self._gather is None:
             return super().encode(state, player)
-        assert isinstance(state, TurnBasedState) and isinstance(self.inner, SharedObserver)
-        out: np.ndarray = self.inner.shared_vector(state.inner).take(self._gather[player])
+        # The gather exists only over a SharedObserver inner, for this transform's states.
+        state = cast(TurnBasedState, state)
+        inner = cast(SharedObserver, self.inner)
+        out: np.ndarray = inner.shared_vector(state.inner).take(self._gather[player])
         if out.dtype != self.dtype:
             out = out.astype(self.dtype)
         self._commitments(state, player, out, [])
@@ -445,8 +447,9 @@ class TurnBasedObserver(Observer):
         """Every seat's vector as the rows of one fresh array."""
         if self._gather is None:
             return super().encode_seats(state)
-        assert isinstance(state, TurnBasedState) and isinstance(self.inner, SharedObserver)
-        out: np.ndarray = self.inner.shared_vector(state.inner).take(self._gather)
+        state = cast(TurnBasedState, state)
+        inner = cast(SharedObserver, self.inner)
+        out: np.ndarray = inner.shared_vector(state.inner).take(self._gather)
         if out.dtype != self.dtype:
             out = out.astype(self.dtype)
         for p in range(len(out)):

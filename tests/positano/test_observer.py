@@ -407,3 +407,68 @@ def test_facts_written_in_place_equal_a_fresh_encoding(cfg):
         state = env.game_state.inner
         for seat in range(env.game.num_players):
             np.testing.assert_array_equal(inner.encode(state, seat), inner.encode(state.clone(), seat))
+
+
+def test_facts_exist_only_once_observed_and_a_clone_or_a_loaded_state_starts_without():
+    # The engine writes its facts only after an observer created them, so search (clones) and
+    # the engine alone never pay for them; a copy builds its own from scratch when observed.
+    game = PositanoGame(num_players=3)
+    state = game.new_initial_state(random.Random(4))
+    rng = random.Random(4)
+    for _ in range(12):
+        random_step(state, rng)
+    assert state._facts is None
+    observer = PositanoObserver(game)
+    before = observer.encode(state, 1)
+    assert state._facts is not None
+    assert state.clone()._facts is None
+    loaded = game.state_from_json(state.to_json())
+    assert loaded._facts is None
+    np.testing.assert_array_equal(observer.encode(loaded, 1), before)
+    for _ in range(20):
+        random_step(state, rng)
+        copy = state.clone()
+        for seat in range(3):
+            np.testing.assert_array_equal(observer.encode(state, seat), observer.encode(copy, seat))
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=str)
+def test_the_trusted_path_plays_exactly_like_the_checked_one(cfg):
+    # apply_trusted_action / apply_trusted_joint_action skip only the legality check: on legal
+    # actions they reach the same positions (the whole JSON state) as the checked calls.
+    game = PositanoGame(**cfg)
+    for seed in range(3):
+        checked = game.new_initial_state(random.Random(seed))
+        trusted = game.new_initial_state(random.Random(seed))
+        rng = random.Random(seed)
+        while not checked.is_terminal():
+            if checked.current_player() == SIMULTANEOUS:
+                joint = [rng.choice(checked.legal_actions(p)) for p in range(game.num_players)]
+                checked.apply_joint_action(joint)
+                trusted.apply_trusted_joint_action(joint)
+            else:
+                action = rng.choice(checked.legal_actions())
+                checked.apply_action(action)
+                trusted.apply_trusted_action(action)
+            assert trusted.to_dict() == checked.to_dict()
+
+
+@pytest.mark.parametrize("cfg", [{"num_players": 2}, {"num_players": 4, "board_size": 5}], ids=str)
+def test_any_change_of_the_cliff_is_followed_by_the_kept_facts(cfg):
+    # Buildings raised, lowered, removed, recoloured and re-roofed anywhere, in any order: a
+    # change rewrites the lot and the lots behind it (their sea view, rules §5.1), and every
+    # seat's vector equals a fresh encoding after each one.
+    game = PositanoGame(**cfg)
+    state = game.new_initial_state(random.Random(0))
+    observer = PositanoObserver(game)
+    observer.encode(state, 0)
+    rng = random.Random(1)
+    for _ in range(200):
+        p = rng.choice(game.positions)
+        h = rng.randrange(0, 8)
+        state._set_building(p, rng.randrange(game.num_players) if h else -1, h,
+                            rng.randrange(1, 4) if h else 0)
+        for seat in range(game.num_players):
+            np.testing.assert_array_equal(
+                observer.encode(state, seat), observer.encode(state.clone(), seat)
+            )

@@ -95,7 +95,14 @@ def neighbours(pos: int, size: int) -> tuple[int, ...]:
 
 def column_lots(column: int, size: int) -> tuple[int, ...]:
     """The lots of a column of a ``size`` cliff, front row (nearest the sea) first."""
-    return tuple(lot_position(r, column) for r in range(size))
+    return _COLUMN_LOTS[size][column]
+
+
+# Scoring sweeps every column at the end of each game: a table, not a tuple built per call.
+_COLUMN_LOTS = {
+    size: tuple(tuple(lot_position(r, c) for r in range(size)) for c in range(size))
+    for size in BOARD_SIZES
+}
 
 
 LOTS_IN_FRONT: tuple[tuple[int, ...], ...] = tuple(

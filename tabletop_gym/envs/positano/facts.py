@@ -18,6 +18,7 @@ pays for the facts only while someone observes. Pure standard library: the engin
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 from typing import Any
 
 from tabletop_gym.core.game import SIMULTANEOUS
@@ -413,9 +414,8 @@ TO_ACT = HAND_BOOSTERS + MAX_COLOURS * NUM_BOOSTERS
 ZERO = TO_ACT + MAX_COLOURS
 """Facts only: an entry that is always 0 (what padding colours read)."""
 _LAST = ZERO + 1
-# Facts only, never observed: what :func:`turn` wrote last (phase + 1, 0 before the first write;
-# seat to act + 3; acting colour + 1), so the next call clears just those entries, and the
-# length of the change log it saw.
+# Facts only, never observed: what turn() wrote last (phase + 1, 0 before the first write;
+# seat to act + 3; acting colour + 1), so that the next call clears just those entries.
 SEEN = _LAST + 3
 """Facts only: the length of the change log when :func:`turn` last wrote."""
 SIZE = SEEN + 1
@@ -486,28 +486,27 @@ class Tables:
     """Per-game index tables: where each face-up tile's features go, kinds and gelato.
 
     Attributes:
-        block_idx, block_val: Per block tile, the ``beach_blocks`` entries and their values.
-        build_idx, build_val: Per build tile, the ``beach_builds`` entries and their values.
+        features: Per row kind (1 blocks, 2 builds) and tile, the start of its face-up features
+            in ``beach_blocks`` / ``beach_builds`` and their values.
         build_feats: Per build tile, its ``build_tile`` context values.
         block_kind, build_kind: Per tile, its kind index.
-        lot_gelato, block_gelato, build_gelato: Gelato per lot position / tile index.
+        card_gelato, booster_gelato, lot_gelato, block_gelato, build_gelato: Gelato per bid
+            card, booster, lot position and tile index (rules §5.2).
         columns: Per cliff column, its lot positions front row first.
+        shaded: Per lot, the lot and the lots behind it in its column.
         solo: Whether the game is solo (the leftmost tiles are facts then).
     """
 
     def __init__(self, game: Any):
         """Derive the tables of ``game``'s tile sets (a :class:`~.rules.PositanoGame`)."""
-        self.block_idx: list[list[int]] = []
-        self.block_val: list[list[int]] = []
+        # features[kind][tile]: where the face-up tile's row of features starts (kind 1 blocks,
+        # 2 builds; 0, the lots, has none) and its values, written as one slice.
+        blocks: list[tuple[int, array]] = []
         nb = len(BLOCK_FEATURES)
         for block in game.block_tiles:
-            base = _O["beach_blocks"] + block.index * nb
             feats = [1, block.blocks, block.multiplier == 2, block.multiplier == 3, block.gelato]
-            idx = [base + i for i, v in enumerate(feats) if v]
-            self.block_idx.append(idx)
-            self.block_val.append([int(feats[i - base]) for i in idx])
-        self.build_idx: list[list[int]] = []
-        self.build_val: list[list[int]] = []
+            blocks.append((_O["beach_blocks"] + block.index * nb, array("f", map(float, feats))))
+        builds: list[tuple[int, array]] = []
         self.build_feats: list[array] = []
         nbf = len(BUILD_FEATURES)
         for t in game.build_tiles:
@@ -521,21 +520,22 @@ class Tables:
                 t.action == C.REMODEL,
                 t.gelato,
             ]
-            base = _O["beach_builds"] + t.index * nbf
-            idx = [base + i for i, v in enumerate(feats) if v]
-            self.build_idx.append(idx)
-            self.build_val.append([int(feats[i - base]) for i in idx])
-            self.build_feats.append(array("f", [float(v) for v in feats[1:]]))
+            builds.append((_O["beach_builds"] + t.index * nbf, array("f", map(float, feats))))
+            self.build_feats.append(array("f", map(float, feats[1:])))
+        self.features: tuple[list[tuple[int, array]], ...] = ([], blocks, builds)
+        self.no_features = (_zeros(0), _zeros(nb), _zeros(nbf))
         self.block_kind = [block_kind(t) for t in game.block_tiles]
         self.build_kind = [build_kind(t) for t in game.build_tiles]
         self.lot_gelato = [0] * NUM_LOTS
         for pos, lot in game.lot_tiles.items():
             self.lot_gelato[pos] = lot.gelato
+        self.card_gelato = _CARD_GELATO
+        self.booster_gelato = _BOOSTER_GELATO
         self.block_gelato = [t.gelato for t in game.block_tiles]
         self.build_gelato = [t.gelato for t in game.build_tiles]
         self.columns = [list(C.column_lots(c, game.size)) for c in range(game.size)]
-        # By row kind (1 blocks, 2 builds; 0, the lots, has no features).
-        self.feature_idx: tuple[list[list[int]], ...] = ([], self.block_idx, self.build_idx)
+        # A lot and the lots behind it: those whose sea view a change at the lot can alter.
+        self.shaded = [(p, *C.lots_behind(p, game.size)) for p in range(NUM_LOTS)]
         self.tile_gelato = (self.lot_gelato, self.block_gelato, self.build_gelato)
         self.multiplier = [tile.multiplier for tile in game.block_tiles]
         self.flat = [tile.blocks for tile in game.block_tiles]
@@ -676,8 +676,8 @@ def take_tile(s: Any, f: Any, c: int, kind: int, tile: int) -> None:
     block leaves the colour's lot empty for good (rules §4).
     """
     t = s.game.fact_tables
-    for i in t.feature_idx[kind][tile]:
-        f[i] = 0
+    start, values = t.features[kind][tile]
+    f[start : start + len(values)] = t.no_features[kind]
     f[_GELATO + c] += t.tile_gelato[kind][tile]
     if t.solo:
         _leftmost(s, f, kind, s.build_row if kind == 2 else s.block_row)
@@ -698,10 +698,14 @@ def roofs(s: Any, f: Any) -> None:
 
 
 def column_out(s: Any, f: Any, pos: int) -> None:
-    """Before a building in ``pos``'s column changes: clear the column's facts and points."""
-    owner, roof = s.owner, s.roof
-    for p in s.game.fact_tables.columns[C.LOT_COLUMNS[pos]]:
-        if s.height[p]:
+    """Before the building at ``pos`` changes: clear its facts and those of the lots behind it.
+
+    What a lot shows of the sea depends only on the lots in front of it (rules §5.1), so a
+    change at ``pos`` leaves the lots in front as they are.
+    """
+    owner, roof, height = s.owner, s.roof, s.height
+    for p in s.game.fact_tables.shaded[pos]:
+        if height[p]:
             o = owner[p]
             r = roof[p]
             f[_OWNER + p * MAX_COLOURS + o] = 0
@@ -711,9 +715,8 @@ def column_out(s: Any, f: Any, pos: int) -> None:
             f[_VISIBLE + p] = 0
 
 
-def _column(s: Any, f: Any, column: list[int]) -> None:
-    # Write one column's buildings and their sea-view points (rules §5.1); what a lot shows
-    # depends on the lots in front, so a change re-writes the whole column.
+def _column(s: Any, f: Any, column: Sequence[int]) -> None:
+    # Write the buildings of these lots of one column and their sea-view points (rules §5.1).
     height, owner, roof = s.height, s.owner, s.roof
     for p in column:
         h = height[p]
@@ -730,8 +733,8 @@ def _column(s: Any, f: Any, column: list[int]) -> None:
 
 
 def column_in(s: Any, f: Any, pos: int) -> None:
-    """After a building in ``pos``'s column changed: write the column's facts."""
-    _column(s, f, s.game.fact_tables.columns[C.LOT_COLUMNS[pos]])
+    """After the building at ``pos`` changed: write its facts and those of the lots behind it."""
+    _column(s, f, s.game.fact_tables.shaded[pos])
     f[_EMPTY + pos] = 1 if empty_lot(s, pos) else 0
 
 
@@ -789,12 +792,11 @@ def _face_up(s: Any, f: Any, t: Tables, lots: list[int], blocks: list[int],
     for pos in lots:
         f[_OPEN + pos] = 1
         f[_BEACH_LOTS + pos] = 1
-    for tile in blocks:
-        for i, v in zip(t.block_idx[tile], t.block_val[tile], strict=True):
-            f[i] = v
-    for tile in builds:
-        for i, v in zip(t.build_idx[tile], t.build_val[tile], strict=True):
-            f[i] = v
+    for kind, tiles in ((1, blocks), (2, builds)):
+        features = t.features[kind]
+        for tile in tiles:
+            start, values = features[tile]
+            f[start : start + len(values)] = values
     if t.solo:
         _leftmost(s, f, 0, s.lot_row)
         _leftmost(s, f, 1, s.block_row)
@@ -826,20 +828,14 @@ def build(s: Any) -> array:
         for pos in taken:
             if empty_lot(s, pos):
                 f[_EMPTY + pos] = 1
-            f[_GELATO + c] += t.lot_gelato[pos]
         if len(taken) == rnd:
             f[_THIS_ROUND + c * NUM_LOTS + taken[-1]] = 1
-        for card in s.played_cards[c]:
-            f[_PLAYED_CARDS + c * NUM_CARDS + card] = 1
-            f[_GELATO + c] += _CARD_GELATO[card]
-        for booster in s.played_boosters[c]:
-            f[_PLAYED_BOOSTERS + c * NUM_BOOSTERS + booster] = 1
-            f[_GELATO + c] += _BOOSTER_GELATO[booster]
-        for tile in s.blocks_taken[c]:
-            f[_GELATO + c] += t.block_gelato[tile]
-        for tile in s.builds_taken[c]:
-            f[_GELATO + c] += t.build_gelato[tile]
         pc, pb = s.played_cards[c], s.played_boosters[c]
+        for card in pc:
+            f[_PLAYED_CARDS + c * NUM_CARDS + card] = 1
+        for booster in pb:
+            f[_PLAYED_BOOSTERS + c * NUM_BOOSTERS + booster] = 1
+        f[_GELATO + c] = s.gelato(c)
         if len(pc) == rnd:
             card, booster = pc[-1], pb[-1]
             f[_BID_CARD + c * NUM_CARDS + card] = 1

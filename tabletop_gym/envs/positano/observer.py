@@ -22,6 +22,8 @@ observer adds only the seat's own).
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from tabletop_gym.core.game import State
@@ -107,13 +109,13 @@ class PositanoObserver(SharedObserver):
         every change into them, and only the turn's entries are rewritten here when the change
         log grew.
         """
-        assert isinstance(state, PositanoState)
-        f = state._facts
+        s = cast(PositanoState, state)  # the observer of a Positano game sees only these
+        f = s._facts
         if f is None:
-            f = state._facts = F.build(state)
-        seen = len(state._deltas)
+            f = s._facts = F.build(s)
+        seen = len(s._deltas)
         if f[F.SEEN] != seen:
-            F.turn(state, f)
+            F.turn(s, f)
             f[F.SEEN] = seen
         return np.frombuffer(f, dtype=np.float32)
 

@@ -132,6 +132,7 @@ TILE_TYPES = ("lot", "block", "build")
 # The tile type whose bid order a phase follows.
 _PHASE_KIND = (-1, 0, 1, 1, 2, 2, 2, 2, -1)
 
+_LOT_NAMES = tuple(C.lot_name(p) for p in range(C.NUM_POSITIONS))
 _NUM_CARDS = len(C.BID_CARDS)
 _NUM_BOOSTERS = len(C.BOOSTERS)
 _ALL_CARDS = list(range(_NUM_CARDS))
@@ -303,6 +304,16 @@ class PositanoGame(Game):
         self.build_tiles = C.BUILD_TILES[self.size]
         self.goal_cards = C.GOAL_CARDS[self.size]
         self.roof_supply = C.ROOF_SUPPLY[self.size]
+        # rules §2.6-7: starting tiles whose icon ≤ players (solo: a 2-player game) start face
+        # up; every other tile, unused starting tiles included, goes into the stack.
+        icon_max = max(2, cfg.num_players)
+
+        def split(tiles: Sequence[Any]) -> tuple[list[int], list[int]]:
+            up = [t.index for t in tiles if 0 < t.start_icon <= icon_max]
+            return up, [t.index for t in tiles if t.index not in up]
+
+        self._start_blocks = split(self.block_tiles)
+        self._start_builds = split(self.build_tiles)
         self.fact_tables = facts.Tables(self)
         """Index tables the observable facts are written with (:mod:`.facts`)."""
         if cfg.goals:
@@ -408,7 +419,6 @@ class PositanoGame(Game):
         """
         if not isinstance(rng, random.Random):
             raise TypeError(f"new_initial_state needs a random.Random, got {type(rng).__name__}")
-        n = self.config.num_players
         nc, t = self.num_colours, self.tiles_per_round
         s = PositanoState.__new__(PositanoState)
         s.game = self
@@ -418,14 +428,12 @@ class PositanoGame(Game):
         s.removed_lots = sorted(lots[:k])
         s.lot_row = lots[k : k + t]
         s.lot_stack = lots[k + t :]
-        # rules §2.6-7: starting tiles whose icon ≤ players (solo: a 2-player game) face up;
-        # every other tile, unused starting tiles included, shuffled into the stack.
-        icon_max = max(2, n)
-        s.block_row = [b.index for b in self.block_tiles if 0 < b.start_icon <= icon_max]
-        s.block_stack = [b.index for b in self.block_tiles if not 0 < b.start_icon <= icon_max]
+        # rules §2.6-7: the starting tiles face up, the stacks shuffled (split in __init__).
+        s.block_row = self._start_blocks[0][:]
+        s.block_stack = self._start_blocks[1][:]
         rng.shuffle(s.block_stack)
-        s.build_row = [b.index for b in self.build_tiles if 0 < b.start_icon <= icon_max]
-        s.build_stack = [b.index for b in self.build_tiles if not 0 < b.start_icon <= icon_max]
+        s.build_row = self._start_builds[0][:]
+        s.build_stack = self._start_builds[1][:]
         rng.shuffle(s.build_stack)
         if self.solo:
             # rules §7: randomise the order of the 2 tiles within each Beach Board row (the lot
@@ -620,13 +628,13 @@ class PositanoState(State):
 
     def gelato_parts(self, colour: int) -> dict[str, int]:
         """Gelato of ``colour`` by source: cards, boosters, lots, block and build tiles."""
-        g = self.game
+        t = self.game.fact_tables  # gelato per card, booster, lot and tile index
         return {
-            "cards": sum(C.BID_CARDS[c].gelato for c in self.played_cards[colour]),
-            "boosters": sum(C.BOOSTERS[b].gelato for b in self.played_boosters[colour]),
-            "lots": sum(g.lot_tiles[p].gelato for p in self.lots_taken[colour]),
-            "block_tiles": sum(g.block_tiles[t].gelato for t in self.blocks_taken[colour]),
-            "build_tiles": sum(g.build_tiles[t].gelato for t in self.builds_taken[colour]),
+            "cards": sum(map(t.card_gelato.__getitem__, self.played_cards[colour])),
+            "boosters": sum(map(t.booster_gelato.__getitem__, self.played_boosters[colour])),
+            "lots": sum(map(t.lot_gelato.__getitem__, self.lots_taken[colour])),
+            "block_tiles": sum(map(t.block_gelato.__getitem__, self.blocks_taken[colour])),
+            "build_tiles": sum(map(t.build_gelato.__getitem__, self.builds_taken[colour])),
         }
 
     def empty_lots(self) -> list[int]:
@@ -1039,7 +1047,7 @@ class PositanoState(State):
         out = []
         for c in range(nc):
             buildings = {
-                C.lot_name(p): pts[p] for p in range(25) if self.height[p] and self.owner[p] == c
+                _LOT_NAMES[p]: pts[p] for p in range(25) if self.height[p] and self.owner[p] == c
             }
             parts = self.gelato_parts(c)
             goals = {goal: goal_pts[goal][c] for goal in self.goals}
