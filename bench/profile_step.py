@@ -2,9 +2,12 @@
 
 Usage: ``python bench/profile_step.py [--games 20] [config ...]`` with configs such as
 ``positano:1`` ``positano:6`` ``rapa_nui:2`` (default: Positano solo, 2p, 6p and Rapa Nui 2p),
-or ``gym:RapaNui-v0`` for the single-agent view with its heuristic opponent. Shares are of the
-profiled loop's total time (profiling inflates every call by about the same overhead, so the
-shares, not the absolute times, are the result).
+or ``gym:RapaNui-v0`` for the single-agent view with its heuristic opponent, or ``vec:RapaNui-v0``
+for the vector env MaskablePPO steps at ``make train``'s settings (8 in-process envs, the action
+masks fetched every step; the policy is replaced by a random masked choice, which the loop's
+own share holds). Shares are of the profiled loop's total time (profiling inflates every call by
+about the same overhead, so the shares, not the absolute times, are the result; it inflates
+Python-heavy parts such as ``deepcopy`` most).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import pathlib
 import pstats
 import sys
 import time
+from typing import Any
 
 import numpy as np
 
@@ -28,6 +32,15 @@ PARTS = [
     ("whole step() (engine and bookkeeping included)", "core/aec.py", "step"),
     ("heuristic opponent (act)", "agents/rapa_nui_heuristic.py", "act"),
     ("observation encode", "core/observer.py", "encode"),
+]
+VEC_PARTS = [
+    ("single-agent step (opponents included)", "wrappers/single_agent.py", "step"),
+    ("opponents' moves (choose_action)", "agents/base.py", "choose_action"),
+    ("single-agent reset", "wrappers/single_agent.py", "reset"),
+    ("action_masks", "wrappers/single_agent.py", "action_masks"),
+    ("DummyVecEnv.step_wait (all of the step)", "vec_env/dummy_vec_env.py", "step_wait"),
+    ("deep copy of the infos (in step_wait)", "python3.11/copy.py", "deepcopy"),
+    ("env_method (the mask fetch)", "vec_env/dummy_vec_env.py", "env_method"),
 ]
 
 
@@ -71,6 +84,25 @@ ENGINE = "engine (step()'s apply call, transform included)"
 path binds it to the game's own ``_apply_action``), counted as called from ``step()``."""
 
 
+def play_vec(env_id: str, steps: int) -> None:
+    """The vector env as MaskablePPO drives it, with a random masked choice as the policy."""
+    import gymnasium
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    import tabletop_gym  # noqa: F401
+    from tabletop_gym.training import DEFAULT_ENV_KWARGS
+
+    kwargs = DEFAULT_ENV_KWARGS.get(env_id, {})
+    vec = make_vec_env(lambda: gymnasium.make(env_id, **kwargs), n_envs=8, seed=0,
+                       vec_env_cls=DummyVecEnv)
+    vec.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        masks = np.stack(vec.env_method("action_masks"))
+        vec.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+
+
 def shares(profile: cProfile.Profile, total_fn: str) -> list[tuple[str, float]]:
     """Cumulative share of each part in :data:`PARTS` of the loop function ``total_fn``."""
     stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
@@ -80,6 +112,8 @@ def shares(profile: cProfile.Profile, total_fn: str) -> list[tuple[str, float]]:
     for (file, _line, name), (_cc, _nc, _tt, ct, callers) in stats.items():
         if name == total_fn and file.endswith("profile_step.py"):
             total = ct
+        if total_fn == "play_vec":
+            continue
         for _label, suffix, fn in PARTS:
             if name == fn and file.endswith(suffix):
                 # A wrapper's method of the same name calls the env's: the outer one counts.
@@ -88,8 +122,32 @@ def shares(profile: cProfile.Profile, total_fn: str) -> list[tuple[str, float]]:
             for (cfile, _cline, cname), caller_stats in callers.items():
                 if cname == "step" and cfile.endswith("core/aec.py"):
                     engine += caller_stats[3]
+    if total_fn == "play_vec":
+        return vec_shares(stats, total)
     out = [(label, cum[(s, f)] / total) for label, s, f in PARTS if (s, f) in cum]
     return [*out[:1], (ENGINE, engine / total), *out[1:]]
+
+
+def vec_shares(stats: dict[Any, Any], total: float) -> list[tuple[str, float]]:
+    """Shares of :data:`VEC_PARTS` in the vector-env loop (outermost calls, so no double count
+    of a recursive function such as ``deepcopy``)."""
+    out = []
+    for label, suffix, fn in VEC_PARTS:
+        ct = 0.0
+        for (file, _line, name), (_cc, _nc, _tt, fct, callers) in stats.items():
+            if name != fn or not file.endswith(suffix):
+                continue
+            if fn == "deepcopy":
+                # Only the calls step_wait makes itself: the nested ones are inside them.
+                ct += sum(c[3] for (cf, _cl, cn), c in callers.items()
+                          if cn == "step_wait" and cf.endswith("dummy_vec_env.py"))
+            elif fn == "step" or fn == "reset":
+                # The wrapper's own method: gymnasium's wrappers of the same name call it.
+                ct = max(ct, fct)
+            else:
+                ct = max(ct, fct)
+        out.append((label, ct / total))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,6 +167,11 @@ def main(argv: list[str] | None = None) -> int:
             play_gym(arg, 1)
             prof.runcall(play_gym, arg, args.games)
             total_fn = "play_gym"
+        elif kind == "vec":
+            play_vec(arg, 20)
+            # About as many learner steps as ``--games`` whole games would have.
+            prof.runcall(play_vec, arg, 25 * args.games)
+            total_fn = "play_vec"
         else:
             play_aec(kind, int(arg), 1)
             prof.runcall(play_aec, kind, int(arg), args.games)
