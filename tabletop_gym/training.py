@@ -46,8 +46,8 @@ DEFAULT_HPARAMS: dict[str, Any] = {
     "net_arch": [256, 256],
     "obs_scaling": "log",
     "clip_range": 0.1,
-    "bc_games": 300,
-    "bc_epochs": 10,
+    "bc_games": 1000,
+    "bc_epochs": 30,
     "bc_lr": 1e-3,
 }
 """MaskablePPO settings of :func:`train` (any may be overridden with ``hparams``): the settings
