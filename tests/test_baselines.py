@@ -14,7 +14,7 @@ import pathlib
 import numpy as np
 import pytest
 
-from tabletop_gym.baselines import Job, bootstrap_ci, first_moves, iqm, jobs
+from tabletop_gym.baselines import Job, _verdicts, bootstrap_ci, first_moves, iqm, jobs
 from tabletop_gym.evaluation import _raw_env_factory, evaluate
 from tabletop_gym.league import run_league
 
@@ -97,3 +97,26 @@ def test_a_fresh_clone_keeps_the_seeds_table_without_the_training_runs(tmp_path)
     doc = render(tmp_path / "no-cache", tmp_path / "no-runs", docs)
     assert doc["seeds"] == PAGE["seeds"]
     assert "### Training seeds" in (docs / "baselines.md").read_text()
+
+
+def test_a_search_target_needs_the_interval_and_the_time():
+    # The search target: a win-rate interval above 0.5 and at most 1 CPU s per decision, both
+    # measured; either one missing or failing leaves it unmet.
+    job = next(j for j in jobs() if j.table == "ismcts" and j.game == "rapa_nui")
+    row = {"opponent": "heuristic", "games": 60, "win_rate": 0.8, "win_ci_low": 0.7,
+           "win_ci_high": 0.9, "mean_score_diff": 14.0, "diff_ci_low": 10.0,
+           "diff_ci_high": 18.0}
+
+    def verdict(row, timing):
+        lines = [v for v in _verdicts({job.id: (job, {"row": row})}, timing)
+                 if v.startswith(f"- `{job.agents[0]}`, rapa_nui")]
+        assert len(lines) == 1
+        return lines[0]
+
+    assert "**met**: win rate 0.800 [0.700, 0.900] over 60 games" in verdict(
+        row, {"rapa_nui": {job.agents[0]: 0.25}})
+    assert "0.25 CPU s per move" in verdict(row, {"rapa_nui": {job.agents[0]: 0.25}})
+    assert "**not met**" in verdict(row, {"rapa_nui": {job.agents[0]: 1.5}})
+    assert "**not met**" in verdict(row, {})
+    assert "not measured" in verdict(row, {})
+    assert "**not met**" in verdict({**row, "win_ci_low": 0.45}, {"rapa_nui": {job.agents[0]: 0.25}})
