@@ -57,9 +57,11 @@ browser:
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 test: $(STAMP) $(RLLIB_STAMP) $(MIN_STAMP) browser
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir build/site
 	$(PY) -m pytest -n 2 -q --ignore=$(RLLIB_TESTS)
 	$(RLLIB_VENV)/bin/python -m pytest -q $(RLLIB_TESTS)
