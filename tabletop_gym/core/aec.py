@@ -113,6 +113,8 @@ def as_action(action: Any, num_actions: int, who: str) -> int:
     Raises:
         ValueError: Naming the action, whose it was and what is allowed.
     """
+    if type(action) is int and 0 <= action < num_actions:
+        return action  # the common case (a Python int in range), on every env step
     value = action
     if isinstance(action, np.ndarray) and action.ndim > 0 and action.size == 1:
         value = action.reshape(())
@@ -549,8 +551,7 @@ class TabletopAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if type(action) is not int or not 0 <= action < self._num_actions:
-            action = as_action(action, self._num_actions, agent)
+        action = as_action(action, self._num_actions, agent)
         try:
             if self._acting_mask[action]:
                 # The mask was built from this position's legal actions: the engine need not

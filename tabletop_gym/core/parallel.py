@@ -247,13 +247,7 @@ class TabletopParallelEnv(ParallelEnv):
         unknown = [a for a in actions if a not in self.agents]
         if unknown:
             raise ValueError(f"{unknown} are not live agents; live agents: {self.agents}")
-        n_actions = self._n_actions
-        checked: dict[str, int] = {}
-        for a, act in actions.items():
-            # Plain ints in range need no conversion; anything else goes through the one check.
-            checked[a] = act if type(act) is int and 0 <= act < n_actions else as_action(
-                act, n_actions, a)
-        actions = checked
+        actions = {a: as_action(act, self._n_actions, a) for a, act in actions.items()}
         acting = self._acting_now
         cur = state.current_player()
         seat_of = self._seat_of

@@ -282,9 +282,7 @@ class SingleAgentEnv(gymnasium.Env):
             self._done = True  # until the opponent's move is in: an exception ends the episode
             raw = choose_action(self._opponents[name], aec, name)
             try:
-                # A plain int in range needs no conversion (the env checks its legality).
-                aec.step(raw if type(raw) is int and 0 <= raw < n
-                         else as_action(raw, n, f"opponent {name}"))
+                aec.step(as_action(raw, n, f"opponent {name}"))
             except ValueError as exc:  # outside the action space, or illegal
                 self._opponent_faulted(name, raw, exc)
             self._done = False
