@@ -434,12 +434,8 @@ class TurnBasedObserver(Observer):
         """A fresh vector of what ``player`` may know: the inner view and its own commitments."""
         if self._gather is None:
             return super().encode(state, player)
-        # The gather exists only over a SharedObserver inner, for this transform's states.
         state = cast(TurnBasedState, state)
-        inner = cast(SharedObserver, self.inner)
-        out: np.ndarray = inner.shared_vector(state.inner).take(self._gather[player])
-        if out.dtype != self.dtype:
-            out = out.astype(self.dtype)
+        out = self._gathered(state, self._gather[player])
         self._commitments(state, player, out, [])
         return out
 
@@ -448,13 +444,19 @@ class TurnBasedObserver(Observer):
         if self._gather is None:
             return super().encode_seats(state)
         state = cast(TurnBasedState, state)
-        inner = cast(SharedObserver, self.inner)
-        out: np.ndarray = inner.shared_vector(state.inner).take(self._gather)
-        if out.dtype != self.dtype:
-            out = out.astype(self.dtype)
+        out = self._gathered(state, self._gather)
         for p in range(len(out)):
             self._commitments(state, p, out[p], [])
         return out
+
+    def _gathered(self, state: TurnBasedState, index: np.ndarray) -> np.ndarray:
+        """The inner shared vector taken at ``index`` (a seat's row or all rows), in our dtype.
+
+        Only called where :attr:`_gather` exists, i.e. over a :class:`SharedObserver` inner.
+        """
+        inner = cast(SharedObserver, self.inner)
+        out: np.ndarray = inner.shared_vector(state.inner).take(index)
+        return out if out.dtype == self.dtype else out.astype(self.dtype)
 
     def _fill(self, state: State, player: int, out: np.ndarray) -> None:
         assert isinstance(state, TurnBasedState)
