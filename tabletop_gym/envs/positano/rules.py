@@ -558,7 +558,7 @@ class PositanoState(State):
     _legal_sim: list[list[int] | None] | None
     _deltas: list[int]
     _facts: Any
-    """The observable facts (:mod:`.facts`) as an ``array('B')``, kept up to date by every
+    """The observable facts (:mod:`.facts`) as an ``array('f')``, kept up to date by every
     change once an observer created it; ``None`` until then."""
 
     def change_log(self) -> list[int]:
