@@ -735,18 +735,7 @@ def _column(s: Any, f: Any, column: Sequence[int]) -> None:
 def column_in(s: Any, f: Any, pos: int) -> None:
     """After the building at ``pos`` changed: write its facts and those of the lots behind it."""
     _column(s, f, s.game.fact_tables.shaded[pos])
-    f[_EMPTY + pos] = 1 if empty_lot(s, pos) else 0
-
-
-def empty_lot(s: Any, pos: int) -> bool:
-    """Whether the drafted lot ``pos`` stays empty for good (rules §4; see ``empty_lots``)."""
-    if s.height[pos]:
-        return False
-    for c in range(len(s.lots_taken)):
-        taken = s.lots_taken[c]
-        if pos in taken:
-            return not s._build_pending(c, taken.index(pos))
-    return False
+    f[_EMPTY + pos] = 1 if s.lot_stays_empty(pos) else 0
 
 
 def refresh(s: Any, f: Any, old_round: int, moved: list[list[int]]) -> None:
@@ -826,7 +815,7 @@ def build(s: Any) -> array:
     for c in range(nc):
         taken = s.lots_taken[c]
         for pos in taken:
-            if empty_lot(s, pos):
+            if s.lot_stays_empty(pos):
                 f[_EMPTY + pos] = 1
         if len(taken) == rnd:
             f[_THIS_ROUND + c * NUM_LOTS + taken[-1]] = 1

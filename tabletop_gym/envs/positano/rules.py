@@ -639,12 +639,16 @@ class PositanoState(State):
 
     def empty_lots(self) -> list[int]:
         """Drafted lots that stay empty for good (their owner had no block to build, rules §4)."""
-        out = []
-        for c in range(self.game.num_colours):
-            for i, p in enumerate(self.lots_taken[c]):
-                if self.height[p] == 0 and not self._build_pending(c, i):
-                    out.append(p)
-        return sorted(out)
+        return sorted(p for taken in self.lots_taken for p in taken if self.lot_stays_empty(p))
+
+    def lot_stays_empty(self, pos: int) -> bool:
+        """Whether the lot at ``pos`` was drafted and stays empty for good (rules §4)."""
+        if self.height[pos]:
+            return False
+        for c, taken in enumerate(self.lots_taken):
+            if pos in taken:
+                return not self._build_pending(c, taken.index(pos))
+        return False
 
     def _build_pending(self, colour: int, i: int) -> bool:
         """Whether the build on ``colour``'s i-th drafted lot has not happened yet."""
