@@ -399,6 +399,52 @@ def run_jobs(selected: Sequence[Job], cache: pathlib.Path, fresh: bool = False) 
         print(f"{job.id}: {result['cpu_seconds']} CPU s", flush=True)
 
 
+def _league_result(data: dict[str, Any]) -> Any:
+    """The :class:`tabletop_gym.league.LeagueResult` of a league's stored dict."""
+    from tabletop_gym.league import LeagueResult
+
+    data = dict(data)
+    data["ci"] = [[tuple(c) for c in row] for row in data["ci"]]
+    data["rating_ci"] = [tuple(c) for c in data["rating_ci"]]
+    return LeagueResult(**data)
+
+
+def reuse_committed(cache: pathlib.Path, docs: pathlib.Path,
+                    keep: Sequence[str] = ("ppo",)) -> list[str]:
+    """Seed the cache with the committed results of the jobs no agent of ``keep`` plays in.
+
+    For a run that changes only the trained agents: the rows without them, and the search's
+    timing, are read back from ``docs/baselines.json`` (the numbers and the slice the staleness
+    test replays) instead of being measured again; a job with a cached result, or with an
+    agent of ``keep``, is left to :func:`run_jobs`. Returns the ids seeded.
+    """
+    committed = docs / "baselines.json"
+    if not committed.exists():
+        return []
+    doc = json.loads(committed.read_text())
+    rows = doc["rows"]
+    cache.mkdir(parents=True, exist_ok=True)
+    seeded = []
+    if doc.get("timing") and not (cache / "timing.json").exists():
+        (cache / "timing.json").write_text(json.dumps(doc["timing"], indent=1))
+        seeded.append("timing")
+    for job in jobs():
+        path = cache / f"{job.id}.json"
+        entry = rows.get(job.id)
+        if path.exists() or entry is None or any(a in keep for a in job.agents):
+            continue
+        result: dict[str, Any] = {"slice": entry["slice"], "cpu_seconds": entry["cpu_seconds"],
+                                  "job": entry["job"], "reused_from": str(committed)}
+        if job.kind == "eval":
+            result["row"] = entry["row"]
+        else:
+            result["league"] = entry["league"]
+            result["markdown"] = _league_result(entry["league"]).markdown()
+        path.write_text(json.dumps(result, indent=1))
+        seeded.append(job.id)
+    return seeded
+
+
 def _where(job: Job) -> str:
     extra = ", ".join(f"{k}={v}" for k, v in job.config.items() if k != "num_players")
     return f"{job.config['num_players']}{' (' + extra + ')' if extra else ''}"
@@ -439,12 +485,7 @@ def render(cache: pathlib.Path, ppo_runs: pathlib.Path, docs: pathlib.Path) -> d
     (docs / "baselines.json").write_text(json.dumps(doc, indent=1) + "\n")
     for jid, (job, res) in results.items():
         if job.kind == "league":
-            from tabletop_gym.league import LeagueResult
-
-            data = dict(res["league"])
-            data["ci"] = [[tuple(c) for c in row] for row in data["ci"]]
-            data["rating_ci"] = [tuple(c) for c in data["rating_ci"]]
-            LeagueResult(**data).heatmap(docs / "img" / f"{jid}.png")
+            _league_result(res["league"]).heatmap(docs / "img" / f"{jid}.png")
     (docs / "baselines.md").write_text(_page(results, seeds, timing, meta))
     return doc
 
@@ -697,6 +738,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", nargs="*", default=None,
                    help="job ids to run, in this order (default: all)")
     p.add_argument("--render-only", action="store_true")
+    p.add_argument("--reuse-committed", action="store_true",
+                   help="take the rows no trained agent plays in from the committed "
+                        "docs/baselines.json instead of playing them again")
     p.add_argument("--timing", action="store_true", help="measure ISMCTS seconds per move")
     p.add_argument("--train-seeds", action="store_true",
                    help=f"train the seeds {TRAIN_SEEDS} of each env missing under --ppo-runs")
@@ -722,6 +766,9 @@ def main(argv: list[str] | None = None) -> int:
         timing["load"] = [load_before, os.getloadavg()[0]]
         timing["metadata"] = metadata()
         (cache / "timing.json").write_text(json.dumps(timing, indent=1))
+    if args.reuse_committed:
+        seeded = reuse_committed(cache, pathlib.Path(args.docs))
+        print(f"reused {len(seeded)} committed rows: {', '.join(seeded)}", flush=True)
     if not args.render_only:
         by_id = {j.id: j for j in jobs()}
         unknown = sorted(set(args.only or ()) - set(by_id))
