@@ -1,10 +1,14 @@
 """A rule-based Rapa Nui player that decides from its own observation vector only.
 
 The bot reads the ego-centric vector of :class:`~tabletop_gym.envs.rapa_nui.observer.
-RapaNuiObserver` by the layout's slice names (never by offsets of its own) and values every
-option in "VP-equivalents": victory points, wood (worth less than a VP, more while a Moai waits in
-hand), offering cards (worth the estimated final value of their kind) and the expected yield of
-display cards over the scorings that remain.
+RapaNuiObserver` at the starts of the layout's named slices (never at offsets of its own) and
+values every option in "VP-equivalents": victory points, wood (worth less than a VP, more while a
+Moai waits in hand), offering cards (worth the estimated final value of their kind) and the
+expected yield of display cards over the scorings that remain.
+
+It is the single-agent env's default opponent, so it is built for speed: a decision turns the
+vector into one Python list, reads only what its phase needs, and looks its recurring pure
+valuations up in memo tables shared by every bot of the same game config.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
     NUM_COLUMNS,
     NUM_KINDS,
     OFFER,
+    PHASES,
     PLAY_HG,
     PLAY_MOAI,
     PLAY_PRIEST,
@@ -123,61 +128,34 @@ def _gains(counts: list[float], is_hg: bool, hg_bonus: bool = True) -> list[floa
     return gains
 
 
-class _View:
-    """One decoded observation plus the estimates every decision shares.
+class _Tables:
+    """Memo tables of pure valuations for one game config, shared by every bot of that config.
 
-    Per-seat lists are in ego order: the own seat first, then the others clockwise.
+    Their keys are small count tuples that recur decision after decision and game after game; a
+    bot built afresh for each episode (as the single-agent env builds its opponents) starts with
+    them filled. The bound only caps memory: the tables rarely come near it.
     """
 
-    __slots__ = (
-        "base_rel",
-        "base_surplus",
-        "by_type",
-        "columns",
-        "displays",
-        "draws_left",
-        "hand",
-        "hold",
-        "hold_counts",
-        "kind_value",
-        "moai_units",
-        "own_fd",
-        "phase",
-        "pile",
-        "removed",
-        "scorings_left",
-        "stage",
-        "stone",
-        "stone_all",
-        "supply",
-        "vp",
-        "wood",
-        "wood_value",
-    )
+    __slots__ = ("dense", "estimate", "rel")
 
-    base_rel: list[float | None]
-    base_surplus: float | None
-    by_type: list[tuple[float, ...]]
-    columns: list[list[int]]
-    displays: list[list[float]]
-    draws_left: int
-    hand: list[int]
-    hold: list[float]
-    hold_counts: list[float]
-    kind_value: list[float]
-    moai_units: int
-    own_fd: list[float]
-    phase: int
-    pile: int
-    removed: int
-    scorings_left: float
-    stage: float
-    stone: list[float]
-    stone_all: float
-    supply: list[float]
-    vp: list[float]
-    wood: list[float]
-    wood_value: float
+    def __init__(self) -> None:
+        self.rel: dict[tuple[float, ...], float] = {}
+        self.dense: dict[tuple[float, ...], tuple[int, ...]] = {}
+        self.estimate: dict[Any, _Estimate] = {}
+
+
+# Per (player count, zero rule, H&G bonus switch): everything the memoised valuations depend on.
+_TABLES: dict[tuple[int, bool, bool], _Tables] = {}
+
+# (scorings left, game stage, wood value, kind values, stone counts this seat knows per kind)
+_Estimate = tuple[float, float, float, list[float], list[float]]
+
+# Column one-hot entry j = (column * 4 + position) * 7 + card id, front position first.
+_COLUMN_OF = tuple(j // (COLUMN_SIZE * NUM_CARD_TYPES)
+                   for j in range(NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES))
+_CARD_OF = tuple(j % NUM_CARD_TYPES for j in range(NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES))
+_FULL_CARDS = START_PILE + NUM_COLUMNS * COLUMN_SIZE - _LEFTOVER_CARDS
+_HG_KINDS = tuple(range(HG, HG + NUM_KINDS))
 
 
 class RapaNuiHeuristic:
@@ -231,80 +209,73 @@ class RapaNuiHeuristic:
         self._totals = card_totals(self._n)
         self._opp_weight = _OPP_WEIGHT if self._n == 2 else _OPP_WEIGHT_MULTI
         self._wood_early = _WOOD_EARLY[min(self._n, 4) - 2]
-        # The layout's named slices, resolved once: each decision reads the vector by name.
-        self._slices = {
-            name: slice(sl.start, sl.stop) for name, sl in observer.layout.slices.items()
-        }
-        self._at = {name: sl.start for name, sl in observer.layout.slices.items()}
+        # Where each named slice starts, resolved once: a decision reads the vector, turned into
+        # one Python list, at these starts (list indexing is far cheaper than numpy scalars).
+        at = {name: sl.start for name, sl in observer.layout.slices.items()}
+        self._phase_at = at["phase"]
+        self._draws_at = at["draws_left"]
+        self._units_at = at["moai_units"]
+        self._hand_at = at["own_hand"]
+        self._hold_at = at["own_holdings"]
+        self._fd_at = at["own_face_down"]
+        self._disp_at = at["displays"]
+        self._wood_at = at["wood"]
+        self._vp_at = at["vp"]
+        self._counts_at = at["holding_counts"]
         columns = observer.layout["columns"]
         self._columns_at = (columns.start, columns.stop)
-        # Memo tables of pure valuations that recur across decisions: the same display counts
-        # and stone counts come back again and again, and a lookup costs less than the sums.
-        self._rel_memo: dict[tuple[float, ...], float] = {}
-        self._dense_memo: dict[tuple[float, ...], tuple[int, ...]] = {}
+        self._up_at = at["stone_face_up"]
+        self._stone_fd_at = at["stone_face_down"]
+        self._supply_at = at["supply"]
+        self._pile_at = at["draw_pile"]
+        self._removed_at = at["removed_moai"]
+        tables = _TABLES.setdefault((self._n, self._zero_rule, self._hg_bonus), _Tables())
+        self._rel_memo = tables.rel
+        self._dense_memo = tables.dense
+        self._estimate_memo = tables.estimate
 
     def seed(self, seed: int | None) -> None:
         """Reseed the tie-breaking generator."""
         self.rng = np.random.default_rng(seed)
 
-    # --- decoding -------------------------------------------------------------------------------
+    # --- shared estimates -----------------------------------------------------------------------
 
-    def _decode(self, vec: np.ndarray) -> _View:
-        """Split the vector into plain Python lists (cheaper to read than numpy scalars)."""
-        n = self._n
-        sl = self._slices
-        at = self._at
-        v = vec.tolist()
-        w = _View()
-        w.phase = v[sl["phase"]].index(1.0)
-        w.draws_left = int(v[at["draws_left"]])
-        w.moai_units = int(v[at["moai_units"]])
-        w.hand = list(map(int, v[sl["own_hand"]]))
-        w.hold = v[sl["own_holdings"]]
-        w.own_fd = v[sl["own_face_down"]]
-        d = at["displays"]
-        w.displays = [v[d + j * NUM_CARD_TYPES : d + (j + 1) * NUM_CARD_TYPES] for j in range(n)]
-        # Per card id, every seat's display count (ego order): what a scoring of it compares.
-        w.by_type = list(zip(*w.displays, strict=True))
-        w.wood = v[at["wood"] : at["wood"] + n]
-        w.vp = v[at["vp"] : at["vp"] + n]
-        w.hold_counts = v[at["holding_counts"] : at["holding_counts"] + n]
-        up = v[sl["stone_face_up"]]
-        # What this seat knows of the stone: the face-up cards plus its own face-down ones.
-        w.stone = [up[k] + w.own_fd[k] for k in range(NUM_KINDS)]
-        w.stone_all = sum(up) + v[at["stone_face_down"]]
-        w.supply = v[sl["supply"]]
-        w.pile = int(v[at["draw_pile"]])
-        w.removed = int(v[at["removed_moai"]])
-        cols: list[list[int]] = [[] for _ in range(NUM_COLUMNS)]
-        # One-hot entries: index = (column * 4 + position) * 7 + card id, front position first;
-        # the set entries come in index order, so each column's cards come front first.
+    def _cards(self, v: list[float]) -> int:
+        """Cards still to be drawn before the game ends, as the estimates count them."""
         start, stop = self._columns_at
-        per_column = COLUMN_SIZE * NUM_CARD_TYPES
-        for j in vec[start:stop].nonzero()[0].tolist():
-            cols[j // per_column].append(j % NUM_CARD_TYPES)
-        w.columns = cols
-        # Per decision, the own-display valuations every option compares against.
-        w.base_rel = [None] * NUM_CARD_TYPES
-        w.base_surplus = None
-        self._estimate(w)
-        return w
+        # Each card lying in a column sets one entry of the one-hot block.
+        return int(v[self._pile_at]) + v[start:stop].count(1.0) - _LEFTOVER_CARDS
 
-    def _estimate(self, w: _View) -> None:
-        """Fill in the shared estimates: scorings left, game stage, wood and kind values."""
-        cards = w.pile + sum(map(len, w.columns)) - _LEFTOVER_CARDS
-        w.scorings_left = max(0.0, cards / _DRAWS_PER_TURN)
-        full = START_PILE + NUM_COLUMNS * COLUMN_SIZE - _LEFTOVER_CARDS
-        w.stage = min(1.0, max(0.0, cards) / full)
-        wv = _WOOD_LATE + (self._wood_early - _WOOD_LATE) * w.stage
-        if w.hand[MOAI] and w.wood[0] < MOAI_COST and w.stage > _LATE_STAGE:
-            wv += _WOOD_SAVING
-        w.wood_value = wv
-        now = self._dense(w.stone)
-        # A thin stone ranks kinds by chance; late in the game few offering rounds remain, so
-        # the present ranking is what will count.
-        trust = max(min(1.0, w.stone_all / _STONE_TRUST), 1.0 - w.stage)
-        w.kind_value = [trust * x + (1.0 - trust) * _PRIOR_KIND_VALUE for x in now]
+    def _estimate(self, v: list[float]) -> _Estimate:
+        """Scorings left, game stage, wood value, kind values and the stone this seat knows.
+
+        Memoised on everything they read: the cards left, whether a Moai in hand waits for
+        wood, and the stone counts.
+        """
+        up = self._up_at
+        fd = self._fd_at
+        # What this seat knows of the stone: the face-up cards plus its own face-down ones.
+        stone = (v[up] + v[fd], v[up + 1] + v[fd + 1], v[up + 2] + v[fd + 2], v[up + 3] + v[fd + 3])
+        stone_all = v[up] + v[up + 1] + v[up + 2] + v[up + 3] + v[self._stone_fd_at]
+        cards = self._cards(v)
+        saving = bool(v[self._hand_at + MOAI]) and v[self._wood_at] < MOAI_COST
+        key = (cards, saving, stone, stone_all)
+        got = self._estimate_memo.get(key)
+        if got is None:
+            scorings_left = max(0.0, cards / _DRAWS_PER_TURN)
+            stage = min(1.0, max(0.0, cards) / _FULL_CARDS)
+            wv = _WOOD_LATE + (self._wood_early - _WOOD_LATE) * stage
+            if saving and stage > _LATE_STAGE:
+                wv += _WOOD_SAVING
+            now = self._dense(list(stone))
+            # A thin stone ranks kinds by chance; late in the game few offering rounds remain,
+            # so the present ranking is what will count.
+            trust = max(min(1.0, stone_all / _STONE_TRUST), 1.0 - stage)
+            kind_value = [trust * x + (1.0 - trust) * _PRIOR_KIND_VALUE for x in now]
+            got = (scorings_left, stage, wv, kind_value, list(stone))
+            if len(self._estimate_memo) < _MEMO_LIMIT:
+                self._estimate_memo[key] = got
+        return got
 
     # --- shared valuations ----------------------------------------------------------------------
 
@@ -314,30 +285,16 @@ class RapaNuiHeuristic:
             return xs[0]
         return 0.5 * (sum(xs) / len(xs)) + 0.5 * max(xs)
 
-    def _base_rel_gain(self, w: _View, t: int) -> float:
-        """:meth:`_rel_gain` of the displays as they are (computed once per decision)."""
-        got = w.base_rel[t]
-        if got is None:
-            got = w.base_rel[t] = self._rel_from_counts(w.by_type[t], t)
-        return got
+    def _rel(self, key: tuple[float, ...]) -> float:
+        """Own units minus the opponents' weighted units of a scoring of one card id.
 
-    def _base_buy_surplus(self, w: _View) -> float:
-        """:meth:`_buy_surplus` of the own H&G as they are (computed once per decision)."""
-        got = w.base_surplus
-        if got is None:
-            got = w.base_surplus = self._buy_surplus(w, w.displays[0][HG : HG + NUM_KINDS])
-        return got
-
-    def _rel_from_counts(self, counts: Sequence[float], t: int) -> float:
-        """Own units minus the opponents' weighted units of a scoring of card id ``t``.
-
-        ``counts``: each seat's display count of ``t``, ego order. Memoised: the same counts
-        come back decision after decision.
+        ``key``: the card id, then each seat's display count of it in ego order. Memoised: the
+        same counts come back decision after decision.
         """
-        key = (t, *counts)
         got = self._rel_memo.get(key)
         if got is None:
-            g = _gains(list(counts), t >= HG, self._hg_bonus)
+            t = int(key[0])
+            g = _gains(list(key[1:]), t >= HG, self._hg_bonus)
             got = g[0] - self._opp_weight * self._opp_agg(g[1:])
             if len(self._rel_memo) < _MEMO_LIMIT:
                 self._rel_memo[key] = got
@@ -353,22 +310,25 @@ class RapaNuiHeuristic:
                 self._dense_memo[key] = got
         return got
 
-    def _unit_value(self, w: _View, t: int) -> float:
-        """VP-equivalent of one unit of a scoring of card id ``t``."""
-        if t == WOODCUTTER:
-            return w.wood_value
-        if t == PRIEST:
-            return 1.0
-        if t == MOAI:  # each unit is wood or VP, whichever is worth more
-            return max(1.0, w.wood_value)
-        k = t - HG
-        return w.kind_value[k] if w.supply[k] > 0 else 0.0
+    def _unit_values(self, v: list[float], est: _Estimate) -> list[float]:
+        """VP-equivalent of one unit of a scoring, per card id."""
+        wv = est[2]
+        kind_value = est[3]
+        s = self._supply_at
+        units = [0.0] * NUM_CARD_TYPES
+        units[WOODCUTTER] = wv
+        units[PRIEST] = 1.0
+        units[MOAI] = max(1.0, wv)  # each unit is wood or VP, whichever is worth more
+        for k in range(NUM_KINDS):
+            units[HG + k] = kind_value[k] if v[s + k] > 0 else 0.0
+        return units
 
-    def _buy_surplus(self, w: _View, hg: Sequence[float]) -> float:
+    @staticmethod
+    def _buy_surplus(est: _Estimate, hg: Sequence[float]) -> float:
         """Gain of the best purchase given own H&G counts ``hg`` per kind (0 if none pays)."""
         best = 0.0
-        kind_value = w.kind_value
-        wood_value = w.wood_value
+        kind_value = est[3]
+        wood_value = est[2]
         for k in range(NUM_KINDS):
             # max(0.0, cost) and max(best, gain) spelled out: the same comparisons, fewer calls.
             cost = BUY_BASE_COST - hg[k]
@@ -377,108 +337,147 @@ class RapaNuiHeuristic:
                 best = gain
         return best
 
-    def _opp_holding_values(self, w: _View, vals: Sequence[int]) -> list[float]:
-        """Each opponent's estimated offering-card value for the kind values ``vals``."""
-        d = w.displays
-        out = []
-        for j in range(1, self._n):
-            # Their kinds are hidden; they gain mostly the kinds they have H&G of.
-            weights = [1.0 + 2.0 * (d[j][HG + k] >= 1) for k in range(NUM_KINDS)]
-            mean = sum(weights[k] * vals[k] for k in range(NUM_KINDS)) / sum(weights)
-            out.append(w.hold_counts[j] * mean)
-        return out
+    def _display_gain(
+        self,
+        t: int,
+        count: int,
+        disp: list[float],
+        est: _Estimate,
+        units: list[float],
+        base_surplus: float,
+    ) -> float:
+        """Value of adding ``count`` cards of id ``t`` to the own display now.
 
-    def _margin(self, w: _View) -> float:
-        """Own estimated final score minus the best opponent's, if the game ended now."""
-        vals = self._dense(w.stone)
-        d = w.displays
-        held = self._opp_holding_values(w, vals)
-
-        def base(j: int) -> float:
-            return w.vp[j] + MOAI_END_VP * d[j][MOAI] + w.wood[j] // WOOD_PER_VP
-
-        mine = base(0) + sum(w.hold[k] * vals[k] for k in range(NUM_KINDS))
-        return mine - max(base(j) + held[j - 1] for j in range(1, self._n))
-
-    def _display_gain(self, w: _View, t: int, count: int) -> float:
-        """Value of adding ``count`` cards of id ``t`` to the own display now."""
-        counts = w.by_type[t]
-        after = [counts[0] + count, *counts[1:]]
-        delta = self._rel_from_counts(after, t) - self._base_rel_gain(w, t)
-        value = w.scorings_left * _REVEAL_SHARE[t] * self._unit_value(w, t) * delta
+        ``disp``: every seat's display counts (ego order, 7 per seat); ``base_surplus``:
+        :meth:`_buy_surplus` of the own H&G as they are (read only for an H&G).
+        """
+        counts = disp[t::NUM_CARD_TYPES]
+        base = self._rel((t, *counts))
+        counts[0] += count
+        delta = self._rel((t, *counts)) - base
+        value = est[0] * _REVEAL_SHARE[t] * units[t] * delta
         if t >= HG:
             # H&G also make every later purchase of their kind cheaper, once per own turn.
-            hg_after = w.displays[0][HG : HG + NUM_KINDS]
+            hg_after = disp[HG : HG + NUM_KINDS]
             hg_after[t - HG] += count
-            gain = self._buy_surplus(w, hg_after) - self._base_buy_surplus(w)
-            value += w.scorings_left / self._n * gain
+            gain = self._buy_surplus(est, hg_after) - base_surplus
+            value += est[0] / self._n * gain
         elif t == MOAI:
-            value += MOAI_END_VP + _OFFER_ROUND_VALUE - MOAI_COST * w.wood_value
+            value += MOAI_END_VP + _OFFER_ROUND_VALUE - MOAI_COST * est[2]
         return value
+
+    def _opp_holdings(self, v: list[float]) -> list[tuple[float, list[float], float]]:
+        """Per opponent: offering cards held, kind weights and their sum.
+
+        Their kinds are hidden; they gain mostly the kinds they have H&G of.
+        """
+        d = self._disp_at
+        c = self._counts_at
+        out = []
+        for j in range(1, self._n):
+            at = d + j * NUM_CARD_TYPES + HG
+            weights = [1.0 + 2.0 * (v[at + k] >= 1) for k in range(NUM_KINDS)]
+            out.append((v[c + j], weights, sum(weights)))
+        return out
+
+    @staticmethod
+    def _opp_holding_values(
+        opp: list[tuple[float, list[float], float]], vals: Sequence[int]
+    ) -> list[float]:
+        """Each opponent's estimated offering-card value for the kind values ``vals``."""
+        out = []
+        for held, weights, total in opp:
+            mean = sum(weights[k] * vals[k] for k in range(NUM_KINDS)) / total
+            out.append(held * mean)
+        return out
 
     # --- phase decisions ------------------------------------------------------------------------
 
-    def _act_buy(self, w: _View, legal: list[int]) -> int:
-        wood = w.wood[0]
-        d0 = w.displays[0]
+    def _act_buy(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+        est = self._estimate(v)
+        kind_value = est[3]
+        wood_value = est[2]
+        wood = v[self._wood_at]
+        hg_at = self._disp_at + HG
+        moai_in_hand = v[self._hand_at + MOAI]
         scores = []
         for a in legal:
             if a == NO_BUY:
                 scores.append(0.0)
                 continue
             k = a - BUY
-            cost = max(0.0, BUY_BASE_COST - d0[HG + k])
-            val = w.kind_value[k] - cost * w.wood_value
-            if w.hand[MOAI] and wood >= MOAI_COST > wood - cost:
+            cost = max(0.0, BUY_BASE_COST - v[hg_at + k])
+            val = kind_value[k] - cost * wood_value
+            if moai_in_hand and wood >= MOAI_COST > wood - cost:
                 val -= _SPOIL_MOAI_PENALTY
             scores.append(val)
         return self._pick(legal, scores)
 
-    def _act_play(self, w: _View, legal: list[int]) -> int:
+    def _act_play(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+        est = self._estimate(v)
+        units = self._unit_values(v, est)
+        d = self._disp_at
+        disp = v[d : d + self._n * NUM_CARD_TYPES]
+        base_surplus = self._buy_surplus(est, disp[HG : HG + NUM_KINDS])
+        gain = self._display_gain
         scores = []
         for a in legal:
             if a == PLAY_WOODCUTTER:
-                val = self._display_gain(w, WOODCUTTER, 1)
+                val = gain(WOODCUTTER, 1, disp, est, units, base_surplus)
             elif a == PLAY_PRIEST:
-                val = self._display_gain(w, PRIEST, 1)
+                val = gain(PRIEST, 1, disp, est, units, base_surplus)
             elif a == PLAY_MOAI:
-                val = self._display_gain(w, MOAI, 1)
+                val = gain(MOAI, 1, disp, est, units, base_surplus)
             elif PLAY_HG <= a < PLAY_HG + 3 * NUM_KINDS:
                 k, extra = divmod(a - PLAY_HG, 3)
                 # Extra H&G cost a wood each but also draw an extra card each.
-                val = self._display_gain(w, HG + k, extra + 1)
-                val += extra * (_EXTRA_DRAW_VALUE - w.wood_value)
+                val = gain(HG + k, extra + 1, disp, est, units, base_surplus)
+                val += extra * (_EXTRA_DRAW_VALUE - est[2])
             else:  # REMOVE_MOAI (only legal choice unless the voluntary switch is on)
                 val = -_STUCK_MOAI_PENALTY
             scores.append(val)
         return self._pick(legal, scores)
 
-    def _act_draw(self, w: _View, legal: list[int]) -> int:
+    def _act_draw(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+        est = self._estimate(v)
+        units = self._unit_values(v, est)
+        d = self._disp_at
+        disp = v[d : d + self._n * NUM_CARD_TYPES]
+        base_surplus = self._buy_surplus(est, disp[HG : HG + NUM_KINDS])
+        gain = self._display_gain
+        rel = self._rel
         # A card taken into the hand is worth a share of playing it later.
         hand_val = [
-            _HAND_SHARE * max(0.0, self._display_gain(w, t, 1)) for t in range(NUM_CARD_TYPES)
+            _HAND_SHARE * max(0.0, gain(t, 1, disp, est, units, base_surplus))
+            for t in range(NUM_CARD_TYPES)
         ]
         reveal = [
-            self._unit_value(w, t) * self._base_rel_gain(w, t) for t in range(NUM_CARD_TYPES)
+            units[t] * rel((t, *disp[t::NUM_CARD_TYPES])) for t in range(NUM_CARD_TYPES)
         ]
+        cols: list[list[int]] = [[] for _ in range(NUM_COLUMNS)]
+        # The set entries come in index order, so each column's cards come front first.
+        start, stop = self._columns_at
+        in_columns = [0] * NUM_CARD_TYPES
+        for j in vec[start:stop].nonzero()[0].tolist():
+            t = _CARD_OF[j]
+            cols[_COLUMN_OF[j]].append(t)
+            in_columns[t] += 1
         # The unseen pool (other hands and the draw pile) gives a refill's expected card.
         # Every count is a whole number, so the order of the subtractions does not matter.
-        in_columns = [0] * NUM_CARD_TYPES
-        for col in w.columns:
-            for t in col:
-                in_columns[t] += 1
-        in_columns[MOAI] += w.removed
+        in_columns[MOAI] += int(v[self._removed_at])
+        hand = self._hand_at
+        totals = self._totals
         pool = [
-            max(0.0, total - sum(displayed) - columns - held)
-            for total, displayed, columns, held in zip(
-                self._totals, w.by_type, in_columns, w.hand, strict=True)
+            max(0.0, totals[t] - sum(disp[t::NUM_CARD_TYPES]) - in_columns[t] - int(v[hand + t]))
+            for t in range(NUM_CARD_TYPES)
         ]
         total = sum(pool) or 1.0
         exp_hand = sum(pool[t] * hand_val[t] for t in range(NUM_CARD_TYPES)) / total
         exp_reveal = sum(pool[t] * reveal[t] for t in range(NUM_CARD_TYPES)) / total
+        pile = int(v[self._pile_at])
         end_val = 0.0
-        if w.pile < 2 * COLUMN_SIZE:  # this turn's draws may end the game
-            margin = self._margin(w)
+        if pile < 2 * COLUMN_SIZE:  # this turn's draws may end the game
+            margin = self._margin(v, est)
             end_val = (_END_VALUE if margin > 0 else -_END_VALUE) + margin
         ctx = (
             hand_val,
@@ -486,13 +485,28 @@ class RapaNuiHeuristic:
             exp_hand,
             exp_reveal,
             end_val,
-            w.wood[0] >= MOAI_COST,
+            v[self._wood_at] >= MOAI_COST,
         )
-        scores = [
-            self._seq_value(w.columns, w.pile, a - DRAW, w.draws_left, w.hand[MOAI], ctx)
-            for a in legal
-        ]
+        draws = int(v[self._draws_at])
+        moai = int(v[hand + MOAI])
+        seq_value = self._seq_value
+        scores = [seq_value(cols, pile, a - DRAW, draws, moai, ctx) for a in legal]
         return self._pick(legal, scores)
+
+    def _margin(self, v: list[float], est: _Estimate) -> float:
+        """Own estimated final score minus the best opponent's, if the game ended now."""
+        vals = self._dense(est[4])
+        held = self._opp_holding_values(self._opp_holdings(v), vals)
+        d = self._disp_at + MOAI
+        vp = self._vp_at
+        wood = self._wood_at
+
+        def base(j: int) -> float:
+            return v[vp + j] + MOAI_END_VP * v[d + j * NUM_CARD_TYPES] + v[wood + j] // WOOD_PER_VP
+
+        h = self._hold_at
+        mine = base(0) + sum(v[h + k] * vals[k] for k in range(NUM_KINDS))
+        return mine - max(base(j) + held[j - 1] for j in range(1, self._n))
 
     def _seq_value(
         self,
@@ -529,46 +543,62 @@ class RapaNuiHeuristic:
         )
         return gain + best
 
-    def _offer_objective(self, w: _View, hold: list[float], stone: list[float]) -> float:
+    def _offer_objective(
+        self,
+        opp: list[tuple[float, list[float], float]],
+        hold: list[float],
+        stone: list[float],
+    ) -> float:
         """Own holdings' value on ``stone`` minus the opponents' estimated holdings' value."""
         vals = self._dense(stone)
         mine = sum(hold[k] * vals[k] for k in range(NUM_KINDS))
-        opp = self._opp_agg(self._opp_holding_values(w, vals))
+        opp_value = self._opp_agg(self._opp_holding_values(opp, vals))
         # Tie-break: lift the kinds one holds most, so later rounds keep them on top.
         lift = _LIFT_WEIGHT * sum(hold[k] * stone[k] for k in range(NUM_KINDS))
-        return mine - _OFFER_OPP_WEIGHT * opp + lift
+        return mine - _OFFER_OPP_WEIGHT * opp_value + lift
 
-    def _act_offer(self, w: _View, legal: list[int]) -> int:
+    def _act_offer(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+        own = self._estimate(v)[4]
+        opp = self._opp_holdings(v)
+        h = self._hold_at
         scores = []
         for a in legal:
             k = a - OFFER
-            hold = list(w.hold)
+            hold = v[h : h + NUM_KINDS]
             hold[k] -= 1
-            stone = list(w.stone)
+            stone = list(own)
             stone[k] += 1
-            scores.append(self._offer_objective(w, hold, stone))
+            scores.append(self._offer_objective(opp, hold, stone))
         return self._pick(legal, scores)
 
-    def _act_supply(self, w: _View, legal: list[int]) -> int:
+    def _act_supply(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+        own = self._estimate(v)[4]
+        opp = self._opp_holdings(v)
+        h = self._hold_at
+        hold = v[h : h + NUM_KINDS]
         scores = []
         for a in legal:
-            stone = list(w.stone)
+            stone = list(own)
             if a != SUPPLY_SKIP:
                 stone[a - SUPPLY] += 1
-            scores.append(self._offer_objective(w, w.hold, stone))
+            scores.append(self._offer_objective(opp, hold, stone))
         return self._pick(legal, scores)
 
-    def _act_split(self, w: _View, legal: list[int]) -> int:
-        units = w.moai_units
+    def _act_split(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+        units = int(v[self._units_at])
+        moai = int(v[self._hand_at + MOAI])
+        wood = v[self._wood_at]
+        cards = self._cards(v)
+        stage = min(1.0, max(0.0, cards) / _FULL_CARDS)
         want_wood = 0
-        if w.hand[MOAI] and w.stage > _LATE_STAGE:
+        if moai and stage > _LATE_STAGE:
             # Wood only up to what the Moai waiting in hand need; every other unit is a VP.
-            want_wood = max(0, MOAI_COST * min(w.hand[MOAI], _MOAI_SAVE_MAX) - int(w.wood[0]))
+            want_wood = max(0, MOAI_COST * min(moai, _MOAI_SAVE_MAX) - int(wood))
         target = MOAI_VP + max(0, units - want_wood)
         if target in legal:
             return target
         # moai_choice="all_same": all wood only if that completes a Moai, else all VP.
-        if want_wood and w.wood[0] + units >= MOAI_COST and MOAI_VP in legal:
+        if want_wood and wood + units >= MOAI_COST and MOAI_VP in legal:
             return MOAI_VP
         all_vp = MOAI_VP + units
         return all_vp if all_vp in legal else legal[-1]
@@ -601,8 +631,10 @@ class RapaNuiHeuristic:
             raise ValueError("no legal action in the mask; this agent is not to act")
         if len(legal) == 1:  # forced moves need no thought
             return legal[0]
-        w = self._decode(observation["observation"])
-        handler = self._handlers[w.phase]
-        return handler(self, w, legal)
+        vec = np.asarray(observation["observation"]).reshape(-1)
+        v = vec.tolist()
+        p = self._phase_at
+        phase = v[p : p + len(PHASES)].index(1.0)
+        return self._handlers[phase](self, v, legal, vec)
 
     _handlers = (_act_buy, _act_play, _act_draw, _act_offer, _act_supply, _act_split)
