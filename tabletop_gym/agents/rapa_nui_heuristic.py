@@ -14,6 +14,7 @@ valuations up in memo tables shared by every bot of the same game config.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import add, mul
 from typing import Any
 
 import numpy as np
@@ -136,16 +137,24 @@ class _Tables:
     them filled. The bound only caps memory: the tables rarely come near it.
     """
 
-    __slots__ = ("dense", "estimate", "rel")
+    __slots__ = ("dense", "estimate", "opp", "step", "valuation")
 
     def __init__(self) -> None:
-        self.rel: dict[tuple[float, ...], float] = {}
+        self.step: dict[tuple[float, ...], tuple[float, float]] = {}
         self.dense: dict[tuple[float, ...], tuple[int, ...]] = {}
         self.estimate: dict[Any, _Estimate] = {}
+        self.opp: dict[tuple[_Opponents, tuple[int, ...]], float] = {}
+        self.valuation: dict[
+            tuple[_EstimateKey, tuple[float, ...], tuple[bool, ...]], _Valuation
+        ] = {}
 
 
 # Per (player count, zero rule, H&G bonus switch): everything the memoised valuations depend on.
 _TABLES: dict[tuple[int, bool, bool], _Tables] = {}
+
+# Per opponent: offering cards held, the weight of each kind (their kinds are hidden; they gain
+# mostly the kinds they have H&G of) and the weights' sum.
+_Opponents = tuple[tuple[float, float, float, float, float, float], ...]
 
 # (scorings left, game stage, wood value, kind values, stone counts this seat knows per kind)
 _Estimate = tuple[float, float, float, list[float], list[float]]
@@ -155,7 +164,32 @@ _COLUMN_OF = tuple(j // (COLUMN_SIZE * NUM_CARD_TYPES)
                    for j in range(NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES))
 _CARD_OF = tuple(j % NUM_CARD_TYPES for j in range(NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES))
 _FULL_CARDS = START_PILE + NUM_COLUMNS * COLUMN_SIZE - _LEFTOVER_CARDS
-_HG_KINDS = tuple(range(HG, HG + NUM_KINDS))
+# The cards lying in the columns: how many, each column's card ids front first, and per card id.
+_Columns = tuple[int, list[list[int]], list[int]]
+# Shared by all bots: the same columns are seen by every seat, decision after decision.
+_COLUMNS_MEMO: dict[bytes, _Columns] = {}
+_COLUMNS_MEMO_LIMIT = 1 << 12
+
+# What the estimates read: cards left, Moai waiting for wood, stone per kind, stone size.
+_EstimateKey = tuple[int, bool, tuple[float, ...], float]
+# What the display gains of one decision read: the estimates; the VP-equivalent of one unit of a
+# scoring per card id; per card id, scorings left x its reveal share x that unit value; per kind
+# and H&G count played (1-3), the gain of the cheaper purchases; the Moai's own value.
+_Valuation = tuple[_Estimate, list[float], list[float], list[list[float]], float]
+# H&G of one kind played in one turn: one plus up to two extra.
+_MAX_PLAYED = 3
+
+
+def _stage(cards: int) -> float:
+    """Share of the game's cards still to come (1 at the start, 0 at the end)."""
+    return min(1.0, max(0.0, cards) / _FULL_CARDS)
+
+
+def _purchase_gain(est: _Estimate, hunters: float, k: int) -> float:
+    """Value minus wood cost of buying a card of kind ``k`` with ``hunters`` H&G of it shown."""
+    cost = BUY_BASE_COST - hunters
+    # max(0.0, cost) spelled out: the same comparison, one call fewer.
+    return est[3][k] - (cost if cost > 0.0 else 0.0) * est[2]
 
 
 class RapaNuiHeuristic:
@@ -209,30 +243,38 @@ class RapaNuiHeuristic:
         self._totals = card_totals(self._n)
         self._opp_weight = _OPP_WEIGHT if self._n == 2 else _OPP_WEIGHT_MULTI
         self._wood_early = _WOOD_EARLY[min(self._n, 4) - 2]
-        # Where each named slice starts, resolved once: a decision reads the vector, turned into
-        # one Python list, at these starts (list indexing is far cheaper than numpy scalars).
-        at = {name: sl.start for name, sl in observer.layout.slices.items()}
-        self._phase_at = at["phase"]
-        self._draws_at = at["draws_left"]
-        self._units_at = at["moai_units"]
-        self._hand_at = at["own_hand"]
-        self._hold_at = at["own_holdings"]
-        self._fd_at = at["own_face_down"]
-        self._disp_at = at["displays"]
-        self._wood_at = at["wood"]
-        self._vp_at = at["vp"]
-        self._counts_at = at["holding_counts"]
+        # Where each named slice starts, resolved once. A decision turns the vector into one
+        # Python list (far cheaper to read than numpy scalars) without the column one-hot block,
+        # over half of it and read through its set entries instead; the slices behind that block
+        # move up by its size.
         columns = observer.layout["columns"]
         self._columns_at = (columns.start, columns.stop)
-        self._up_at = at["stone_face_up"]
-        self._stone_fd_at = at["stone_face_down"]
-        self._supply_at = at["supply"]
-        self._pile_at = at["draw_pile"]
-        self._removed_at = at["removed_moai"]
+
+        def at(name: str) -> int:
+            start = observer.layout[name].start
+            return start - columns.size if start >= columns.stop else start
+
+        self._phase_at = at("phase")
+        self._draws_at = at("draws_left")
+        self._units_at = at("moai_units")
+        self._hand_at = at("own_hand")
+        self._hold_at = at("own_holdings")
+        self._fd_at = at("own_face_down")
+        self._disp_at = at("displays")
+        self._wood_at = at("wood")
+        self._vp_at = at("vp")
+        self._counts_at = at("holding_counts")
+        self._up_at = at("stone_face_up")
+        self._stone_fd_at = at("stone_face_down")
+        self._supply_at = at("supply")
+        self._pile_at = at("draw_pile")
+        self._removed_at = at("removed_moai")
         tables = _TABLES.setdefault((self._n, self._zero_rule, self._hg_bonus), _Tables())
-        self._rel_memo = tables.rel
+        self._step_memo = tables.step
         self._dense_memo = tables.dense
         self._estimate_memo = tables.estimate
+        self._opp_memo = tables.opp
+        self._valuation_memo = tables.valuation
 
     def seed(self, seed: int | None) -> None:
         """Reseed the tie-breaking generator."""
@@ -240,30 +282,51 @@ class RapaNuiHeuristic:
 
     # --- shared estimates -----------------------------------------------------------------------
 
-    def _cards(self, v: list[float]) -> int:
-        """Cards still to be drawn before the game ends, as the estimates count them."""
+    def _columns(self, vec: np.ndarray) -> _Columns:
+        """The cards lying in the columns (see ``_Columns``), memoised on the block's bytes."""
         start, stop = self._columns_at
-        # Each card lying in a column sets one entry of the one-hot block.
-        return int(v[self._pile_at]) + v[start:stop].count(1.0) - _LEFTOVER_CARDS
+        block = vec[start:stop]
+        key = block.tobytes()
+        got = _COLUMNS_MEMO.get(key)
+        if got is None:
+            cols: list[list[int]] = [[] for _ in range(NUM_COLUMNS)]
+            in_columns = [0] * NUM_CARD_TYPES
+            # One set entry per card; they come in index order, so each column front first.
+            entries = block.nonzero()[0].tolist()
+            for j in entries:
+                t = _CARD_OF[j]
+                cols[_COLUMN_OF[j]].append(t)
+                in_columns[t] += 1
+            got = (len(entries), cols, in_columns)
+            if len(_COLUMNS_MEMO) >= _COLUMNS_MEMO_LIMIT:
+                _COLUMNS_MEMO.clear()  # the columns of past games seldom come back
+            _COLUMNS_MEMO[key] = got
+        return got
 
-    def _estimate(self, v: list[float]) -> _Estimate:
-        """Scorings left, game stage, wood value, kind values and the stone this seat knows.
-
-        Memoised on everything they read: the cards left, whether a Moai in hand waits for
-        wood, and the stone counts.
-        """
+    def _stone(self, v: list[float]) -> tuple[float, ...]:
+        """What this seat knows of the stone: the face-up cards plus its own face-down ones."""
         up = self._up_at
         fd = self._fd_at
-        # What this seat knows of the stone: the face-up cards plus its own face-down ones.
-        stone = (v[up] + v[fd], v[up + 1] + v[fd + 1], v[up + 2] + v[fd + 2], v[up + 3] + v[fd + 3])
+        return (v[up] + v[fd], v[up + 1] + v[fd + 1], v[up + 2] + v[fd + 2], v[up + 3] + v[fd + 3])
+
+    def _estimate_key(self, v: list[float], in_columns: int) -> _EstimateKey:
+        """Everything the estimates read (see ``_EstimateKey``).
+
+        ``in_columns``: the cards lying in the columns.
+        """
+        up = self._up_at
         stone_all = v[up] + v[up + 1] + v[up + 2] + v[up + 3] + v[self._stone_fd_at]
-        cards = self._cards(v)
+        cards = int(v[self._pile_at]) + in_columns - _LEFTOVER_CARDS
         saving = bool(v[self._hand_at + MOAI]) and v[self._wood_at] < MOAI_COST
-        key = (cards, saving, stone, stone_all)
+        return (cards, saving, self._stone(v), stone_all)
+
+    def _estimate(self, key: _EstimateKey) -> _Estimate:
+        """Scorings left, game stage, wood value, kind values and the stone this seat knows."""
         got = self._estimate_memo.get(key)
         if got is None:
+            cards, saving, stone, stone_all = key
             scorings_left = max(0.0, cards / _DRAWS_PER_TURN)
-            stage = min(1.0, max(0.0, cards) / _FULL_CARDS)
+            stage = _stage(cards)
             wv = _WOOD_LATE + (self._wood_early - _WOOD_LATE) * stage
             if saving and stage > _LATE_STAGE:
                 wv += _WOOD_SAVING
@@ -285,19 +348,29 @@ class RapaNuiHeuristic:
             return xs[0]
         return 0.5 * (sum(xs) / len(xs)) + 0.5 * max(xs)
 
-    def _rel(self, key: tuple[float, ...]) -> float:
-        """Own units minus the opponents' weighted units of a scoring of one card id.
+    def _rel(self, t: int, counts: list[float]) -> float:
+        """Own units minus the opponents' weighted units of a scoring of card id ``t``.
 
-        ``key``: the card id, then each seat's display count of it in ego order. Memoised: the
-        same counts come back decision after decision.
+        ``counts``: each seat's display count of ``t``, ego order.
         """
-        got = self._rel_memo.get(key)
+        g = _gains(counts, t >= HG, self._hg_bonus)
+        return g[0] - self._opp_weight * self._opp_agg(g[1:])
+
+    def _step(self, key: tuple[float, ...]) -> tuple[float, float]:
+        """How much :meth:`_rel` grows when the own count rises, and its value now.
+
+        ``key``: the card id, the own cards added, then each seat's display count of the card
+        id in ego order. Memoised: the same counts come back decision after decision.
+        """
+        got = self._step_memo.get(key)
         if got is None:
             t = int(key[0])
-            g = _gains(list(key[1:]), t >= HG, self._hg_bonus)
-            got = g[0] - self._opp_weight * self._opp_agg(g[1:])
-            if len(self._rel_memo) < _MEMO_LIMIT:
-                self._rel_memo[key] = got
+            counts = list(key[2:])
+            now = self._rel(t, counts)
+            counts[0] += key[1]
+            got = (self._rel(t, counts) - now, now)
+            if len(self._step_memo) < _MEMO_LIMIT:
+                self._step_memo[key] = got
         return got
 
     def _dense(self, stone: list[float]) -> tuple[int, ...]:
@@ -310,91 +383,99 @@ class RapaNuiHeuristic:
                 self._dense_memo[key] = got
         return got
 
-    def _unit_values(self, v: list[float], est: _Estimate) -> list[float]:
-        """VP-equivalent of one unit of a scoring, per card id."""
-        wv = est[2]
-        kind_value = est[3]
-        s = self._supply_at
-        units = [0.0] * NUM_CARD_TYPES
-        units[WOODCUTTER] = wv
-        units[PRIEST] = 1.0
-        units[MOAI] = max(1.0, wv)  # each unit is wood or VP, whichever is worth more
-        for k in range(NUM_KINDS):
-            units[HG + k] = kind_value[k] if v[s + k] > 0 else 0.0
-        return units
+    def _valuation(self, v: list[float], in_columns: int) -> _Valuation:
+        """The tables every display gain of a decision reads (see ``_Valuation``).
 
-    @staticmethod
-    def _buy_surplus(est: _Estimate, hg: Sequence[float]) -> float:
-        """Gain of the best purchase given own H&G counts ``hg`` per kind (0 if none pays)."""
-        best = 0.0
-        kind_value = est[3]
-        wood_value = est[2]
-        for k in range(NUM_KINDS):
-            # max(0.0, cost) and max(best, gain) spelled out: the same comparisons, fewer calls.
-            cost = BUY_BASE_COST - hg[k]
-            gain = kind_value[k] - (cost if cost > 0.0 else 0.0) * wood_value
-            if gain > best:
-                best = gain
-        return best
+        Memoised on everything they read: the estimates' inputs, the own H&G counts and which
+        supply stacks still hold cards.
+        """
+        hg_at = self._disp_at + HG
+        s = self._supply_at
+        hg = (v[hg_at], v[hg_at + 1], v[hg_at + 2], v[hg_at + 3])
+        stocked = (v[s] > 0, v[s + 1] > 0, v[s + 2] > 0, v[s + 3] > 0)
+        est_key = self._estimate_key(v, in_columns)
+        key = (est_key, hg, stocked)
+        got = self._valuation_memo.get(key)
+        if got is None:
+            est = self._estimate(est_key)
+            scorings_left, _, wv, kind_value, _ = est
+            units = [0.0] * NUM_CARD_TYPES
+            units[WOODCUTTER] = wv
+            units[PRIEST] = 1.0
+            units[MOAI] = max(1.0, wv)  # each unit is wood or VP, whichever is worth more
+            for k in range(NUM_KINDS):
+                units[HG + k] = kind_value[k] if stocked[k] else 0.0
+            coef = [scorings_left * _REVEAL_SHARE[t] * units[t] for t in range(NUM_CARD_TYPES)]
+            buy = [_purchase_gain(est, hg[k], k) for k in range(NUM_KINDS)]
+            # The best purchase (0 if none pays): max(0.0, ...) has the loop's value.
+            best = max(0.0, *buy)
+            per_turn = scorings_left / self._n
+            hunters = []
+            for k in range(NUM_KINDS):
+                # H&G also make every later purchase of their kind cheaper, once per own turn:
+                # only that kind's purchase changes, so the best is the others' best or it.
+                others = max(0.0, *buy[:k], *buy[k + 1 :])
+                hunters.append([
+                    per_turn * (max(others, _purchase_gain(est, hg[k] + count, k)) - best)
+                    for count in range(1, _MAX_PLAYED + 1)
+                ])
+            moai = MOAI_END_VP + _OFFER_ROUND_VALUE - MOAI_COST * wv
+            got = (est, units, coef, hunters, moai)
+            if len(self._valuation_memo) < _MEMO_LIMIT:
+                self._valuation_memo[key] = got
+        return got
 
     def _display_gain(
-        self,
-        t: int,
-        count: int,
-        disp: list[float],
-        est: _Estimate,
-        units: list[float],
-        base_surplus: float,
-    ) -> float:
+        self, t: int, count: int, disp: list[float], val: _Valuation
+    ) -> tuple[float, float]:
         """Value of adding ``count`` cards of id ``t`` to the own display now.
 
-        ``disp``: every seat's display counts (ego order, 7 per seat); ``base_surplus``:
-        :meth:`_buy_surplus` of the own H&G as they are (read only for an H&G).
+        ``disp``: every seat's display counts, ego order, 7 per seat. Also returns what a
+        scoring of ``t`` gives now, own units minus the opponents'.
         """
-        counts = disp[t::NUM_CARD_TYPES]
-        base = self._rel((t, *counts))
-        counts[0] += count
-        delta = self._rel((t, *counts)) - base
-        value = est[0] * _REVEAL_SHARE[t] * units[t] * delta
+        key = (t, count, *disp[t::NUM_CARD_TYPES])
+        delta, now = self._step_memo.get(key) or self._step(key)
+        value = val[2][t] * delta
         if t >= HG:
-            # H&G also make every later purchase of their kind cheaper, once per own turn.
-            hg_after = disp[HG : HG + NUM_KINDS]
-            hg_after[t - HG] += count
-            gain = self._buy_surplus(est, hg_after) - base_surplus
-            value += est[0] / self._n * gain
+            value += val[3][t - HG][count - 1]
         elif t == MOAI:
-            value += MOAI_END_VP + _OFFER_ROUND_VALUE - MOAI_COST * est[2]
-        return value
+            value += val[4]
+        return value, now
 
-    def _opp_holdings(self, v: list[float]) -> list[tuple[float, list[float], float]]:
-        """Per opponent: offering cards held, kind weights and their sum.
-
-        Their kinds are hidden; they gain mostly the kinds they have H&G of.
-        """
-        d = self._disp_at
+    def _opponents(self, v: list[float]) -> _Opponents:
+        """Per opponent: offering cards held, kind weights and their sum (see ``_Opponents``)."""
+        d = self._disp_at + HG
         c = self._counts_at
         out = []
         for j in range(1, self._n):
-            at = d + j * NUM_CARD_TYPES + HG
-            weights = [1.0 + 2.0 * (v[at + k] >= 1) for k in range(NUM_KINDS)]
-            out.append((v[c + j], weights, sum(weights)))
-        return out
+            at = d + j * NUM_CARD_TYPES
+            w0, w1, w2, w3 = (1.0 + 2.0 * (v[at + k] >= 1) for k in range(NUM_KINDS))
+            out.append((v[c + j], w0, w1, w2, w3, w0 + w1 + w2 + w3))
+        return tuple(out)
 
     @staticmethod
-    def _opp_holding_values(
-        opp: list[tuple[float, list[float], float]], vals: Sequence[int]
-    ) -> list[float]:
+    def _opp_holding_values(opp: _Opponents, vals: Sequence[int]) -> list[float]:
         """Each opponent's estimated offering-card value for the kind values ``vals``."""
-        out = []
-        for held, weights, total in opp:
-            mean = sum(weights[k] * vals[k] for k in range(NUM_KINDS)) / total
-            out.append(held * mean)
-        return out
+        # Whole numbers throughout, so the sums are exact in any order.
+        return [
+            held * ((w0 * vals[0] + w1 * vals[1] + w2 * vals[2] + w3 * vals[3]) / total)
+            for held, w0, w1, w2, w3, total in opp
+        ]
+
+    def _opp_value(self, opp: _Opponents, vals: tuple[int, ...]) -> float:
+        """The opponents' estimated holdings' value in one number (memoised)."""
+        key = (opp, vals)
+        got = self._opp_memo.get(key)
+        if got is None:
+            got = self._opp_agg(self._opp_holding_values(opp, vals))
+            if len(self._opp_memo) < _MEMO_LIMIT:
+                self._opp_memo[key] = got
+        return got
 
     # --- phase decisions ------------------------------------------------------------------------
 
     def _act_buy(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
-        est = self._estimate(v)
+        est = self._estimate(self._estimate_key(v, self._columns(vec)[0]))
         kind_value = est[3]
         wood_value = est[2]
         wood = v[self._wood_at]
@@ -414,66 +495,55 @@ class RapaNuiHeuristic:
         return self._pick(legal, scores)
 
     def _act_play(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
-        est = self._estimate(v)
-        units = self._unit_values(v, est)
+        val = self._valuation(v, self._columns(vec)[0])
         d = self._disp_at
         disp = v[d : d + self._n * NUM_CARD_TYPES]
-        base_surplus = self._buy_surplus(est, disp[HG : HG + NUM_KINDS])
+        wv = val[0][2]
         gain = self._display_gain
         scores = []
         for a in legal:
             if a == PLAY_WOODCUTTER:
-                val = gain(WOODCUTTER, 1, disp, est, units, base_surplus)
+                score = gain(WOODCUTTER, 1, disp, val)[0]
             elif a == PLAY_PRIEST:
-                val = gain(PRIEST, 1, disp, est, units, base_surplus)
+                score = gain(PRIEST, 1, disp, val)[0]
             elif a == PLAY_MOAI:
-                val = gain(MOAI, 1, disp, est, units, base_surplus)
+                score = gain(MOAI, 1, disp, val)[0]
             elif PLAY_HG <= a < PLAY_HG + 3 * NUM_KINDS:
                 k, extra = divmod(a - PLAY_HG, 3)
                 # Extra H&G cost a wood each but also draw an extra card each.
-                val = gain(HG + k, extra + 1, disp, est, units, base_surplus)
-                val += extra * (_EXTRA_DRAW_VALUE - est[2])
+                score = gain(HG + k, extra + 1, disp, val)[0]
+                score += extra * (_EXTRA_DRAW_VALUE - wv)
             else:  # REMOVE_MOAI (only legal choice unless the voluntary switch is on)
-                val = -_STUCK_MOAI_PENALTY
-            scores.append(val)
+                score = -_STUCK_MOAI_PENALTY
+            scores.append(score)
         return self._pick(legal, scores)
 
     def _act_draw(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
-        est = self._estimate(v)
-        units = self._unit_values(v, est)
+        in_columns, cols, by_id = self._columns(vec)
+        val = self._valuation(v, in_columns)
+        est = val[0]
+        units = val[1]
         d = self._disp_at
         disp = v[d : d + self._n * NUM_CARD_TYPES]
-        base_surplus = self._buy_surplus(est, disp[HG : HG + NUM_KINDS])
-        gain = self._display_gain
-        rel = self._rel
-        # A card taken into the hand is worth a share of playing it later.
-        hand_val = [
-            _HAND_SHARE * max(0.0, gain(t, 1, disp, est, units, base_surplus))
-            for t in range(NUM_CARD_TYPES)
-        ]
-        reveal = [
-            units[t] * rel((t, *disp[t::NUM_CARD_TYPES])) for t in range(NUM_CARD_TYPES)
-        ]
-        cols: list[list[int]] = [[] for _ in range(NUM_COLUMNS)]
-        # The set entries come in index order, so each column's cards come front first.
-        start, stop = self._columns_at
-        in_columns = [0] * NUM_CARD_TYPES
-        for j in vec[start:stop].nonzero()[0].tolist():
-            t = _CARD_OF[j]
-            cols[_COLUMN_OF[j]].append(t)
-            in_columns[t] += 1
+        hand_val = []
+        reveal = []
+        for t in range(NUM_CARD_TYPES):
+            value, now = self._display_gain(t, 1, disp, val)
+            # A card taken into the hand is worth a share of playing it later.
+            hand_val.append(_HAND_SHARE * max(0.0, value))
+            reveal.append(units[t] * now)
         # The unseen pool (other hands and the draw pile) gives a refill's expected card.
         # Every count is a whole number, so the order of the subtractions does not matter.
-        in_columns[MOAI] += int(v[self._removed_at])
+        seen = list(map(add, by_id, disp[:NUM_CARD_TYPES]))
+        for j in range(NUM_CARD_TYPES, len(disp), NUM_CARD_TYPES):
+            seen = list(map(add, seen, disp[j : j + NUM_CARD_TYPES]))
         hand = self._hand_at
-        totals = self._totals
-        pool = [
-            max(0.0, totals[t] - sum(disp[t::NUM_CARD_TYPES]) - in_columns[t] - int(v[hand + t]))
-            for t in range(NUM_CARD_TYPES)
-        ]
+        seen = list(map(add, seen, v[hand : hand + NUM_CARD_TYPES]))
+        seen[MOAI] += v[self._removed_at]
+        pool = [max(0.0, total - held) for total, held in zip(self._totals, seen, strict=True)]
         total = sum(pool) or 1.0
-        exp_hand = sum(pool[t] * hand_val[t] for t in range(NUM_CARD_TYPES)) / total
-        exp_reveal = sum(pool[t] * reveal[t] for t in range(NUM_CARD_TYPES)) / total
+        exp_hand = sum(map(mul, pool, hand_val)) / total
+        exp_reveal = sum(map(mul, pool, reveal)) / total
         pile = int(v[self._pile_at])
         end_val = 0.0
         if pile < 2 * COLUMN_SIZE:  # this turn's draws may end the game
@@ -496,7 +566,7 @@ class RapaNuiHeuristic:
     def _margin(self, v: list[float], est: _Estimate) -> float:
         """Own estimated final score minus the best opponent's, if the game ended now."""
         vals = self._dense(est[4])
-        held = self._opp_holding_values(self._opp_holdings(v), vals)
+        held = self._opp_holding_values(self._opponents(v), vals)
         d = self._disp_at + MOAI
         vp = self._vp_at
         wood = self._wood_at
@@ -545,21 +615,24 @@ class RapaNuiHeuristic:
 
     def _offer_objective(
         self,
-        opp: list[tuple[float, list[float], float]],
+        opp: _Opponents,
         hold: list[float],
         stone: list[float],
     ) -> float:
         """Own holdings' value on ``stone`` minus the opponents' estimated holdings' value."""
         vals = self._dense(stone)
-        mine = sum(hold[k] * vals[k] for k in range(NUM_KINDS))
-        opp_value = self._opp_agg(self._opp_holding_values(opp, vals))
+        # Whole numbers throughout, so the sums are exact in any order.
+        mine = hold[0] * vals[0] + hold[1] * vals[1] + hold[2] * vals[2] + hold[3] * vals[3]
+        opp_value = self._opp_value(opp, vals)
         # Tie-break: lift the kinds one holds most, so later rounds keep them on top.
-        lift = _LIFT_WEIGHT * sum(hold[k] * stone[k] for k in range(NUM_KINDS))
+        lift = _LIFT_WEIGHT * (
+            hold[0] * stone[0] + hold[1] * stone[1] + hold[2] * stone[2] + hold[3] * stone[3]
+        )
         return mine - _OFFER_OPP_WEIGHT * opp_value + lift
 
     def _act_offer(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
-        own = self._estimate(v)[4]
-        opp = self._opp_holdings(v)
+        own = self._stone(v)
+        opp = self._opponents(v)
         h = self._hold_at
         scores = []
         for a in legal:
@@ -572,8 +645,8 @@ class RapaNuiHeuristic:
         return self._pick(legal, scores)
 
     def _act_supply(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
-        own = self._estimate(v)[4]
-        opp = self._opp_holdings(v)
+        own = self._stone(v)
+        opp = self._opponents(v)
         h = self._hold_at
         hold = v[h : h + NUM_KINDS]
         scores = []
@@ -588,8 +661,8 @@ class RapaNuiHeuristic:
         units = int(v[self._units_at])
         moai = int(v[self._hand_at + MOAI])
         wood = v[self._wood_at]
-        cards = self._cards(v)
-        stage = min(1.0, max(0.0, cards) / _FULL_CARDS)
+        cards = int(v[self._pile_at]) + self._columns(vec)[0] - _LEFTOVER_CARDS
+        stage = _stage(cards)
         want_wood = 0
         if moai and stage > _LATE_STAGE:
             # Wood only up to what the Moai waiting in hand need; every other unit is a VP.
@@ -626,13 +699,19 @@ class RapaNuiHeuristic:
         Raises:
             ValueError: When the mask has no legal action (this seat is not to act).
         """
-        legal = np.asarray(observation["action_mask"]).reshape(-1).nonzero()[0].tolist()
+        mask = observation["action_mask"]
+        if type(mask) is not np.ndarray or mask.ndim != 1:
+            mask = np.asarray(mask).reshape(-1)
+        legal = mask.nonzero()[0].tolist()
         if not legal:
             raise ValueError("no legal action in the mask; this agent is not to act")
         if len(legal) == 1:  # forced moves need no thought
             return legal[0]
-        vec = np.asarray(observation["observation"]).reshape(-1)
-        v = vec.tolist()
+        vec = observation["observation"]
+        if type(vec) is not np.ndarray or vec.ndim != 1:
+            vec = np.asarray(vec).reshape(-1)
+        start, stop = self._columns_at
+        v = vec[:start].tolist() + vec[stop:].tolist()
         p = self._phase_at
         phase = v[p : p + len(PHASES)].index(1.0)
         return self._handlers[phase](self, v, legal, vec)
