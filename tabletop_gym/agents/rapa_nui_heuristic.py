@@ -14,7 +14,7 @@ valuations up in memo tables shared by every bot of the same game config.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import add, mul
+from operator import mul
 from typing import Any
 
 import numpy as np
@@ -137,10 +137,11 @@ class _Tables:
     them filled. The bound only caps memory: the tables rarely come near it.
     """
 
-    __slots__ = ("dense", "estimate", "opp", "step", "valuation")
+    __slots__ = ("dense", "estimate", "opp", "step", "steps", "valuation")
 
     def __init__(self) -> None:
         self.step: dict[tuple[float, ...], tuple[float, float]] = {}
+        self.steps: dict[tuple[float, ...], list[tuple[float, float]]] = {}
         self.dense: dict[tuple[float, ...], tuple[int, ...]] = {}
         self.estimate: dict[Any, _Estimate] = {}
         self.opp: dict[tuple[_Opponents, tuple[int, ...]], float] = {}
@@ -176,6 +177,8 @@ _EstimateKey = tuple[int, bool, tuple[float, ...], float]
 # scoring per card id; per card id, scorings left x its reveal share x that unit value; per kind
 # and H&G count played (1-3), the gain of the cheaper purchases; the Moai's own value.
 _Valuation = tuple[_Estimate, list[float], list[float], list[list[float]], float]
+# Display states kept per game config (about 8 MB at most): cleared when full.
+_STEPS_MEMO_LIMIT = 1 << 13
 # H&G of one kind played in one turn: one plus up to two extra.
 _MAX_PLAYED = 3
 
@@ -271,6 +274,7 @@ class RapaNuiHeuristic:
         self._removed_at = at("removed_moai")
         tables = _TABLES.setdefault((self._n, self._zero_rule, self._hg_bonus), _Tables())
         self._step_memo = tables.step
+        self._steps_memo = tables.steps
         self._dense_memo = tables.dense
         self._estimate_memo = tables.estimate
         self._opp_memo = tables.opp
@@ -425,22 +429,38 @@ class RapaNuiHeuristic:
                 self._valuation_memo[key] = got
         return got
 
-    def _display_gain(
-        self, t: int, count: int, disp: list[float], val: _Valuation
-    ) -> tuple[float, float]:
-        """Value of adding ``count`` cards of id ``t`` to the own display now.
+    def _steps(self, count: int, disp: list[float]) -> list[tuple[float, float]]:
+        """:meth:`_step` of adding ``count`` cards, per card id, for the displays ``disp``.
 
-        ``disp``: every seat's display counts, ego order, 7 per seat. Also returns what a
-        scoring of ``t`` gives now, own units minus the opponents'.
+        Memoised on all displays: they change once a turn, so most decisions of a game find
+        theirs.
         """
-        key = (t, count, *disp[t::NUM_CARD_TYPES])
-        delta, now = self._step_memo.get(key) or self._step(key)
-        value = val[2][t] * delta
-        if t >= HG:
-            value += val[3][t - HG][count - 1]
-        elif t == MOAI:
-            value += val[4]
-        return value, now
+        key = (count, *disp)
+        got = self._steps_memo.get(key)
+        if got is None:
+            got = [
+                self._step((t, count, *disp[t::NUM_CARD_TYPES])) for t in range(NUM_CARD_TYPES)
+            ]
+            if len(self._steps_memo) >= _STEPS_MEMO_LIMIT:
+                self._steps_memo.clear()  # past games' displays seldom come back
+            self._steps_memo[key] = got
+        return got
+
+    def _display_gains(
+        self, count: int, disp: list[float], val: _Valuation
+    ) -> tuple[list[float], list[tuple[float, float]]]:
+        """Per card id, the value of adding ``count`` cards of it to the own display now.
+
+        ``disp``: every seat's display counts, ego order, 7 per seat. Also returns the steps
+        (see :meth:`_step`) the values come from.
+        """
+        steps = self._steps(count, disp)
+        values = [c * delta for c, (delta, _) in zip(val[2], steps, strict=True)]
+        hunters = val[3]
+        for k in range(NUM_KINDS):
+            values[HG + k] += hunters[k][count - 1]
+        values[MOAI] += val[4]
+        return values, steps
 
     def _opponents(self, v: list[float]) -> _Opponents:
         """Per opponent: offering cards held, kind weights and their sum (see ``_Opponents``)."""
@@ -499,19 +519,20 @@ class RapaNuiHeuristic:
         d = self._disp_at
         disp = v[d : d + self._n * NUM_CARD_TYPES]
         wv = val[0][2]
-        gain = self._display_gain
+        one = self._display_gains(1, disp, val)[0]
         scores = []
         for a in legal:
             if a == PLAY_WOODCUTTER:
-                score = gain(WOODCUTTER, 1, disp, val)[0]
+                score = one[WOODCUTTER]
             elif a == PLAY_PRIEST:
-                score = gain(PRIEST, 1, disp, val)[0]
+                score = one[PRIEST]
             elif a == PLAY_MOAI:
-                score = gain(MOAI, 1, disp, val)[0]
+                score = one[MOAI]
             elif PLAY_HG <= a < PLAY_HG + 3 * NUM_KINDS:
                 k, extra = divmod(a - PLAY_HG, 3)
                 # Extra H&G cost a wood each but also draw an extra card each.
-                score = gain(HG + k, extra + 1, disp, val)[0]
+                score = one[HG + k] if not extra else self._display_gains(
+                    extra + 1, disp, val)[0][HG + k]
                 score += extra * (_EXTRA_DRAW_VALUE - wv)
             else:  # REMOVE_MOAI (only legal choice unless the voluntary switch is on)
                 score = -_STUCK_MOAI_PENALTY
@@ -525,22 +546,20 @@ class RapaNuiHeuristic:
         units = val[1]
         d = self._disp_at
         disp = v[d : d + self._n * NUM_CARD_TYPES]
-        hand_val = []
-        reveal = []
-        for t in range(NUM_CARD_TYPES):
-            value, now = self._display_gain(t, 1, disp, val)
-            # A card taken into the hand is worth a share of playing it later.
-            hand_val.append(_HAND_SHARE * max(0.0, value))
-            reveal.append(units[t] * now)
+        values, steps = self._display_gains(1, disp, val)
+        # A card taken into the hand is worth a share of playing it later.
+        hand_val = [_HAND_SHARE * max(0.0, value) for value in values]
+        reveal = [unit * now for unit, (_, now) in zip(units, steps, strict=True)]
         # The unseen pool (other hands and the draw pile) gives a refill's expected card.
         # Every count is a whole number, so the order of the subtractions does not matter.
-        seen = list(map(add, by_id, disp[:NUM_CARD_TYPES]))
-        for j in range(NUM_CARD_TYPES, len(disp), NUM_CARD_TYPES):
-            seen = list(map(add, seen, disp[j : j + NUM_CARD_TYPES]))
         hand = self._hand_at
-        seen = list(map(add, seen, v[hand : hand + NUM_CARD_TYPES]))
-        seen[MOAI] += v[self._removed_at]
-        pool = [max(0.0, total - held) for total, held in zip(self._totals, seen, strict=True)]
+        held = v[hand : hand + NUM_CARD_TYPES]
+        held[MOAI] += v[self._removed_at]
+        rows = [disp[j : j + NUM_CARD_TYPES] for j in range(0, len(disp), NUM_CARD_TYPES)]
+        pool = [
+            max(0.0, total - sum(seen))
+            for total, seen in zip(self._totals, zip(by_id, held, *rows, strict=True), strict=True)
+        ]
         total = sum(pool) or 1.0
         exp_hand = sum(map(mul, pool, hand_val)) / total
         exp_reveal = sum(map(mul, pool, reveal)) / total
