@@ -283,7 +283,50 @@ class StableInfos:
                     "illegal_action": action if a == offender else -1} for a in agents}
 
 
-class TabletopAECEnv(AECEnv):
+class EnvSetup:
+    """The construction the AEC and parallel envs share (:meth:`_set_up`)."""
+
+    metadata: ClassVar[dict[str, Any]]
+
+    def _set_up(
+        self,
+        config: dict[str, Any],
+        make_game: Callable[[dict[str, Any]], Game],
+        make_observer: Callable[[Game], Observer],
+        render_mode: str | None,
+        illegal_action: str,
+        render_view: str | int | None,
+        info_mode: str,
+        obs_dtype: str,
+    ) -> None:
+        """Check the env's arguments, then build its game, observer and the settings both read.
+
+        Raises:
+            UnknownArgumentError: A ``TypeError`` naming an unknown config switch.
+            ValueError: On a render mode, illegal-action policy, info mode, render view or
+                observation dtype the env does not offer.
+        """
+        check_names(config, env_argument_names(type(self)), type(self).__name__)
+        check_env_args(self.metadata, render_mode, illegal_action, info_mode)
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.info_mode = info_mode
+        self.game = make_game(config)
+        check_render_view(render_view, self.game.num_players, ("acting",))
+        self.render_view = render_view
+        self._window = HumanWindow(self.metadata["name"]) if render_mode == "human" else None
+        self.observer = make_observer(self.game)
+        self.observer.set_dtype(obs_dtype)
+        self.obs_dtype = self.observer.dtype.name
+        self.state_space = state_space(self.observer)
+        self._stable = StableInfos(self.game) if info_mode == "stable" else None
+        self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
+        self.agents: list[str] = []
+        self.state_obj: State | None = None
+        self._engine_seed: int | None = None
+
+
+class TabletopAECEnv(EnvSetup, AECEnv):
     """A PettingZoo AEC env over any engine (:class:`Game`) and :class:`Observer`.
 
     Subclasses set :attr:`game_class`, :attr:`observer_class`, :attr:`renderer` (text),
@@ -333,23 +376,9 @@ class TabletopAECEnv(AECEnv):
         **config: Any,
     ):
         super().__init__()
-        check_names(config, env_argument_names(type(self)), type(self).__name__)
-        check_env_args(self.metadata, render_mode, illegal_action, info_mode)
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        self.info_mode = info_mode
-        self.game = self.make_game(config)
-        check_render_view(render_view, self.game.num_players, ("acting",))
-        self.render_view = render_view
-        self._window = HumanWindow(self.metadata["name"]) if render_mode == "human" else None
-        self.observer = self.make_observer(self.game)
-        self.observer.set_dtype(obs_dtype)
-        self.obs_dtype = self.observer.dtype.name
-        self.state_space = state_space(self.observer)
-        self._stable = StableInfos(self.game) if info_mode == "stable" else None
+        self._set_up(config, self.make_game, self.make_observer, render_mode, illegal_action,
+                     render_view, info_mode, obs_dtype)
         n = self.game.num_players
-        self.possible_agents = [f"player_{i}" for i in range(n)]
-        self.agents: list[str] = []
         self._num_actions = self.game.num_distinct_actions
         obs_space = observation_space(self.observer, self._num_actions)
         # One object per agent, returned every call: PettingZoo's seed test seeds these.
@@ -358,8 +387,6 @@ class TabletopAECEnv(AECEnv):
         self._agent_seat = list(range(n))
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         self._seat_agent = list(self.possible_agents)
-        self.state_obj: State | None = None
-        self._engine_seed: int | None = None
         self._actions: list[int] = []
         self._zero_mask = np.zeros(self._num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
