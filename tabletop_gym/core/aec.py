@@ -283,10 +283,18 @@ class StableInfos:
                     "illegal_action": action if a == offender else -1} for a in agents}
 
 
-class EnvSetup:
-    """The construction the AEC and parallel envs share (:meth:`_set_up`)."""
+class TabletopEnvBase:
+    """What the AEC and parallel envs share.
+
+    Their construction (:meth:`_set_up`), the cached spaces, ``render``, ``state``, ``close``
+    and the engine state.
+    """
 
     metadata: ClassVar[dict[str, Any]]
+    renderer: Callable[[State, int | None], str]
+    painter: Callable[[State, int | None], np.ndarray]
+    observation_spaces: dict[str, spaces.Space[Any]]
+    action_spaces: dict[str, spaces.Space[Any]]
 
     def _set_up(
         self,
@@ -325,8 +333,57 @@ class EnvSetup:
         self.state_obj: State | None = None
         self._engine_seed: int | None = None
 
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The cached observation space of ``agent``."""
+        return self.observation_spaces[agent]
 
-class TabletopAECEnv(EnvSetup, AECEnv):
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """The cached action space of ``agent``."""
+        return self.action_spaces[agent]
+
+    def _require_state(self) -> State:
+        """The engine state, or a clear error before the first reset (survives ``python -O``)."""
+        state = self.state_obj
+        if state is None:
+            raise RuntimeError(f"{type(self).__name__} has no game yet: call reset() first")
+        return state
+
+    def render(self) -> str | np.ndarray | None:
+        """The table in ``render_view``: text, the picture, or a window (``human``: None).
+
+        The view ``"acting"`` is the seat to act at a sequential node, public at a simultaneous
+        one or at the end.
+        """
+        if self.render_mode is None:
+            warnings.warn("render() called with render_mode=None; nothing to render", stacklevel=2)
+            return None
+        state = self._require_state()
+        cur = state.current_player()
+        seat = view_seat(self.render_view, self.render_mode, cur if cur >= 0 else None)
+        cls = type(self)
+        return render_frame(cls.renderer, cls.painter, state, seat, self.render_mode, self._window)
+
+    def state(self) -> np.ndarray:
+        """Global view for centralised critics: every seat's observation, seat order.
+
+        Privileged: it holds every seat's private information (hands, Positano's committed
+        bids); a policy that reads it while playing cheats.
+        """
+        return self.observer.encode_all(self._require_state())
+
+    def close(self) -> None:
+        """Close the ``human`` window, if one is open."""
+        window = getattr(self, "_window", None)
+        if window is not None:
+            window.close()
+
+    @property
+    def game_state(self) -> State:
+        """The engine state (the full state, hidden parts included: reading it is cheating)."""
+        return self._require_state()
+
+
+class TabletopAECEnv(TabletopEnvBase, AECEnv):
     """A PettingZoo AEC env over any engine (:class:`Game`) and :class:`Observer`.
 
     Subclasses set :attr:`game_class`, :attr:`observer_class`, :attr:`renderer` (text),
@@ -410,14 +467,6 @@ class TabletopAECEnv(EnvSetup, AECEnv):
 
     # --- PettingZoo API -----------------------------------------------------------------------
 
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        """The cached observation space of ``agent``."""
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        """The cached action space of ``agent``."""
-        return self.action_spaces[agent]
-
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new game.
 
@@ -478,13 +527,6 @@ class TabletopAECEnv(EnvSetup, AECEnv):
         self._after_change()
         # A finished start state ends the game at once; last() must still deliver its rewards.
         self._accumulate_rewards()
-
-    def _require_state(self) -> State:
-        """The engine state, or a clear error before the first reset (survives ``python -O``)."""
-        state = self.state_obj
-        if state is None:
-            raise RuntimeError(f"{type(self).__name__} has no game yet: call reset() first")
-        return state
 
     def _after_change(self) -> None:
         """Point agent_selection at the seat to act and refresh infos; handle the end."""
@@ -628,37 +670,7 @@ class TabletopAECEnv(EnvSetup, AECEnv):
             }
         self._accumulate_rewards()
 
-    def render(self) -> str | np.ndarray | None:
-        """The table in ``render_view``: text, the picture, or a window (``human``: None)."""
-        if self.render_mode is None:
-            warnings.warn("render() called with render_mode=None; nothing to render", stacklevel=2)
-            return None
-        state = self._require_state()
-        cur = state.current_player()
-        seat = view_seat(self.render_view, self.render_mode, cur if cur >= 0 else None)
-        cls = type(self)
-        return render_frame(cls.renderer, cls.painter, state, seat, self.render_mode, self._window)
-
-    def state(self) -> np.ndarray:
-        """Global view for centralised critics: every seat's observation, seat order.
-
-        Privileged: it holds every seat's private information (hands, Positano's committed
-        bids); a policy that reads it while playing cheats.
-        """
-        return self.observer.encode_all(self._require_state())
-
-    def close(self) -> None:
-        """Close the ``human`` window, if one is open."""
-        window = getattr(self, "_window", None)
-        if window is not None:
-            window.close()
-
     # --- extras -------------------------------------------------------------------------------
-
-    @property
-    def game_state(self) -> State:
-        """The engine state (the full state, hidden parts included: reading it is cheating)."""
-        return self._require_state()
 
     def seat_of(self, agent: str) -> int:
         """The engine seat ``agent`` plays this episode."""

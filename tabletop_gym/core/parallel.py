@@ -24,7 +24,7 @@ from pettingzoo import ParallelEnv
 
 from tabletop_gym.core.aec import (
     ILLEGAL_REWARD,
-    EnvSetup,
+    TabletopEnvBase,
     as_action,
     as_seed,
     observation_space,
@@ -41,8 +41,6 @@ from tabletop_gym.core.observer import Observer
 from tabletop_gym.core.records import GameRecord
 from tabletop_gym.core.render import (
     RENDER_MODES,
-    render_frame,
-    view_seat,
 )
 from tabletop_gym.provenance import metadata
 
@@ -52,7 +50,7 @@ _StepResult = tuple[
 """What ``step`` returns: observations, rewards, terminations, truncations, infos."""
 
 
-class TabletopParallelEnv(EnvSetup, ParallelEnv):
+class TabletopParallelEnv(TabletopEnvBase, ParallelEnv):
     """A PettingZoo parallel env over any engine (sequential or with simultaneous nodes).
 
     Args:
@@ -104,23 +102,8 @@ class TabletopParallelEnv(EnvSetup, ParallelEnv):
         self._acting_now: list[int] = []
         self._legal_now: dict[int, list[int]] = {}
 
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        """The cached observation space of ``agent``."""
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        """The cached action space of ``agent``."""
-        return self.action_spaces[agent]
-
     def _seat(self, agent: str) -> int:
         return self._seat_of[agent]
-
-    def _require_state(self) -> State:
-        """The engine state, or a clear error before the first reset (survives ``python -O``)."""
-        state = self.state_obj
-        if state is None:
-            raise RuntimeError(f"{type(self).__name__} has no game yet: call reset() first")
-        return state
 
     def _acting(self) -> list[int]:
         """Seats with a real choice now."""
@@ -309,36 +292,6 @@ class TabletopParallelEnv(EnvSetup, ParallelEnv):
                 infos[a]["illegal_action"] = detail
         self.agents = []
         return obs, rewards, terms, truncs, infos
-
-    def render(self) -> str | np.ndarray | None:
-        """The table in ``render_view`` (text, picture, or a window for ``human``)."""
-        if self.render_mode is None:
-            warnings.warn("render() called with render_mode=None; nothing to render", stacklevel=2)
-            return None
-        state = self._require_state()
-        cur = state.current_player()
-        seat = view_seat(self.render_view, self.render_mode, cur if cur >= 0 else None)
-        cls = type(self)
-        return render_frame(cls.renderer, cls.painter, state, seat, self.render_mode,
-                            self._window)
-
-    def state(self) -> np.ndarray:
-        """Global view for centralised critics: every seat's observation, seat order.
-
-        Privileged: it holds every seat's private information.
-        """
-        return self.observer.encode_all(self._require_state())
-
-    @property
-    def game_state(self) -> State:
-        """The engine state (hidden parts included: reading it is cheating)."""
-        return self._require_state()
-
-    def close(self) -> None:
-        """Close the ``human`` window, if one is open."""
-        window = getattr(self, "_window", None)
-        if window is not None:
-            window.close()
 
     def record(self) -> dict[str, Any]:
         """Config, engine seed and the joint actions of this episode.
