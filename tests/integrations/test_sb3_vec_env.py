@@ -28,6 +28,7 @@ CASES = [
     ("RapaNui-v0", {"seat_mode": "rotate"}),  # train()'s RapaNui-v0 settings
     ("Positano-3p-vsHeuristic-v0", {}),
     ("RapaNui-v0", {"num_players": 3, "opponents": "random", "seat_mode": "random"}),
+    ("Positano-v0", {"info_mode": "stable"}),
 ]
 
 
@@ -144,10 +145,13 @@ def test_an_illegal_action_is_handled_as_the_single_agent_env_handles_it():
     play_side_by_side(ref, fast, steps=20, seed=3)
 
 
-def test_infos_handed_out_never_change_afterwards():
+@pytest.mark.parametrize("info_mode", ["full", "stable"])
+def test_infos_handed_out_never_change_afterwards(info_mode):
     # Why the per-step deep copy of DummyVecEnv can go: every info (and what is in it) is new
-    # for its step or final, so one held across later steps and resets stays as it was.
-    fast = make_vec_env("RapaNui-v0", n_envs=3, seed=11, env_kwargs={"seat_mode": "rotate"})
+    # for its step or final, or read-only, so one held across later steps and resets stays as
+    # it was.
+    fast = make_vec_env("RapaNui-v0", n_envs=3, seed=11,
+                        env_kwargs={"seat_mode": "rotate", "info_mode": info_mode})
     fast.reset()
     rng = np.random.default_rng(11)
     held: list[tuple[dict, dict]] = []
@@ -160,6 +164,10 @@ def test_infos_handed_out_never_change_afterwards():
     assert ended >= 3
     for info, snapshot in held:
         assert_same(info, snapshot)
+        for value in info.values():
+            if isinstance(value, np.ndarray) and value.flags.writeable:
+                # A writable array in an info is that info's own: no other info holds it.
+                assert sum(v is value for i, _ in held for v in i.values()) == 1
 
 
 def test_observations_and_masks_are_fresh_arrays_each_call():
