@@ -162,13 +162,11 @@ def train(
             spent (a linear learning-rate schedule then decays by whichever of steps and time is
             further along). ``eval_games=0`` skips the evaluation.
     """
-    import gymnasium
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.env_util import make_vec_env
-    from stable_baselines3.common.vec_env import DummyVecEnv
 
     import tabletop_gym  # noqa: F401 - registers the env ids
+    from tabletop_gym.integrations.sb3 import make_vec_env
 
     if env_id not in GAME_OF:
         raise ValueError(f"unknown env {env_id!r}; choose one of {sorted(GAME_OF)}")
@@ -179,14 +177,11 @@ def train(
     run_dir = pathlib.Path(out) / f"{env_id}-{stamp}-s{seed}"
     run_dir.mkdir(parents=True, exist_ok=True)
 
-    def factory() -> gymnasium.Env:
-        return gymnasium.make(env_id, **env_kwargs)
-
     hp = {**DEFAULT_HPARAMS, **(hparams or {})}
     unknown = sorted(set(hp) - set(DEFAULT_HPARAMS))
     if unknown:
         raise ValueError(f"unknown hparams {unknown}; allowed: {sorted(DEFAULT_HPARAMS)}")
-    vec = make_vec_env(factory, n_envs=n_envs, seed=seed, vec_env_cls=DummyVecEnv)
+    vec = make_vec_env(env_id, n_envs=n_envs, seed=seed, env_kwargs=env_kwargs)
     lr0 = float(hp["learning_rate"])
     t0 = time.perf_counter()
     if hp["lr_schedule"] == "linear":
