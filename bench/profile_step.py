@@ -3,11 +3,13 @@
 Usage: ``python bench/profile_step.py [--games 20] [config ...]`` with configs such as
 ``positano:1`` ``positano:6`` ``rapa_nui:2`` (default: Positano solo, 2p, 6p and Rapa Nui 2p),
 or ``gym:RapaNui-v0`` for the single-agent view with its heuristic opponent, or ``vec:RapaNui-v0``
-for the vector env MaskablePPO steps at ``make train``'s settings (8 in-process envs, the action
-masks fetched every step; the policy is replaced by a random masked choice, which the loop's
-own share holds). Shares are of the profiled loop's total time (profiling inflates every call by
-about the same overhead, so the shares, not the absolute times, are the result; it inflates
-Python-heavy parts such as ``deepcopy`` most).
+for the vector env MaskablePPO steps at ``make train``'s settings (8 envs in
+``tabletop_gym.integrations.sb3``'s vector env, the action masks fetched every step; the policy
+is replaced by a random masked choice, which the loop's own share holds), or
+``dummyvec:RapaNui-v0`` for the same over SB3's ``DummyVecEnv`` and ``gymnasium.make`` (the
+construction ``train()`` used before, kept as a reference). Shares are of the profiled loop's
+total time (profiling inflates every call by about the same overhead, so the shares, not the
+absolute times, are the result; it inflates Python-heavy parts such as ``deepcopy`` most).
 """
 
 from __future__ import annotations
@@ -37,11 +39,14 @@ VEC_PARTS = [
     ("single-agent step (opponents included)", "wrappers/single_agent.py", "step"),
     ("opponents' moves (choose_action)", "agents/base.py", "choose_action"),
     ("single-agent reset", "wrappers/single_agent.py", "reset"),
-    ("action_masks", "wrappers/single_agent.py", "action_masks"),
+    ("action_masks (one env's)", "wrappers/single_agent.py", "action_masks"),
+    ("SingleAgentVecEnv.step_wait (all of the step)", "integrations/sb3.py", "step_wait"),
+    ("SingleAgentVecEnv.env_method (the mask fetch)", "integrations/sb3.py", "env_method"),
     ("DummyVecEnv.step_wait (all of the step)", "vec_env/dummy_vec_env.py", "step_wait"),
-    ("deep copy of the infos (in step_wait)", "python3.11/copy.py", "deepcopy"),
-    ("env_method (the mask fetch)", "vec_env/dummy_vec_env.py", "env_method"),
+    ("deep copy of the infos (in step_wait)", "/copy.py", "deepcopy"),
+    ("DummyVecEnv.env_method (the mask fetch)", "vec_env/dummy_vec_env.py", "env_method"),
 ]
+"""Rows of a ``vec:``/``dummyvec:`` profile; a row whose function was not called is left out."""
 
 
 def play_aec(game: str, n: int, games: int) -> None:
@@ -84,18 +89,28 @@ ENGINE = "engine (step()'s apply call, transform included)"
 path binds it to the game's own ``_apply_action``), counted as called from ``step()``."""
 
 
-def play_vec(env_id: str, steps: int) -> None:
-    """The vector env as MaskablePPO drives it, with a random masked choice as the policy."""
-    import gymnasium
-    from stable_baselines3.common.env_util import make_vec_env
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
+def make_train_vec(env_id: str, dummy: bool = False) -> Any:
+    """The vector env ``make train`` steps (8 envs, seed 0, ``train()``'s env kwargs); with
+    ``dummy``, the same envs through ``gymnasium.make`` in SB3's ``DummyVecEnv``."""
     import tabletop_gym  # noqa: F401
     from tabletop_gym.training import DEFAULT_ENV_KWARGS
 
     kwargs = DEFAULT_ENV_KWARGS.get(env_id, {})
-    vec = make_vec_env(lambda: gymnasium.make(env_id, **kwargs), n_envs=8, seed=0,
-                       vec_env_cls=DummyVecEnv)
+    if dummy:
+        import gymnasium
+        from stable_baselines3.common.env_util import make_vec_env as sb3_make_vec_env
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        return sb3_make_vec_env(lambda: gymnasium.make(env_id, **kwargs), n_envs=8, seed=0,
+                                vec_env_cls=DummyVecEnv)
+    from tabletop_gym.integrations.sb3 import make_vec_env
+
+    return make_vec_env(env_id, n_envs=8, seed=0, env_kwargs=kwargs)
+
+
+def play_vec(env_id: str, steps: int, dummy: bool = False) -> None:
+    """The vector env as MaskablePPO drives it, with a random masked choice as the policy."""
+    vec = make_train_vec(env_id, dummy)
     vec.reset()
     rng = np.random.default_rng(0)
     for _ in range(steps):
@@ -141,12 +156,11 @@ def vec_shares(stats: dict[Any, Any], total: float) -> list[tuple[str, float]]:
                 # Only the calls step_wait makes itself: the nested ones are inside them.
                 ct += sum(c[3] for (cf, _cl, cn), c in callers.items()
                           if cn == "step_wait" and cf.endswith("dummy_vec_env.py"))
-            elif fn == "step" or fn == "reset":
-                # The wrapper's own method: gymnasium's wrappers of the same name call it.
-                ct = max(ct, fct)
             else:
+                # The outermost call: gymnasium's wrappers of the same name call the env's.
                 ct = max(ct, fct)
-        out.append((label, ct / total))
+        if ct:
+            out.append((label, ct / total))
     return out
 
 
@@ -167,10 +181,11 @@ def main(argv: list[str] | None = None) -> int:
             play_gym(arg, 1)
             prof.runcall(play_gym, arg, args.games)
             total_fn = "play_gym"
-        elif kind == "vec":
-            play_vec(arg, 20)
+        elif kind in ("vec", "dummyvec"):
+            dummy = kind == "dummyvec"
+            play_vec(arg, 20, dummy)
             # About as many learner steps as ``--games`` whole games would have.
-            prof.runcall(play_vec, arg, 25 * args.games)
+            prof.runcall(play_vec, arg, 25 * args.games, dummy)
             total_fn = "play_vec"
         else:
             play_aec(kind, int(arg), 1)

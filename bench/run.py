@@ -158,32 +158,29 @@ def single_agent_steps(env_id: str, seconds: float) -> dict[str, float]:
     return {"steps_per_s": steps / (clock() - t0)}
 
 
-def ppo_env_share(env_id: str, timesteps: int) -> dict[str, float]:
+def ppo_env_share(env_id: str, timesteps: int, dummy: bool = False) -> dict[str, float]:
     """Share of a MaskablePPO run's time spent in the vector env, at ``make train``'s settings.
 
-    The settings are :data:`tabletop_gym.training.DEFAULT_HPARAMS` with 8 in-process envs
-    (``DummyVecEnv``) and one torch thread, as ``make train`` runs them. Counted at the vector
-    env: its ``reset``, ``step_async``/``step_wait`` (the envs' steps and automatic resets, the
-    opponents' moves, the copies into the batch buffers) and ``env_method`` (the action masks
-    MaskablePPO fetches every step). ``opponent_share_of_env`` is the part of that vector-env
+    The settings are :data:`tabletop_gym.training.DEFAULT_HPARAMS` with 8 envs in the vector env
+    ``train()`` builds (``tabletop_gym.integrations.sb3.make_vec_env``) and one torch thread, as
+    ``make train`` runs them; with ``dummy``, the same envs through ``gymnasium.make`` in SB3's
+    ``DummyVecEnv`` (the reference row). Counted at the vector env: its ``reset``,
+    ``step_async``/``step_wait`` (the envs' steps and automatic resets, the opponents' moves, the
+    copies into the batch buffers) and ``env_method`` (the action masks MaskablePPO fetches
+    every step). ``opponent_share_of_env`` is the part of that vector-env
     time spent choosing the opponents' moves (their ``act``, observation included).
     """
-    import gymnasium
     import torch
+    from profile_step import make_train_vec
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.env_util import make_vec_env
-    from stable_baselines3.common.vec_env import DummyVecEnv
 
-    import tabletop_gym  # noqa: F401
     from tabletop_gym.agents.ppo import LogScaledExtractor
-    from tabletop_gym.training import DEFAULT_ENV_KWARGS, DEFAULT_HPARAMS
+    from tabletop_gym.training import DEFAULT_HPARAMS
     from tabletop_gym.wrappers import single_agent
 
     torch.set_num_threads(1)
     hp = DEFAULT_HPARAMS
-    kwargs = DEFAULT_ENV_KWARGS.get(env_id, {})
-    vec = make_vec_env(lambda: gymnasium.make(env_id, **kwargs), n_envs=8, seed=0,
-                       vec_env_cls=DummyVecEnv)
+    vec = make_train_vec(env_id, dummy)
     spent = [0.0]
 
     def timed(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -397,6 +394,10 @@ def main(argv: list[str] | None = None) -> int:
         for env_id in TARGET_SHARE:
             extra[f"ppo {env_id}"] = ppo_env_share(env_id, args.ppo_steps)
             print(f"ppo {env_id}: {extra[f'ppo {env_id}']}", flush=True)
+            # The construction train() used before, for reference only (no target reads it).
+            name = f"ppo {env_id} reference: DummyVecEnv over gymnasium.make"
+            extra[name] = ppo_env_share(env_id, args.ppo_steps, dummy=True)
+            print(f"{name}: {extra[name]}", flush=True)
     rows = targets(paired, extra)
     command = "python bench/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
     meta = {"date": time.strftime("%Y-%m-%d"), "machine": platform.machine(),

@@ -175,13 +175,11 @@ def train(
             for this env, ``env_kwargs``, ``bc_games``, ``seed`` and ``teacher`` (it is
             deterministic, so this only saves recomputing a search teacher's labels).
     """
-    import gymnasium
     import torch
     from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.env_util import make_vec_env
-    from stable_baselines3.common.vec_env import DummyVecEnv
 
     import tabletop_gym  # noqa: F401 - registers the env ids
+    from tabletop_gym.integrations.sb3 import make_vec_env
 
     if env_id not in GAME_OF:
         raise ValueError(f"unknown env {env_id!r}; choose one of {sorted(GAME_OF)}")
@@ -197,16 +195,11 @@ def train(
     if unknown:
         raise ValueError(f"unknown hparams {unknown}; allowed: {sorted(DEFAULT_HPARAMS)}")
     hint = bool(hp["hint"])
+    vec: Any = make_vec_env(env_id, n_envs=n_envs, seed=seed, env_kwargs=env_kwargs)
+    if hint:
+        from tabletop_gym.agents.ppo import HintVecEnv
 
-    def factory() -> gymnasium.Env:
-        env = gymnasium.make(env_id, **env_kwargs)
-        if hint:
-            from tabletop_gym.agents.ppo import HintWrapper
-
-            return HintWrapper(env)
-        return env
-
-    vec = make_vec_env(factory, n_envs=n_envs, seed=seed, vec_env_cls=DummyVecEnv)
+        vec = HintVecEnv(vec, seed=seed)
     lr0 = float(hp["learning_rate"])
     t0 = time.perf_counter()
     if hp["lr_schedule"] == "linear":
@@ -255,8 +248,7 @@ def train(
         data = dict(teacher_data) if teacher_data is not None else teacher_dataset(
             env_id, env_kwargs, games=int(hp["bc_games"]), seed=seed, teacher=str(hp["teacher"]))
         if hint:
-            data["obs"] = with_hints(data["obs"], data["hint"],
-                                     int(vec.action_space.n))  # type: ignore[attr-defined]
+            data["obs"] = with_hints(data["obs"], data["hint"], int(vec.action_space.n))
         bc = behaviour_clone(model, data, epochs=int(hp["bc_epochs"]), lr=float(hp["bc_lr"]),
                              seed=seed, target=str(hp["bc_target"]),
                              gain_unit=float(hp["gain_unit"]),

@@ -132,28 +132,27 @@ def test_shipped_checkpoint_plays_with_no_training(game: str, players: int):
 
 def test_hinted_policy_starts_as_the_heuristic_and_sees_only_its_own_view():
     pytest.importorskip("sb3_contrib")
-    import gymnasium
     from sb3_contrib import MaskablePPO
 
     from tabletop_gym.agents.base import HintedModelAgent, hinted_observation
     from tabletop_gym.agents.heuristic import heuristic_for
-    from tabletop_gym.agents.ppo import HintedPolicy, HintWrapper
+    from tabletop_gym.agents.ppo import HintedPolicy, HintVecEnv
+    from tabletop_gym.integrations.sb3 import make_vec_env
 
-    env = HintWrapper(gymnasium.make("RapaNui-v0", opponents="heuristic"))
-    n = int(env.action_space.n)
-    model = MaskablePPO(HintedPolicy, env, seed=0, device="cpu",
+    vec = HintVecEnv(make_vec_env("RapaNui-v0", n_envs=2, seed=7), seed=3)
+    n = int(vec.action_space.n)
+    model = MaskablePPO(HintedPolicy, vec, seed=0, device="cpu",
                         policy_kwargs={"net_arch": [32], "hint_weight": 4.0})
-    # The wrapper's observation is the learner's own vector followed by the one-hot of the move
-    # the heuristic (same seed) plays from that vector and mask.
-    obs, info = env.reset(seed=7)
-    bot = heuristic_for(env.unwrapped.aec.game, env.unwrapped.aec.observer,
-                        np.random.default_rng(0))
-    bot.seed(7)
-    inner = env.unwrapped.aec.observer.encode(env.unwrapped.aec.game_state,
-                                              env.unwrapped.learner_seat)
-    want = bot.act({"observation": inner, "action_mask": info["action_mask"]})
-    assert np.array_equal(obs, hinted_observation(inner, want, n))
-    assert obs[len(inner):].sum() == 1 and obs[len(inner) + want] == 1
+    # Each env's observation is the learner's own vector followed by the one-hot of the move
+    # its hint bot (the heuristic, generator seeded by (seed, index)) plays from that vector
+    # and mask.
+    obs = vec.reset()
+    for i, env in enumerate(vec.venv.envs):  # type: ignore[attr-defined]
+        inner = env.aec.observer.encode(env.aec.game_state, env.learner_seat)
+        bot = heuristic_for(env.aec.game, env.aec.observer, np.random.default_rng([3, i]))
+        want = bot.act({"observation": inner, "action_mask": env.action_masks().astype(np.int8)})
+        assert np.array_equal(obs[i], hinted_observation(inner, want, n))
+        assert obs[i][len(inner):].sum() == 1 and obs[i][len(inner) + want] == 1
     # Untrained, the greedy policy plays the hinted move wherever it is legal: the hint's logit
     # (4) dwarfs the rest of the head (initialised near 0).
     raw = _raw_env_factory("rapa_nui")(num_players=2)

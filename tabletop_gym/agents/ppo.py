@@ -17,6 +17,9 @@ import gymnasium
 import numpy as np
 import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
+
+from tabletop_gym.agents.base import hinted_observation
 
 
 class LogScaledExtractor(BaseFeaturesExtractor):
@@ -133,49 +136,57 @@ class HintedPolicy(MaskableActorCriticPolicy):  # type: ignore[misc]
         return data
 
 
-class HintWrapper(gymnasium.ObservationWrapper):  # type: ignore[type-arg]
-    """Appends the heuristic's move for the learner's own observation (:class:`HintedPolicy`).
+class HintVecEnv(VecEnvWrapper):
+    """Appends to each env's observation the heuristic's move for it (:class:`HintedPolicy`).
 
-    Wraps a single-agent env of this package (flat observations); the hint bot is the game's
-    heuristic with its own generator, reseeded at every seeded reset.
+    Wraps a vector env of this package's single-agent envs (flat observations, ``action_masks``;
+    :func:`tabletop_gym.integrations.sb3.make_vec_env`). Each env has its own hint bot: the game's
+    heuristic reading the learner's observation and mask, with a generator seeded from ``seed``
+    and the env's index.
 
     Args:
-        env: A single-agent env (``gymnasium.make("RapaNui-v0")``).
+        venv: The vector env.
+        seed: Seeds the hint bots' generators.
     """
 
-    def __init__(self, env: gymnasium.Env):  # type: ignore[type-arg]
-        super().__init__(env)
+    def __init__(self, venv: VecEnv, seed: int = 0):
         from tabletop_gym.agents.heuristic import heuristic_for
 
-        inner = env.unwrapped
-        aec = inner.aec  # type: ignore[attr-defined]
-        self.n_actions = int(env.action_space.n)  # type: ignore[attr-defined]
-        self.bot = heuristic_for(aec.game, aec.observer, np.random.default_rng(0))
-        base = env.observation_space
+        base = venv.observation_space
         assert isinstance(base, gymnasium.spaces.Box)
-        self.observation_space = gymnasium.spaces.Box(
+        assert isinstance(venv.action_space, gymnasium.spaces.Discrete)
+        self.n_actions = int(venv.action_space.n)
+        space = gymnasium.spaces.Box(
             np.concatenate([base.low.reshape(-1), np.zeros(self.n_actions, np.float32)]),
             np.concatenate([base.high.reshape(-1), np.ones(self.n_actions, np.float32)]),
             dtype=np.float32)
+        super().__init__(venv, observation_space=space)
+        self.bots = [heuristic_for(aec.game, aec.observer, np.random.default_rng([seed, i]))
+                     for i, aec in enumerate(venv.get_attr("aec"))]
 
-    def reset(self, *, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """Reset the env (and reseed the hint bot with ``seed``)."""
-        if seed is not None:
-            self.bot.seed(seed)  # type: ignore[attr-defined]
-        return super().reset(seed=seed, options=options)  # type: ignore[return-value]
+    def _hinted(self, obs: np.ndarray) -> np.ndarray:
+        masks = self.action_masks()
+        out = np.zeros((len(obs), obs.shape[1] + self.n_actions), dtype=np.float32)
+        out[:, : obs.shape[1]] = obs
+        for i, (bot, mask) in enumerate(zip(self.bots, masks, strict=True)):
+            if mask.any():
+                seen = {"observation": obs[i], "action_mask": np.asarray(mask, dtype=np.int8)}
+                out[i, obs.shape[1] + int(bot.act(seen))] = 1.0
+        return out
 
-    def observation(self, observation: np.ndarray) -> np.ndarray:
-        """The observation followed by the one-hot hint."""
-        from tabletop_gym.agents.base import hinted_observation
+    def reset(self) -> np.ndarray:
+        """Reset every env; the hinted first observations."""
+        return self._hinted(self.venv.reset())  # type: ignore[arg-type]
 
-        mask = self.action_masks()
-        if not mask.any():  # the episode is over: nothing to hint
-            return hinted_observation(observation, None, self.n_actions)
-        hint = int(self.bot.act({"observation": observation,
-                                 "action_mask": mask.astype(np.int8)}))
-        return hinted_observation(observation, hint, self.n_actions)
+    def step_wait(self) -> Any:
+        """Step every env; hinted observations (a finished game's last one has no hint)."""
+        obs, rewards, dones, infos = self.venv.step_wait()
+        for info in infos:
+            last = info.get("terminal_observation")
+            if last is not None:
+                info["terminal_observation"] = hinted_observation(last, None, self.n_actions)
+        return self._hinted(obs), rewards, dones, infos  # type: ignore[arg-type]
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions (for ``MaskablePPO``)."""
-        return np.asarray(self.env.unwrapped.action_masks(), dtype=bool)  # type: ignore[attr-defined]
+        """Each env's legal actions (for ``MaskablePPO``)."""
+        return np.asarray(self.venv.action_masks(), dtype=bool)  # type: ignore[attr-defined]

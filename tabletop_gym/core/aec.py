@@ -283,7 +283,107 @@ class StableInfos:
                     "illegal_action": action if a == offender else -1} for a in agents}
 
 
-class TabletopAECEnv(AECEnv):
+class TabletopEnvBase:
+    """What the AEC and parallel envs share.
+
+    Their construction (:meth:`_set_up`), the cached spaces, ``render``, ``state``, ``close``
+    and the engine state.
+    """
+
+    metadata: ClassVar[dict[str, Any]]
+    renderer: Callable[[State, int | None], str]
+    painter: Callable[[State, int | None], np.ndarray]
+    observation_spaces: dict[str, spaces.Space[Any]]
+    action_spaces: dict[str, spaces.Space[Any]]
+
+    def _set_up(
+        self,
+        config: dict[str, Any],
+        make_game: Callable[[dict[str, Any]], Game],
+        make_observer: Callable[[Game], Observer],
+        render_mode: str | None,
+        illegal_action: str,
+        render_view: str | int | None,
+        info_mode: str,
+        obs_dtype: str,
+    ) -> None:
+        """Check the env's arguments, then build its game, observer and the settings both read.
+
+        Raises:
+            UnknownArgumentError: A ``TypeError`` naming an unknown config switch.
+            ValueError: On a render mode, illegal-action policy, info mode, render view or
+                observation dtype the env does not offer.
+        """
+        check_names(config, env_argument_names(type(self)), type(self).__name__)
+        check_env_args(self.metadata, render_mode, illegal_action, info_mode)
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.info_mode = info_mode
+        self.game = make_game(config)
+        check_render_view(render_view, self.game.num_players, ("acting",))
+        self.render_view = render_view
+        self._window = HumanWindow(self.metadata["name"]) if render_mode == "human" else None
+        self.observer = make_observer(self.game)
+        self.observer.set_dtype(obs_dtype)
+        self.obs_dtype = self.observer.dtype.name
+        self.state_space = state_space(self.observer)
+        self._stable = StableInfos(self.game) if info_mode == "stable" else None
+        self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
+        self.agents: list[str] = []
+        self.state_obj: State | None = None
+        self._engine_seed: int | None = None
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The cached observation space of ``agent``."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """The cached action space of ``agent``."""
+        return self.action_spaces[agent]
+
+    def _require_state(self) -> State:
+        """The engine state, or a clear error before the first reset (survives ``python -O``)."""
+        state = self.state_obj
+        if state is None:
+            raise RuntimeError(f"{type(self).__name__} has no game yet: call reset() first")
+        return state
+
+    def render(self) -> str | np.ndarray | None:
+        """The table in ``render_view``: text, the picture, or a window (``human``: None).
+
+        The view ``"acting"`` is the seat to act at a sequential node, public at a simultaneous
+        one or at the end.
+        """
+        if self.render_mode is None:
+            warnings.warn("render() called with render_mode=None; nothing to render", stacklevel=2)
+            return None
+        state = self._require_state()
+        cur = state.current_player()
+        seat = view_seat(self.render_view, self.render_mode, cur if cur >= 0 else None)
+        cls = type(self)
+        return render_frame(cls.renderer, cls.painter, state, seat, self.render_mode, self._window)
+
+    def state(self) -> np.ndarray:
+        """Global view for centralised critics: every seat's observation, seat order.
+
+        Privileged: it holds every seat's private information (hands, Positano's committed
+        bids); a policy that reads it while playing cheats.
+        """
+        return self.observer.encode_all(self._require_state())
+
+    def close(self) -> None:
+        """Close the ``human`` window, if one is open."""
+        window = getattr(self, "_window", None)
+        if window is not None:
+            window.close()
+
+    @property
+    def game_state(self) -> State:
+        """The engine state (the full state, hidden parts included: reading it is cheating)."""
+        return self._require_state()
+
+
+class TabletopAECEnv(TabletopEnvBase, AECEnv):
     """A PettingZoo AEC env over any engine (:class:`Game`) and :class:`Observer`.
 
     Subclasses set :attr:`game_class`, :attr:`observer_class`, :attr:`renderer` (text),
@@ -333,23 +433,9 @@ class TabletopAECEnv(AECEnv):
         **config: Any,
     ):
         super().__init__()
-        check_names(config, env_argument_names(type(self)), type(self).__name__)
-        check_env_args(self.metadata, render_mode, illegal_action, info_mode)
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        self.info_mode = info_mode
-        self.game = self.make_game(config)
-        check_render_view(render_view, self.game.num_players, ("acting",))
-        self.render_view = render_view
-        self._window = HumanWindow(self.metadata["name"]) if render_mode == "human" else None
-        self.observer = self.make_observer(self.game)
-        self.observer.set_dtype(obs_dtype)
-        self.obs_dtype = self.observer.dtype.name
-        self.state_space = state_space(self.observer)
-        self._stable = StableInfos(self.game) if info_mode == "stable" else None
+        self._set_up(config, self.make_game, self.make_observer, render_mode, illegal_action,
+                     render_view, info_mode, obs_dtype)
         n = self.game.num_players
-        self.possible_agents = [f"player_{i}" for i in range(n)]
-        self.agents: list[str] = []
         self._num_actions = self.game.num_distinct_actions
         obs_space = observation_space(self.observer, self._num_actions)
         # One object per agent, returned every call: PettingZoo's seed test seeds these.
@@ -358,8 +444,6 @@ class TabletopAECEnv(AECEnv):
         self._agent_seat = list(range(n))
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         self._seat_agent = list(self.possible_agents)
-        self.state_obj: State | None = None
-        self._engine_seed: int | None = None
         self._actions: list[int] = []
         self._zero_mask = np.zeros(self._num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
@@ -382,14 +466,6 @@ class TabletopAECEnv(AECEnv):
         return self.observer_class(game)
 
     # --- PettingZoo API -----------------------------------------------------------------------
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        """The cached observation space of ``agent``."""
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        """The cached action space of ``agent``."""
-        return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new game.
@@ -451,13 +527,6 @@ class TabletopAECEnv(AECEnv):
         self._after_change()
         # A finished start state ends the game at once; last() must still deliver its rewards.
         self._accumulate_rewards()
-
-    def _require_state(self) -> State:
-        """The engine state, or a clear error before the first reset (survives ``python -O``)."""
-        state = self.state_obj
-        if state is None:
-            raise RuntimeError(f"{type(self).__name__} has no game yet: call reset() first")
-        return state
 
     def _after_change(self) -> None:
         """Point agent_selection at the seat to act and refresh infos; handle the end."""
@@ -601,37 +670,7 @@ class TabletopAECEnv(AECEnv):
             }
         self._accumulate_rewards()
 
-    def render(self) -> str | np.ndarray | None:
-        """The table in ``render_view``: text, the picture, or a window (``human``: None)."""
-        if self.render_mode is None:
-            warnings.warn("render() called with render_mode=None; nothing to render", stacklevel=2)
-            return None
-        state = self._require_state()
-        cur = state.current_player()
-        seat = view_seat(self.render_view, self.render_mode, cur if cur >= 0 else None)
-        cls = type(self)
-        return render_frame(cls.renderer, cls.painter, state, seat, self.render_mode, self._window)
-
-    def state(self) -> np.ndarray:
-        """Global view for centralised critics: every seat's observation, seat order.
-
-        Privileged: it holds every seat's private information (hands, Positano's committed
-        bids); a policy that reads it while playing cheats.
-        """
-        return self.observer.encode_all(self._require_state())
-
-    def close(self) -> None:
-        """Close the ``human`` window, if one is open."""
-        window = getattr(self, "_window", None)
-        if window is not None:
-            window.close()
-
     # --- extras -------------------------------------------------------------------------------
-
-    @property
-    def game_state(self) -> State:
-        """The engine state (the full state, hidden parts included: reading it is cheating)."""
-        return self._require_state()
 
     def seat_of(self, agent: str) -> int:
         """The engine seat ``agent`` plays this episode."""

@@ -4,17 +4,14 @@ An observer encodes only what one seat may know. Its layout is a list of named s
 once; the docs tables and the observation space are derived from that same list, so they cannot
 drift apart. ``encode`` always returns a fresh array (Gymnasium's checker rejects reused buffers).
 
-Incremental observers keep one vector per seat on the state and bring it up to date from the
-engine's change log (:meth:`State.change_log`): each applied action appends a mask of the fact
-groups it touched, and the observer re-encodes only the sections that depend on them. Nothing is
-inferred from the position's values, so a rule that removes or lowers something is followed as
-surely as one that adds. ``encode`` hands out a copy of the kept vector.
-
-A :class:`SharedObserver` goes further: it keeps one seat-absolute vector of every observable fact
-per state, rewrites the logged fact groups in place once for all seats, and makes each seat's
-observation by one gather through a precomputed index row (ego order, own private facts only).
-An observation then costs about a copy; :meth:`Observer.encode_seats` gives every seat's rows in
-one array (the parallel env's observations).
+A :class:`SharedObserver` (both games' observers) keeps one seat-absolute vector of every
+observable fact per state and brings it up to date from the engine's change log
+(:meth:`State.change_log`): each applied action appends a mask of the fact groups it touched, and
+the observer rewrites only those groups, in place, once for all seats. Nothing is inferred from
+the position's values, so a rule that removes or lowers something is followed as surely as one
+that adds. Each seat's observation is one gather through a precomputed index row (ego order, own
+private facts only), so it costs about a copy; :meth:`Observer.encode_seats` gives every seat's
+rows in one array (the parallel env's observations).
 """
 
 from __future__ import annotations
@@ -138,7 +135,7 @@ def check_obs_dtype(layout: ObservationLayout, obs_dtype: Any, what: str) -> np.
 
 
 def kept_store(state: State) -> dict[Any, list[Any]]:
-    """The dict of kept vectors an observer keeps on ``state`` (a clone starts without one)."""
+    """The dict of kept vectors observers keep on ``state`` (a clone starts without one)."""
     store: dict[Any, list[Any]] | None = state.__dict__.get("_kept_observations")
     if store is None:
         store = state.__dict__["_kept_observations"] = {}
@@ -157,18 +154,12 @@ class Observer(abc.ABC):
     """Encodes a state as one seat sees it.
 
     Subclasses build :attr:`layout` in ``__init__`` and implement :meth:`_fill`, writing only
-    what ``player`` may know into a zeroed vector. An incremental subclass also implements
-    :meth:`_start` and :meth:`_catch_up` (see the module docstring); :meth:`encode` then keeps
-    each seat's vector on the state and updates it from the engine's change log.
+    what ``player`` may know into a zeroed vector; :class:`SharedObserver` keeps its vector on
+    the state and follows the engine's change log instead (see the module docstring).
     """
 
     layout: ObservationLayout
     dtype: np.dtype = np.dtype(np.float32)
-    incremental: bool = False
-    """Whether :meth:`_start`/:meth:`_catch_up` are implemented (set by subclasses)."""
-    volatile: bool = False
-    """Whether part of the vector changes without an entry in the change log (the turn-based
-    transform's pending commitments): :meth:`_catch_up` then runs on every call."""
 
     def __init__(self, game: Game):
         """Bind the observer to a game (its player count and switches fix the layout)."""
@@ -189,111 +180,16 @@ class Observer(abc.ABC):
 
     def encode(self, state: State, player: int) -> np.ndarray:
         """A fresh vector of what ``player`` may know of ``state``, in :attr:`dtype`."""
-        if self.incremental:
-            log = state.change_log()
-            if log is not None:
-                return self.kept(state, player, log).copy()
         out = np.zeros(self.layout.size, dtype=self.dtype)
         self._fill(state, player, out)
         return out
 
-    def kept(self, state: State, player: int, log: list[int]) -> np.ndarray:
-        """The vector kept on ``state`` for ``player``, brought up to date (do not modify).
-
-        The first call encodes in full (:meth:`_start`); later calls OR together the change
-        masks the engine appended since, and :meth:`_catch_up` re-encodes what they name. Every
-        seat's vector is a row of one ``(num_players, size)`` array kept on the state, so
-        :meth:`encode_seats` copies them all at once.
-        """
-        store = kept_store(state)
-        key = (id(self), player)
-        entry = store.get(key)
-        if entry is None:
-            buf: np.ndarray = self._kept_rows(store)[player]
-            # The observer rides along so that its id stays unique while the entry lives.
-            store[key] = [buf, self._start(state, player, buf), len(log), self]
-            return buf
-        buf = entry[0]
-        if len(log) != entry[2]:
-            mask = unread_mask(log, entry[2])
-            entry[2] = len(log)
-            self._catch_up(state, player, buf, entry[1], mask)
-        elif self.volatile:
-            self._catch_up(state, player, buf, entry[1], 0)
-        return buf
-
-    def _kept_rows(self, store: dict[Any, list[Any]]) -> np.ndarray:
-        """The zeroed ``(num_players, size)`` array whose rows are the kept vectors."""
-        key = (id(self), "rows")
-        entry = store.get(key)
-        if entry is None:
-            rows = np.zeros((self.game.num_players, self.layout.size), dtype=self.dtype)
-            entry = store[key] = [rows, self]
-        kept: np.ndarray = entry[0]
-        return kept
-
-    # --- sections ------------------------------------------------------------------------------
-
-    sections: list[list[tuple[Any, int]]]
-    """Per seat, ``(section, deps)`` in update order: ``section(state, player, memo)`` returns
-    the ``(indices, values)`` it writes (no index shared with another section) and ``deps`` is
-    the mask of change-log bits it reads (0: written once, at the start)."""
-
-    def _memo_extra(self) -> Any:
-        """Scratch space sections share through ``memo[-1]`` (none by default)."""
-        return None
-
-    def _start(self, state: State, player: int, out: np.ndarray) -> Any:
-        """Encode every section into the zeroed ``out``; the memo holds what each one wrote."""
-        secs = self.sections[player]
-        memo: list[Any] = [None] * len(secs) + [self._memo_extra()]
-        idx: list[int] = []
-        val: list[int] = []
-        for k, (section, _) in enumerate(secs):
-            i, v = memo[k] = section(state, player, memo)
-            idx += i
-            val += v
-        out[idx] = val
-        return memo
-
-    def _catch_up(self, state: State, player: int, out: np.ndarray, memo: Any, mask: int) -> None:
-        """Re-encode the sections whose change-log bits are in ``mask``: clear, then write.
-
-        Every index belongs to one section, so the entries the re-encoded sections wrote before
-        are cleared and their new entries written, two numpy calls in all; a section whose
-        entries came out as before adds nothing.
-        """
-        old: list[int] = []
-        idx: list[int] = []
-        val: list[int] = []
-        for k, (section, deps) in enumerate(self.sections[player]):
-            if mask & deps:
-                new = section(state, player, memo)
-                if new == memo[k]:
-                    continue
-                old += memo[k][0]
-                memo[k] = new
-                idx += new[0]
-                val += new[1]
-        if old:
-            out[old] = 0
-        if idx:
-            out[idx] = val
-
     def encode_seats(self, state: State) -> np.ndarray:
         """Every seat's observation as the rows of one fresh ``(num_players, size)`` array.
 
-        One allocation for all seats (the parallel env hands out the rows); each row equals
-        :meth:`encode` of that seat.
+        Each row equals :meth:`encode` of that seat (the parallel env hands out the rows).
         """
-        n = self.game.num_players
-        if self.incremental:
-            log = state.change_log()
-            if log is not None:
-                for p in range(n):
-                    self.kept(state, p, log)
-                return self._kept_rows(kept_store(state)).copy()
-        return np.stack([self.encode(state, p) for p in range(n)])
+        return np.stack([self.encode(state, p) for p in range(self.game.num_players)])
 
     def encode_all(self, state: State) -> np.ndarray:
         """Every seat's observation, concatenated in seat order (a global view for critics)."""

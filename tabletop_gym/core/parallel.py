@@ -24,14 +24,11 @@ from pettingzoo import ParallelEnv
 
 from tabletop_gym.core.aec import (
     ILLEGAL_REWARD,
-    StableInfos,
+    TabletopEnvBase,
     as_action,
     as_seed,
-    check_env_args,
-    env_argument_names,
     observation_space,
     reset_options,
-    state_space,
 )
 from tabletop_gym.core.game import (
     SIMULTANEOUS,
@@ -39,16 +36,11 @@ from tabletop_gym.core.game import (
     Game,
     IllegalActionError,
     State,
-    check_names,
 )
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.core.records import GameRecord
 from tabletop_gym.core.render import (
     RENDER_MODES,
-    HumanWindow,
-    check_render_view,
-    render_frame,
-    view_seat,
 )
 from tabletop_gym.provenance import metadata
 
@@ -58,7 +50,7 @@ _StepResult = tuple[
 """What ``step`` returns: observations, rewards, terminations, truncations, infos."""
 
 
-class TabletopParallelEnv(ParallelEnv):
+class TabletopParallelEnv(TabletopEnvBase, ParallelEnv):
     """A PettingZoo parallel env over any engine (sequential or with simultaneous nodes).
 
     Args:
@@ -91,33 +83,16 @@ class TabletopParallelEnv(ParallelEnv):
         obs_dtype: str = "float32",
         **config: Any,
     ):
-        check_names(config, env_argument_names(type(self)), type(self).__name__)
-        check_env_args(self.metadata, render_mode, illegal_action, info_mode)
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        self.info_mode = info_mode
-        self.game = self.game_class(config)
-        check_render_view(render_view, self.game.num_players, ("acting",))
-        self.render_view = render_view
-        self._window = HumanWindow(self.metadata["name"]) if render_mode == "human" else None
+        self._set_up(config, self.game_class, self.observer_class, render_mode, illegal_action,
+                     render_view, info_mode, obs_dtype)
         noop = self.game.noop_action
         # A purely sequential game gets one extra id as its no-op, so the other seats always
         # have exactly one legal action (an all-zero mask would break masked policies).
         self.noop = int(noop) if noop is not None else self.game.num_distinct_actions
-        self.observer = self.observer_class(self.game)
-        self.observer.set_dtype(obs_dtype)
-        self.obs_dtype = self.observer.dtype.name
-        self.state_space = state_space(self.observer)
-        self._stable = StableInfos(self.game) if info_mode == "stable" else None
-        n = self.game.num_players
-        self.possible_agents = [f"player_{i}" for i in range(n)]
-        self.agents: list[str] = []
         self._n_actions = max(self.game.num_distinct_actions, self.noop + 1)
         obs_space = observation_space(self.observer, self._n_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self._n_actions) for a in self.possible_agents}
-        self.state_obj: State | None = None
-        self._engine_seed: int | None = None
         self._joint_log: list[list[int | None]] = []
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         # The mask of a seat that must send the no-op: copied, never rebuilt, at every step.
@@ -127,23 +102,8 @@ class TabletopParallelEnv(ParallelEnv):
         self._acting_now: list[int] = []
         self._legal_now: dict[int, list[int]] = {}
 
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        """The cached observation space of ``agent``."""
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        """The cached action space of ``agent``."""
-        return self.action_spaces[agent]
-
     def _seat(self, agent: str) -> int:
         return self._seat_of[agent]
-
-    def _require_state(self) -> State:
-        """The engine state, or a clear error before the first reset (survives ``python -O``)."""
-        state = self.state_obj
-        if state is None:
-            raise RuntimeError(f"{type(self).__name__} has no game yet: call reset() first")
-        return state
 
     def _acting(self) -> list[int]:
         """Seats with a real choice now."""
@@ -332,36 +292,6 @@ class TabletopParallelEnv(ParallelEnv):
                 infos[a]["illegal_action"] = detail
         self.agents = []
         return obs, rewards, terms, truncs, infos
-
-    def render(self) -> str | np.ndarray | None:
-        """The table in ``render_view`` (text, picture, or a window for ``human``)."""
-        if self.render_mode is None:
-            warnings.warn("render() called with render_mode=None; nothing to render", stacklevel=2)
-            return None
-        state = self._require_state()
-        cur = state.current_player()
-        seat = view_seat(self.render_view, self.render_mode, cur if cur >= 0 else None)
-        cls = type(self)
-        return render_frame(cls.renderer, cls.painter, state, seat, self.render_mode,
-                            self._window)
-
-    def state(self) -> np.ndarray:
-        """Global view for centralised critics: every seat's observation, seat order.
-
-        Privileged: it holds every seat's private information.
-        """
-        return self.observer.encode_all(self._require_state())
-
-    @property
-    def game_state(self) -> State:
-        """The engine state (hidden parts included: reading it is cheating)."""
-        return self._require_state()
-
-    def close(self) -> None:
-        """Close the ``human`` window, if one is open."""
-        window = getattr(self, "_window", None)
-        if window is not None:
-            window.close()
 
     def record(self) -> dict[str, Any]:
         """Config, engine seed and the joint actions of this episode.

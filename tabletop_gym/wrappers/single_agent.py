@@ -136,6 +136,8 @@ class SingleAgentEnv(gymnasium.Env):
             inner_space["observation"] if observation_type == "flat" else inner_space
         )
         self.action_space: spaces.Discrete = spaces.Discrete(self.aec.game.num_distinct_actions)
+        self._zero_mask = np.zeros(self.action_space.n, dtype=np.int8)
+        self._zero_mask.flags.writeable = False
         self._episode = -1
         self.learner_seat = learner_seat
         self._learner = self.aec.possible_agents[learner_seat]
@@ -332,10 +334,18 @@ class SingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (all False once the game is over)."""
+        # One conversion of the env's mask for this position, no intermediate copy.
+        return self.action_mask_view().astype(bool)
+
+    def action_mask_view(self) -> np.ndarray:
+        """The learner's int8 mask as a read-only array (all zeros once the game is over).
+
+        For callers that convert or copy it at once (a vector env writing a batch of masks);
+        :meth:`action_masks` and ``info["action_mask"]`` hand out arrays of their own.
+        """
         if not self._done and self.aec.agent_selection == self._learner:
-            # One conversion of the env's mask for this position, no intermediate copy.
-            return self.aec.acting_mask_view().astype(bool)
-        return np.zeros(self.action_space.n, dtype=bool)
+            return self.aec.acting_mask_view()
+        return self._zero_mask
 
     def render(self) -> str | np.ndarray | None:
         """The table in ``render_view`` (``human``: shown in a window, returns ``None``)."""

@@ -411,7 +411,6 @@ class TurnBasedObserver(Observer):
         self.layout = ObservationLayout(parts)
         self._inner_size = base.size
         self._split = game.split
-        self.incremental = inner_observer.incremental
         self.dtype = inner_observer.dtype
         # An inner observer with a shared vector: a seat's whole vector is one gather from it
         # (padded to the commitment slices with its zero entry), and the few commitment
@@ -421,9 +420,6 @@ class TurnBasedObserver(Observer):
             g = inner_observer.gather
             pad = np.full((g.shape[0], self.layout.size - base.size), inner_observer.zero_index)
             self._gather = np.concatenate([g, pad.astype(g.dtype)], axis=1)
-
-    # The commitments live outside the inner engine's change log: refresh them on every call.
-    volatile = True
 
     def set_dtype(self, obs_dtype: Any) -> None:
         """Encode into ``obs_dtype`` (the inner observer too, whose part this vector holds)."""
@@ -436,7 +432,7 @@ class TurnBasedObserver(Observer):
             return super().encode(state, player)
         state = cast(TurnBasedState, state)
         out = self._gathered(state, self._gather[player])
-        self._commitments(state, player, out, [])
+        self._commitments(state, player, out)
         return out
 
     def encode_seats(self, state: State) -> np.ndarray:
@@ -446,7 +442,7 @@ class TurnBasedObserver(Observer):
         state = cast(TurnBasedState, state)
         out = self._gathered(state, self._gather)
         for p in range(len(out)):
-            self._commitments(state, p, out[p], [])
+            self._commitments(state, p, out[p])
         return out
 
     def _gathered(self, state: TurnBasedState, index: np.ndarray) -> np.ndarray:
@@ -461,33 +457,14 @@ class TurnBasedObserver(Observer):
     def _fill(self, state: State, player: int, out: np.ndarray) -> None:
         assert isinstance(state, TurnBasedState)
         self.inner._fill(state.inner, player, out[: self._inner_size])
-        self._commitments(state, player, out, [])
+        self._commitments(state, player, out)
 
-    # The inner vector is a prefix of this one, so the inner sections write straight into it.
-    def _start(self, state: State, player: int, buf: np.ndarray) -> Any:
-        assert isinstance(state, TurnBasedState)
-        memo = [self.inner._start(state.inner, player, buf), []]
-        self._commitments(state, player, buf, memo[1])
-        return memo
+    def _commitments(self, state: TurnBasedState, player: int, out: Any) -> None:
+        """Set the slices after the inner vector (zero in ``out``) for ``player``.
 
-    def _catch_up(
-        self, state: State, player: int, buf: np.ndarray, memo: Any, mask: int
-    ) -> None:
-        assert isinstance(state, TurnBasedState)
-        if mask:
-            self.inner._catch_up(state.inner, player, buf, memo[0], mask)
-        self._commitments(state, player, buf, memo[1])
-
-    def _commitments(
-        self, state: TurnBasedState, player: int, out: Any, written: list[Any]
-    ) -> None:
-        """The slices after the inner vector: bid round, own commitment, own sub-decisions.
-
-        ``written`` holds the indices set last time; they are cleared first and replaced.
+        They are the bid round, the seat's own commitment and its own sub-decisions.
         """
-        for i in written:
-            out[i] = 0
-        written.clear()
+        written: list[int] = []
         k = self._inner_size
         if state.is_bid_round():
             written.append(k)
