@@ -23,10 +23,10 @@ from tabletop_gym.provenance import metadata
 from tabletop_gym.registry import game_spec, game_specs
 from tabletop_gym.wrappers.single_agent import WRAPPER_KWARGS
 
-FINETUNE_TIMESTEPS = 10_000
-"""PPO fine-tuning steps after the behaviour cloning, the same for every env: the budget of the
-shipped checkpoints (``docs/baselines.md``), a few CPU minutes per run with the evaluation.
-From scratch (``--hp bc_games=0``) give ``--timesteps`` a budget such as the registry's
+FINETUNE_TIMESTEPS = 300_000
+"""PPO steps after the value head's warm-up, the same for every env: the budget of the shipped
+checkpoints (``docs/baselines.md``), a few CPU minutes per run. Without the hint
+(``--hp hint=false``, a plain MLP policy) give ``--timesteps`` a budget such as the registry's
 ``GameSpec.train_timesteps`` (the tasks' recommended budget)."""
 
 DEFAULT_TIMESTEPS = {
@@ -46,28 +46,35 @@ DEFAULT_HPARAMS: dict[str, Any] = {
     "net_arch": [256, 256],
     "obs_scaling": "log",
     "clip_range": 0.1,
-    "bc_games": 1000,
-    "bc_epochs": 30,
+    "bc_games": 300,
+    "bc_epochs": 5,
     "bc_lr": 1e-3,
     "teacher": "heuristic",
-    "hint": False,
-    "hint_weight": 4.0,
-    "bc_target": "action",
+    "hint": True,
+    "hint_weight": 3.0,
+    "bc_target": "value",
     "gain_unit": 0.02,
     "gain_margin": 0.0,
 }
 """MaskablePPO settings of :func:`train` (any may be overridden with ``hparams``): the settings
-of the shipped checkpoints. Before PPO, the policy is cloned from the heuristic bot's decisions
-in ``bc_games`` seeded games (``bc_epochs`` passes, Adam at ``bc_lr`` decaying to a tenth) and
-the value head fitted to those games' returns (:func:`behaviour_clone`); ``bc_games=0`` trains
-from scratch. PPO then fine-tunes with a small learning rate, clip range and entropy bonus, so
-its first updates refine the clone rather than undo it. The rewards are terminal, so there is
-nothing to discount (``gamma=1``); counts are log-scaled
+of the shipped checkpoints.
+
+With ``hint`` the policy is a residual policy over the heuristic bot
+(:class:`tabletop_gym.agents.ppo.HintedPolicy`): besides the seat's own observation it reads the
+move the heuristic would play from that same observation, and its logits start as
+``hint_weight`` on that move and about 0 elsewhere. So PPO starts from the heuristic's play
+(sampling other moves now and then, which is its exploration) and learns where leaving it pays.
+Before PPO, ``bc_games`` seeded games of the heuristic in every seat fit the value head to their
+returns (``bc_target="value"``, ``bc_epochs`` passes, Adam at ``bc_lr`` decaying to a tenth;
+:func:`behaviour_clone`), so the first advantages are not noise. ``bc_target="action"`` also
+clones ``teacher``'s moves (``"heuristic"`` or a search such as ``"ismcts:12:guided"``), and
+``"gain"`` regresses the logits on a guided search's estimated gains (``gain_unit``,
+``gain_margin``); neither beat the value-only warm-up (``docs/training.md``). ``bc_games=0``
+skips the warm-up; ``hint=False`` is a plain MLP policy (cloned with ``bc_target="action"``).
+PPO fine-tunes with a small learning rate, clip range and entropy bonus. The rewards are
+terminal, so there is nothing to discount (``gamma=1``); counts are log-scaled
 (:class:`tabletop_gym.agents.ppo.LogScaledExtractor`); the learning rate decays linearly to the
 end of the budget."""
-
-ENV_HPARAMS: dict[str, dict[str, Any]] = {}
-"""Per-env overrides of :data:`DEFAULT_HPARAMS` (the defaults of that env's runs)."""
 
 DEFAULT_ENV_KWARGS: dict[str, dict[str, Any]] = {"RapaNui-v0": {"seat_mode": "rotate"}}
 """Env kwargs used unless given: a multi-player learner takes every seat in turn, as the
@@ -190,11 +197,13 @@ def train(
     run_dir = pathlib.Path(out) / f"{env_id}-{stamp}-s{seed}"
     run_dir.mkdir(parents=True, exist_ok=True)
 
-    hp = {**DEFAULT_HPARAMS, **ENV_HPARAMS.get(env_id, {}), **(hparams or {})}
+    hp = {**DEFAULT_HPARAMS, **(hparams or {})}
     unknown = sorted(set(hp) - set(DEFAULT_HPARAMS))
     if unknown:
         raise ValueError(f"unknown hparams {unknown}; allowed: {sorted(DEFAULT_HPARAMS)}")
-    hint = bool(hp["hint"])
+    if not isinstance(hp["hint"], bool):
+        raise ValueError(f"hint={hp['hint']!r}; choose true or false")
+    hint = hp["hint"]
     vec: Any = make_vec_env(env_id, n_envs=n_envs, seed=seed, env_kwargs=env_kwargs)
     if hint:
         from tabletop_gym.agents.ppo import HintVecEnv
@@ -256,7 +265,8 @@ def train(
         bc["seconds"] = round(time.perf_counter() - t_bc, 1)
         del data
         if verbose:
-            print(f"behaviour cloning of {hp['teacher']}: {bc}", flush=True)
+            print(f"behaviour cloning ({hp['bc_target']}) from {hp['teacher']}: {bc}",
+                  flush=True)
     curve: list[tuple[int, float]] = []
     t0 = time.perf_counter()
     model.learn(total_timesteps=timesteps,
@@ -413,7 +423,10 @@ def behaviour_clone(model: Any, data: dict[str, np.ndarray], epochs: int = 8, lr
     improvement of the heuristic. The cloned imitation of a noisy argmax (``"action"``) instead
     copies the search's chance switches too.
 
-    Either way half the squared error of the value is added (the same value scale PPO then
+    With ``target="value"`` the policy is left as it is (a hinted policy starts as the
+    heuristic already) and only the value head is fitted.
+
+    Every way half the squared error of the value is added (the same value scale PPO then
     trains), so PPO fine-tuning starts with a critic that already knows what positions are worth;
     a random critic would make the first advantages noise and undo the cloning.
 
@@ -424,8 +437,8 @@ def behaviour_clone(model: Any, data: dict[str, np.ndarray], epochs: int = 8, lr
     """
     import torch
 
-    if target not in ("action", "gain"):
-        raise ValueError(f"target={target!r}; choose 'action' or 'gain'")
+    if target not in ("action", "gain", "value"):
+        raise ValueError(f"target={target!r}; choose 'action', 'gain' or 'value'")
     policy = model.policy
     policy.set_training_mode(True)
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
@@ -458,6 +471,9 @@ def behaviour_clone(model: Any, data: dict[str, np.ndarray], epochs: int = 8, lr
                 values, log_prob, _ = policy.evaluate_actions(obs[idx].float(), act[idx],
                                                               action_masks=mask[idx])
                 policy_loss = -log_prob.mean()
+            elif target == "value":
+                values = policy.predict_values(obs[idx].float())
+                policy_loss = torch.zeros(())
             else:
                 features = policy.extract_features(obs[idx].float(), policy.features_extractor)
                 latent_pi, latent_vf = policy.mlp_extractor(features)

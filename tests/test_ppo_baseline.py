@@ -31,7 +31,7 @@ def test_log_scaled_extractor_by_hand():
 
 def test_train_with_time_limit_and_settings_records_them(tmp_path):
     pytest.importorskip("sb3_contrib")
-    from tabletop_gym.training import DEFAULT_HPARAMS, ENV_HPARAMS, train
+    from tabletop_gym.training import DEFAULT_HPARAMS, train
 
     small = {"net_arch": [16], "n_steps": 64, "batch_size": 64, "bc_games": 1, "bc_epochs": 1,
              "teacher": "heuristic"}
@@ -39,7 +39,7 @@ def test_train_with_time_limit_and_settings_records_them(tmp_path):
                 progress_bar=False, verbose=False, time_limit=3.0, hparams=small)
     assert 0 < res.timesteps < 10_000_000  # stopped by the time limit
     summary = json.loads((res.run_dir / "summary.json").read_text())
-    assert summary["hparams"] == {**DEFAULT_HPARAMS, **ENV_HPARAMS.get("RapaNui-v0", {}), **small}
+    assert summary["hparams"] == {**DEFAULT_HPARAMS, **small}
     assert summary["behaviour_cloning"]["decisions"] > 50  # one 2-player game of the heuristic
     assert summary["env_kwargs"]["seat_mode"] == "rotate"
     assert summary["metadata"]["package"] == "tabletop-gym"

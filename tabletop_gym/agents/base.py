@@ -123,6 +123,10 @@ class HintedModelAgent(ModelAgent):
         super().__init__(model, deterministic)
         self.bot = bot
         self.n_actions = int(model.action_space.n)
+        self.choices = 0
+        """Decisions with more than one legal action so far."""
+        self.left = 0
+        """Those of them where the model played another move than the heuristic's."""
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
         """The model's greedy masked action given the heuristic's move."""
@@ -130,7 +134,11 @@ class HintedModelAgent(ModelAgent):
         obs = hinted_observation(observation["observation"], hint, self.n_actions)
         mask = observation["action_mask"].astype(bool)
         action, _ = self.model.predict(obs, action_masks=mask, deterministic=self.deterministic)
-        return int(np.asarray(action).reshape(-1)[0])
+        chosen = int(np.asarray(action).reshape(-1)[0])
+        if mask.sum() > 1:
+            self.choices += 1
+            self.left += chosen != hint
+        return chosen
 
     def seed(self, seed: int | None) -> None:
         """Reseed the hint bot's generator (it breaks the heuristic's ties)."""
