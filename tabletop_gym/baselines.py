@@ -399,7 +399,9 @@ def played_games(cache: pathlib.Path, job: Job) -> dict[tuple[str, str], list[di
         path = cache / f"{other.id}.json"
         if (other.kind == "eval" and other.game == job.game and other.config == job.config
                 and other.seed == job.seed and path.exists()):
-            out[(other.agents[0], other.agents[1])] = json.loads(path.read_text())["per_game"]
+            games = json.loads(path.read_text()).get("per_game")
+            if games is not None:  # a row reused from the page has no games: play them again
+                out[(other.agents[0], other.agents[1])] = games
     return out
 
 
