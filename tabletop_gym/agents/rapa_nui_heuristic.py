@@ -13,7 +13,7 @@ valuations up in memo tables shared by every bot of the same game config.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import mul
 from typing import Any
 
@@ -805,20 +805,21 @@ class _DrawValues:
             self._pool = (pool, sum(pool) or 1.0)
         return self._pool
 
+    def _pool_mean(self, value: Callable[[int], float]) -> float:
+        """``value`` of a refill's card: its mean over the unseen pool."""
+        pool, total = self.pool()
+        return sum(map(mul, pool, [value(t) for t in range(NUM_CARD_TYPES)])) / total
+
     def expected_hand(self) -> float:
-        """:meth:`hand` of a refill's card: the unseen pool's mean."""
+        """:meth:`hand` of a refill's card."""
         if self._expected_hand is None:
-            pool, total = self.pool()
-            hand = [self.hand(t) for t in range(NUM_CARD_TYPES)]
-            self._expected_hand = sum(map(mul, pool, hand)) / total
+            self._expected_hand = self._pool_mean(self.hand)
         return self._expected_hand
 
     def expected_reveal(self) -> float:
-        """:meth:`reveal` of a refill's front card: the unseen pool's mean."""
+        """:meth:`reveal` of a refill's front card."""
         if self._expected_reveal is None:
-            pool, total = self.pool()
-            reveal = [self.reveal(t) for t in range(NUM_CARD_TYPES)]
-            self._expected_reveal = sum(map(mul, pool, reveal)) / total
+            self._expected_reveal = self._pool_mean(self.reveal)
         return self._expected_reveal
 
     def end(self) -> float:
