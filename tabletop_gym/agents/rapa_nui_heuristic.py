@@ -203,11 +203,6 @@ _PHASE_OF_ACTION = tuple(
     )
     for a in range(NUM_ACTIONS)
 )
-# The cards lying in the columns: how many, each column's card ids front first, and per card id.
-_Columns = tuple[int, list[list[int]], list[int]]
-# Shared by all bots: the same columns are seen by every seat, decision after decision.
-_COLUMNS_MEMO: dict[bytes, _Columns] = {}
-_COLUMNS_MEMO_LIMIT = 1 << 12
 
 # What the display gains of one decision read: the estimates, the own H&G per kind, the gain of
 # buying each kind and the best purchase (0 if none pays).
@@ -222,7 +217,6 @@ def clear_memo_tables() -> None:
     for tables in _TABLES.values():
         for name in _Tables.__slots__:
             getattr(tables, name).clear()
-    _COLUMNS_MEMO.clear()
 
 
 def _stage(cards: int) -> float:
@@ -341,26 +335,22 @@ class RapaNuiHeuristic:
 
     # --- shared estimates -----------------------------------------------------------------------
 
-    def _columns(self, vec: np.ndarray) -> _Columns:
-        """The cards lying in the columns (see ``_Columns``), memoised on the block's bytes."""
+    def _in_columns(self, vec: np.ndarray) -> int:
+        """How many cards lie in the columns: each sets one entry of the one-hot block."""
         start, stop = self._columns_at
-        block = vec[start:stop]
-        key = block.tobytes()
-        got = _COLUMNS_MEMO.get(key)
-        if got is None:
-            cols: list[list[int]] = [[] for _ in range(NUM_COLUMNS)]
-            in_columns = [0] * NUM_CARD_TYPES
-            # One set entry per card; they come in index order, so each column front first.
-            entries = block.nonzero()[0].tolist()
-            for j in entries:
-                t = _CARD_OF[j]
-                cols[_COLUMN_OF[j]].append(t)
-                in_columns[t] += 1
-            got = (len(entries), cols, in_columns)
-            if len(_COLUMNS_MEMO) >= _COLUMNS_MEMO_LIMIT:
-                _COLUMNS_MEMO.clear()  # the columns of past games seldom come back
-            _COLUMNS_MEMO[key] = got
-        return got
+        return int(np.count_nonzero(vec[start:stop]))
+
+    def _columns(self, vec: np.ndarray) -> tuple[list[list[int]], list[int]]:
+        """Each column's card ids, front first, and the cards lying there per card id."""
+        start, stop = self._columns_at
+        cols: list[list[int]] = [[] for _ in range(NUM_COLUMNS)]
+        by_id = [0] * NUM_CARD_TYPES
+        # One set entry per card; they come in index order, so each column front first.
+        for j in vec[start:stop].nonzero()[0].tolist():
+            t = _CARD_OF[j]
+            cols[_COLUMN_OF[j]].append(t)
+            by_id[t] += 1
+        return cols, by_id
 
     def _stone(self, v: list[float]) -> tuple[float, ...]:
         """What this seat knows of the stone: the face-up cards plus its own face-down ones."""
@@ -525,7 +515,7 @@ class RapaNuiHeuristic:
     # --- phase decisions ------------------------------------------------------------------------
 
     def _act_buy(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
-        est = self._estimate(self._estimate_key(v, self._columns(vec)[0]))
+        est = self._estimate(self._estimate_key(v, self._in_columns(vec)))
         kind_value = est.kind_value
         wood_value = est.wood_value
         wood = v[self._wood_at]
@@ -545,7 +535,7 @@ class RapaNuiHeuristic:
         return self._pick(legal, scores)
 
     def _act_play(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
-        val = self._valuation(v, self._columns(vec)[0])
+        val = self._valuation(v, self._in_columns(vec))
         d = self._disp_at
         disp = v[d : d + self._n * NUM_CARD_TYPES]
         wv = val[0].wood_value
@@ -569,7 +559,8 @@ class RapaNuiHeuristic:
         return self._pick(legal, scores)
 
     def _act_draw(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
-        in_columns, cols, by_id = self._columns(vec)
+        cols, by_id = self._columns(vec)
+        in_columns = sum(by_id)
         values = _DrawValues(self, v, self._valuation(v, in_columns), by_id)
         draws = int(v[self._draws_at])
         moai = int(v[self._hand_at + MOAI])
@@ -675,7 +666,7 @@ class RapaNuiHeuristic:
         units = int(v[self._units_at])
         moai = int(v[self._hand_at + MOAI])
         wood = v[self._wood_at]
-        cards = int(v[self._pile_at]) + self._columns(vec)[0] - _LEFTOVER_CARDS
+        cards = int(v[self._pile_at]) + self._in_columns(vec) - _LEFTOVER_CARDS
         stage = _stage(cards)
         want_wood = 0
         if moai and stage > _LATE_STAGE:
@@ -694,8 +685,8 @@ class RapaNuiHeuristic:
 
     def _pick(self, legal: list[int], scores: list[float]) -> int:
         """The best-scored action; the generator breaks exact ties."""
-        top = max(scores)
-        best = [a for a, s in zip(legal, scores, strict=True) if s >= top - _EPS]
+        low = max(scores) - _EPS
+        best = [a for a, s in zip(legal, scores, strict=True) if s >= low]
         if len(best) == 1:
             return best[0]
         return best[int(self.rng.integers(len(best)))]
