@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from operator import mul
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -97,12 +97,11 @@ _SPOIL_MOAI_PENALTY = 10.0
 _OPP_WEIGHT = 1.0
 _OPP_WEIGHT_MULTI = 0.5
 _EPS = 1e-9
-# Entries a bot keeps in each of its memo tables (pure functions of small count tuples; the
-# bound only caps memory, the tables rarely come near it).
-_MEMO_LIMIT = 1 << 16
+# Entries each memo table of a game config holds at most (a few MB for the largest).
+_MEMO_LIMIT = 1 << 14
 
 
-def _dense_values(stone: list[float], zero_rule: bool) -> list[int]:
+def _dense_values(stone: Sequence[float], zero_rule: bool) -> list[int]:
     """Offering value per kind at the end for the stone counts ``stone`` (rules §7.4)."""
     if not any(stone):
         return [0] * NUM_KINDS
@@ -136,7 +135,8 @@ class _Tables:
     Their keys are small count tuples that recur decision after decision and game after game
     (a table earns its place by a high hit rate in long play, not only within one game); a bot
     built afresh for each episode, as the single-agent env builds its opponents, finds them
-    filled. The bound only caps memory: the tables rarely come near it.
+    filled. Each is bounded: a full table is emptied and refills with the positions of the
+    moment.
     """
 
     __slots__ = ("dense", "estimate", "opp", "step")
@@ -178,11 +178,11 @@ class _Estimate:
     scorings_left: float
     stage: float
     wood_value: float
-    kind_value: list[float]
-    stone: list[float]
-    units: list[float]
+    kind_value: tuple[float, ...]
+    stone: tuple[float, ...]
+    units: tuple[float, ...]
     """VP-equivalent of one unit of a scoring, per card id."""
-    coef: list[float]
+    coef: tuple[float, ...]
     """Per card id: scorings left x its reveal share x its unit value."""
     moai_value: float
     """A Moai's own value beyond its scorings: end VP and offering round, less its wood."""
@@ -207,6 +207,18 @@ _PHASE_OF_ACTION = tuple(
 # What the display gains of one decision read: the estimates, the own H&G per kind, the gain of
 # buying each kind and the best purchase (0 if none pays).
 _Valuation = tuple[_Estimate, list[float], list[float], float]
+
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _remember(memo: dict[_K, _V], key: _K, value: _V) -> None:
+    """Store ``value`` under ``key``, emptying a full table first."""
+    if len(memo) >= _MEMO_LIMIT:
+        # Bounds memory; in a long run the positions of the moment soon fill it again.
+        memo.clear()
+    memo[key] = value
 
 
 def clear_memo_tables() -> None:
@@ -385,26 +397,25 @@ class RapaNuiHeuristic:
             if saving and stage > _LATE_STAGE:
                 wv += _WOOD_SAVING
             got.wood_value = wv
-            now = self._dense(list(stone))
+            now = self._dense(stone)
             # A thin stone ranks kinds by chance; late in the game few offering rounds remain,
             # so the present ranking is what will count.
             trust = max(min(1.0, stone_all / _STONE_TRUST), 1.0 - stage)
-            got.kind_value = [trust * x + (1.0 - trust) * _PRIOR_KIND_VALUE for x in now]
-            got.stone = list(stone)
+            got.kind_value = tuple(trust * x + (1.0 - trust) * _PRIOR_KIND_VALUE for x in now)
+            got.stone = stone
             units = [0.0] * NUM_CARD_TYPES
             units[WOODCUTTER] = wv
             units[PRIEST] = 1.0
             units[MOAI] = max(1.0, wv)  # each unit is wood or VP, whichever is worth more
             for k in range(NUM_KINDS):
                 units[HG + k] = got.kind_value[k] if stocked[k] else 0.0
-            got.units = units
-            got.coef = [
+            got.units = tuple(units)
+            got.coef = tuple(
                 got.scorings_left * _REVEAL_SHARE[t] * units[t] for t in range(NUM_CARD_TYPES)
-            ]
+            )
             got.moai_value = MOAI_END_VP + _OFFER_ROUND_VALUE - MOAI_COST * wv
             got.per_turn = got.scorings_left / self._n
-            if len(self._estimate_memo) < _MEMO_LIMIT:
-                self._estimate_memo[key] = got
+            _remember(self._estimate_memo, key, got)
         return got
 
     # --- shared valuations ----------------------------------------------------------------------
@@ -436,18 +447,16 @@ class RapaNuiHeuristic:
             now = self._rel(t, counts)
             counts[0] += key[1]
             got = (self._rel(t, counts) - now, now)
-            if len(self._step_memo) < _MEMO_LIMIT:
-                self._step_memo[key] = got
+            _remember(self._step_memo, key, got)
         return got
 
-    def _dense(self, stone: list[float]) -> tuple[int, ...]:
+    def _dense(self, stone: Sequence[float]) -> tuple[int, ...]:
         """:func:`_dense_values` under this game's zero rule (memoised)."""
         key = tuple(stone)
         got = self._dense_memo.get(key)
         if got is None:
             got = tuple(_dense_values(stone, self._zero_rule))
-            if len(self._dense_memo) < _MEMO_LIMIT:
-                self._dense_memo[key] = got
+            _remember(self._dense_memo, key, got)
         return got
 
     def _valuation(self, v: list[float], in_columns: int) -> _Valuation:
@@ -508,8 +517,7 @@ class RapaNuiHeuristic:
         got = self._opp_memo.get(key)
         if got is None:
             got = self._opp_agg(self._opp_holding_values(opp, vals))
-            if len(self._opp_memo) < _MEMO_LIMIT:
-                self._opp_memo[key] = got
+            _remember(self._opp_memo, key, got)
         return got
 
     # --- phase decisions ------------------------------------------------------------------------
