@@ -782,7 +782,8 @@ class _DrawValues:
         """The turn scoring of a revealed card of id ``t``, own gain minus the opponents'."""
         got = self._reveal[t]
         if got is None:
-            now = self.bot._step((t, 1, *self._disp[t::NUM_CARD_TYPES]))[1]
+            key = (t, 1, *self._disp[t::NUM_CARD_TYPES])
+            now = (self.bot._step_memo.get(key) or self.bot._step(key))[1]
             got = self._reveal[t] = self._val[0].units[t] * now
         return got
 
