@@ -1,15 +1,20 @@
 """A rule-based Rapa Nui player that decides from its own observation vector only.
 
 The bot reads the ego-centric vector of :class:`~tabletop_gym.envs.rapa_nui.observer.
-RapaNuiObserver` by the layout's slice names (never by offsets of its own) and values every
-option in "VP-equivalents": victory points, wood (worth less than a VP, more while a Moai waits in
-hand), offering cards (worth the estimated final value of their kind) and the expected yield of
-display cards over the scorings that remain.
+RapaNuiObserver` at the starts of the layout's named slices (never at offsets of its own) and
+values every option in "VP-equivalents": victory points, wood (worth less than a VP, more while a
+Moai waits in hand), offering cards (worth the estimated final value of their kind) and the
+expected yield of display cards over the scorings that remain.
+
+It is the single-agent env's default opponent, so it is built for speed: a decision turns the
+vector into one Python list, reads only what its phase needs, and looks its recurring pure
+valuations up in memo tables shared by every bot of the same game config.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import mul
 from typing import Any
 
 import numpy as np
@@ -33,6 +38,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
     NUM_COLUMNS,
     NUM_KINDS,
     OFFER,
+    PHASES,
     PLAY_HG,
     PLAY_MOAI,
     PLAY_PRIEST,
@@ -123,61 +129,70 @@ def _gains(counts: list[float], is_hg: bool, hg_bonus: bool = True) -> list[floa
     return gains
 
 
-class _View:
-    """One decoded observation plus the estimates every decision shares.
+class _Tables:
+    """Memo tables of pure valuations for one game config, shared by every bot of that config.
 
-    Per-seat lists are in ego order: the own seat first, then the others clockwise.
+    Their keys are small count tuples that recur decision after decision and game after game; a
+    bot built afresh for each episode (as the single-agent env builds its opponents) starts with
+    them filled. The bound only caps memory: the tables rarely come near it.
     """
 
-    __slots__ = (
-        "base_rel",
-        "base_surplus",
-        "by_type",
-        "columns",
-        "displays",
-        "draws_left",
-        "hand",
-        "hold",
-        "hold_counts",
-        "kind_value",
-        "moai_units",
-        "own_fd",
-        "phase",
-        "pile",
-        "removed",
-        "scorings_left",
-        "stage",
-        "stone",
-        "stone_all",
-        "supply",
-        "vp",
-        "wood",
-        "wood_value",
-    )
+    __slots__ = ("dense", "estimate", "opp", "step", "steps", "valuation")
 
-    base_rel: list[float | None]
-    base_surplus: float | None
-    by_type: list[tuple[float, ...]]
-    columns: list[list[int]]
-    displays: list[list[float]]
-    draws_left: int
-    hand: list[int]
-    hold: list[float]
-    hold_counts: list[float]
-    kind_value: list[float]
-    moai_units: int
-    own_fd: list[float]
-    phase: int
-    pile: int
-    removed: int
-    scorings_left: float
-    stage: float
-    stone: list[float]
-    stone_all: float
-    supply: list[float]
-    vp: list[float]
-    wood: list[float]
-    wood_value: float
+    def __init__(self) -> None:
+        self.step: dict[tuple[float, ...], tuple[float, float]] = {}
+        self.steps: dict[tuple[float, ...], list[tuple[float, float]]] = {}
+        self.dense: dict[tuple[float, ...], tuple[int, ...]] = {}
+        self.estimate: dict[Any, _Estimate] = {}
+        self.opp: dict[tuple[_Opponents, tuple[int, ...]], float] = {}
+        self.valuation: dict[
+            tuple[_EstimateKey, tuple[float, ...], tuple[bool, ...]], _Valuation
+        ] = {}
+
+
+# Per (player count, zero rule, H&G bonus switch): everything the memoised valuations depend on.
+_TABLES: dict[tuple[int, bool, bool], _Tables] = {}
+
+# Per opponent: offering cards held, the weight of each kind (their kinds are hidden; they gain
+# mostly the kinds they have H&G of) and the weights' sum.
+_Opponents = tuple[tuple[float, float, float, float, float, float], ...]
+
+# (scorings left, game stage, wood value, kind values, stone counts this seat knows per kind)
+_Estimate = tuple[float, float, float, list[float], list[float]]
+
+# Column one-hot entry j = (column * 4 + position) * 7 + card id, front position first.
+_COLUMN_OF = tuple(j // (COLUMN_SIZE * NUM_CARD_TYPES)
+                   for j in range(NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES))
+_CARD_OF = tuple(j % NUM_CARD_TYPES for j in range(NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES))
+_FULL_CARDS = START_PILE + NUM_COLUMNS * COLUMN_SIZE - _LEFTOVER_CARDS
+# The cards lying in the columns: how many, each column's card ids front first, and per card id.
+_Columns = tuple[int, list[list[int]], list[int]]
+# Shared by all bots: the same columns are seen by every seat, decision after decision.
+_COLUMNS_MEMO: dict[bytes, _Columns] = {}
+_COLUMNS_MEMO_LIMIT = 1 << 12
+
+# What the estimates read: cards left, Moai waiting for wood, stone per kind, stone size.
+_EstimateKey = tuple[int, bool, tuple[float, ...], float]
+# What the display gains of one decision read: the estimates; the VP-equivalent of one unit of a
+# scoring per card id; per card id, scorings left x its reveal share x that unit value; per kind
+# and H&G count played (1-3), the gain of the cheaper purchases; the Moai's own value.
+_Valuation = tuple[_Estimate, list[float], list[float], list[list[float]], float]
+# Display states kept per game config (about 8 MB at most): cleared when full.
+_STEPS_MEMO_LIMIT = 1 << 13
+# H&G of one kind played in one turn: one plus up to two extra.
+_MAX_PLAYED = 3
+
+
+def _stage(cards: int) -> float:
+    """Share of the game's cards still to come (1 at the start, 0 at the end)."""
+    return min(1.0, max(0.0, cards) / _FULL_CARDS)
+
+
+def _purchase_gain(est: _Estimate, hunters: float, k: int) -> float:
+    """Value minus wood cost of buying a card of kind ``k`` with ``hunters`` H&G of it shown."""
+    cost = BUY_BASE_COST - hunters
+    # max(0.0, cost) spelled out: the same comparison, one call fewer.
+    return est[3][k] - (cost if cost > 0.0 else 0.0) * est[2]
 
 
 class RapaNuiHeuristic:
@@ -231,80 +246,103 @@ class RapaNuiHeuristic:
         self._totals = card_totals(self._n)
         self._opp_weight = _OPP_WEIGHT if self._n == 2 else _OPP_WEIGHT_MULTI
         self._wood_early = _WOOD_EARLY[min(self._n, 4) - 2]
-        # The layout's named slices, resolved once: each decision reads the vector by name.
-        self._slices = {
-            name: slice(sl.start, sl.stop) for name, sl in observer.layout.slices.items()
-        }
-        self._at = {name: sl.start for name, sl in observer.layout.slices.items()}
+        # Where each named slice starts, resolved once. A decision turns the vector into one
+        # Python list (far cheaper to read than numpy scalars) without the column one-hot block,
+        # over half of it and read through its set entries instead; the slices behind that block
+        # move up by its size.
         columns = observer.layout["columns"]
         self._columns_at = (columns.start, columns.stop)
-        # Memo tables of pure valuations that recur across decisions: the same display counts
-        # and stone counts come back again and again, and a lookup costs less than the sums.
-        self._rel_memo: dict[tuple[float, ...], float] = {}
-        self._dense_memo: dict[tuple[float, ...], tuple[int, ...]] = {}
+
+        def at(name: str) -> int:
+            start = observer.layout[name].start
+            return start - columns.size if start >= columns.stop else start
+
+        self._phase_at = at("phase")
+        self._draws_at = at("draws_left")
+        self._units_at = at("moai_units")
+        self._hand_at = at("own_hand")
+        self._hold_at = at("own_holdings")
+        self._fd_at = at("own_face_down")
+        self._disp_at = at("displays")
+        self._wood_at = at("wood")
+        self._vp_at = at("vp")
+        self._counts_at = at("holding_counts")
+        self._up_at = at("stone_face_up")
+        self._stone_fd_at = at("stone_face_down")
+        self._supply_at = at("supply")
+        self._pile_at = at("draw_pile")
+        self._removed_at = at("removed_moai")
+        tables = _TABLES.setdefault((self._n, self._zero_rule, self._hg_bonus), _Tables())
+        self._step_memo = tables.step
+        self._steps_memo = tables.steps
+        self._dense_memo = tables.dense
+        self._estimate_memo = tables.estimate
+        self._opp_memo = tables.opp
+        self._valuation_memo = tables.valuation
 
     def seed(self, seed: int | None) -> None:
         """Reseed the tie-breaking generator."""
         self.rng = np.random.default_rng(seed)
 
-    # --- decoding -------------------------------------------------------------------------------
+    # --- shared estimates -----------------------------------------------------------------------
 
-    def _decode(self, vec: np.ndarray) -> _View:
-        """Split the vector into plain Python lists (cheaper to read than numpy scalars)."""
-        n = self._n
-        sl = self._slices
-        at = self._at
-        v = vec.tolist()
-        w = _View()
-        w.phase = v[sl["phase"]].index(1.0)
-        w.draws_left = int(v[at["draws_left"]])
-        w.moai_units = int(v[at["moai_units"]])
-        w.hand = list(map(int, v[sl["own_hand"]]))
-        w.hold = v[sl["own_holdings"]]
-        w.own_fd = v[sl["own_face_down"]]
-        d = at["displays"]
-        w.displays = [v[d + j * NUM_CARD_TYPES : d + (j + 1) * NUM_CARD_TYPES] for j in range(n)]
-        # Per card id, every seat's display count (ego order): what a scoring of it compares.
-        w.by_type = list(zip(*w.displays, strict=True))
-        w.wood = v[at["wood"] : at["wood"] + n]
-        w.vp = v[at["vp"] : at["vp"] + n]
-        w.hold_counts = v[at["holding_counts"] : at["holding_counts"] + n]
-        up = v[sl["stone_face_up"]]
-        # What this seat knows of the stone: the face-up cards plus its own face-down ones.
-        w.stone = [up[k] + w.own_fd[k] for k in range(NUM_KINDS)]
-        w.stone_all = sum(up) + v[at["stone_face_down"]]
-        w.supply = v[sl["supply"]]
-        w.pile = int(v[at["draw_pile"]])
-        w.removed = int(v[at["removed_moai"]])
-        cols: list[list[int]] = [[] for _ in range(NUM_COLUMNS)]
-        # One-hot entries: index = (column * 4 + position) * 7 + card id, front position first;
-        # the set entries come in index order, so each column's cards come front first.
+    def _columns(self, vec: np.ndarray) -> _Columns:
+        """The cards lying in the columns (see ``_Columns``), memoised on the block's bytes."""
         start, stop = self._columns_at
-        per_column = COLUMN_SIZE * NUM_CARD_TYPES
-        for j in vec[start:stop].nonzero()[0].tolist():
-            cols[j // per_column].append(j % NUM_CARD_TYPES)
-        w.columns = cols
-        # Per decision, the own-display valuations every option compares against.
-        w.base_rel = [None] * NUM_CARD_TYPES
-        w.base_surplus = None
-        self._estimate(w)
-        return w
+        block = vec[start:stop]
+        key = block.tobytes()
+        got = _COLUMNS_MEMO.get(key)
+        if got is None:
+            cols: list[list[int]] = [[] for _ in range(NUM_COLUMNS)]
+            in_columns = [0] * NUM_CARD_TYPES
+            # One set entry per card; they come in index order, so each column front first.
+            entries = block.nonzero()[0].tolist()
+            for j in entries:
+                t = _CARD_OF[j]
+                cols[_COLUMN_OF[j]].append(t)
+                in_columns[t] += 1
+            got = (len(entries), cols, in_columns)
+            if len(_COLUMNS_MEMO) >= _COLUMNS_MEMO_LIMIT:
+                _COLUMNS_MEMO.clear()  # the columns of past games seldom come back
+            _COLUMNS_MEMO[key] = got
+        return got
 
-    def _estimate(self, w: _View) -> None:
-        """Fill in the shared estimates: scorings left, game stage, wood and kind values."""
-        cards = w.pile + sum(map(len, w.columns)) - _LEFTOVER_CARDS
-        w.scorings_left = max(0.0, cards / _DRAWS_PER_TURN)
-        full = START_PILE + NUM_COLUMNS * COLUMN_SIZE - _LEFTOVER_CARDS
-        w.stage = min(1.0, max(0.0, cards) / full)
-        wv = _WOOD_LATE + (self._wood_early - _WOOD_LATE) * w.stage
-        if w.hand[MOAI] and w.wood[0] < MOAI_COST and w.stage > _LATE_STAGE:
-            wv += _WOOD_SAVING
-        w.wood_value = wv
-        now = self._dense(w.stone)
-        # A thin stone ranks kinds by chance; late in the game few offering rounds remain, so
-        # the present ranking is what will count.
-        trust = max(min(1.0, w.stone_all / _STONE_TRUST), 1.0 - w.stage)
-        w.kind_value = [trust * x + (1.0 - trust) * _PRIOR_KIND_VALUE for x in now]
+    def _stone(self, v: list[float]) -> tuple[float, ...]:
+        """What this seat knows of the stone: the face-up cards plus its own face-down ones."""
+        up = self._up_at
+        fd = self._fd_at
+        return (v[up] + v[fd], v[up + 1] + v[fd + 1], v[up + 2] + v[fd + 2], v[up + 3] + v[fd + 3])
+
+    def _estimate_key(self, v: list[float], in_columns: int) -> _EstimateKey:
+        """Everything the estimates read (see ``_EstimateKey``).
+
+        ``in_columns``: the cards lying in the columns.
+        """
+        up = self._up_at
+        stone_all = v[up] + v[up + 1] + v[up + 2] + v[up + 3] + v[self._stone_fd_at]
+        cards = int(v[self._pile_at]) + in_columns - _LEFTOVER_CARDS
+        saving = bool(v[self._hand_at + MOAI]) and v[self._wood_at] < MOAI_COST
+        return (cards, saving, self._stone(v), stone_all)
+
+    def _estimate(self, key: _EstimateKey) -> _Estimate:
+        """Scorings left, game stage, wood value, kind values and the stone this seat knows."""
+        got = self._estimate_memo.get(key)
+        if got is None:
+            cards, saving, stone, stone_all = key
+            scorings_left = max(0.0, cards / _DRAWS_PER_TURN)
+            stage = _stage(cards)
+            wv = _WOOD_LATE + (self._wood_early - _WOOD_LATE) * stage
+            if saving and stage > _LATE_STAGE:
+                wv += _WOOD_SAVING
+            now = self._dense(list(stone))
+            # A thin stone ranks kinds by chance; late in the game few offering rounds remain,
+            # so the present ranking is what will count.
+            trust = max(min(1.0, stone_all / _STONE_TRUST), 1.0 - stage)
+            kind_value = [trust * x + (1.0 - trust) * _PRIOR_KIND_VALUE for x in now]
+            got = (scorings_left, stage, wv, kind_value, list(stone))
+            if len(self._estimate_memo) < _MEMO_LIMIT:
+                self._estimate_memo[key] = got
+        return got
 
     # --- shared valuations ----------------------------------------------------------------------
 
@@ -314,33 +352,29 @@ class RapaNuiHeuristic:
             return xs[0]
         return 0.5 * (sum(xs) / len(xs)) + 0.5 * max(xs)
 
-    def _base_rel_gain(self, w: _View, t: int) -> float:
-        """:meth:`_rel_gain` of the displays as they are (computed once per decision)."""
-        got = w.base_rel[t]
-        if got is None:
-            got = w.base_rel[t] = self._rel_from_counts(w.by_type[t], t)
-        return got
-
-    def _base_buy_surplus(self, w: _View) -> float:
-        """:meth:`_buy_surplus` of the own H&G as they are (computed once per decision)."""
-        got = w.base_surplus
-        if got is None:
-            got = w.base_surplus = self._buy_surplus(w, w.displays[0][HG : HG + NUM_KINDS])
-        return got
-
-    def _rel_from_counts(self, counts: Sequence[float], t: int) -> float:
+    def _rel(self, t: int, counts: list[float]) -> float:
         """Own units minus the opponents' weighted units of a scoring of card id ``t``.
 
-        ``counts``: each seat's display count of ``t``, ego order. Memoised: the same counts
-        come back decision after decision.
+        ``counts``: each seat's display count of ``t``, ego order.
         """
-        key = (t, *counts)
-        got = self._rel_memo.get(key)
+        g = _gains(counts, t >= HG, self._hg_bonus)
+        return g[0] - self._opp_weight * self._opp_agg(g[1:])
+
+    def _step(self, key: tuple[float, ...]) -> tuple[float, float]:
+        """How much :meth:`_rel` grows when the own count rises, and its value now.
+
+        ``key``: the card id, the own cards added, then each seat's display count of the card
+        id in ego order. Memoised: the same counts come back decision after decision.
+        """
+        got = self._step_memo.get(key)
         if got is None:
-            g = _gains(list(counts), t >= HG, self._hg_bonus)
-            got = g[0] - self._opp_weight * self._opp_agg(g[1:])
-            if len(self._rel_memo) < _MEMO_LIMIT:
-                self._rel_memo[key] = got
+            t = int(key[0])
+            counts = list(key[2:])
+            now = self._rel(t, counts)
+            counts[0] += key[1]
+            got = (self._rel(t, counts) - now, now)
+            if len(self._step_memo) < _MEMO_LIMIT:
+                self._step_memo[key] = got
         return got
 
     def _dense(self, stone: list[float]) -> tuple[int, ...]:
@@ -353,132 +387,186 @@ class RapaNuiHeuristic:
                 self._dense_memo[key] = got
         return got
 
-    def _unit_value(self, w: _View, t: int) -> float:
-        """VP-equivalent of one unit of a scoring of card id ``t``."""
-        if t == WOODCUTTER:
-            return w.wood_value
-        if t == PRIEST:
-            return 1.0
-        if t == MOAI:  # each unit is wood or VP, whichever is worth more
-            return max(1.0, w.wood_value)
-        k = t - HG
-        return w.kind_value[k] if w.supply[k] > 0 else 0.0
+    def _valuation(self, v: list[float], in_columns: int) -> _Valuation:
+        """The tables every display gain of a decision reads (see ``_Valuation``).
 
-    def _buy_surplus(self, w: _View, hg: Sequence[float]) -> float:
-        """Gain of the best purchase given own H&G counts ``hg`` per kind (0 if none pays)."""
-        best = 0.0
-        kind_value = w.kind_value
-        wood_value = w.wood_value
+        Memoised on everything they read: the estimates' inputs, the own H&G counts and which
+        supply stacks still hold cards.
+        """
+        hg_at = self._disp_at + HG
+        s = self._supply_at
+        hg = (v[hg_at], v[hg_at + 1], v[hg_at + 2], v[hg_at + 3])
+        stocked = (v[s] > 0, v[s + 1] > 0, v[s + 2] > 0, v[s + 3] > 0)
+        est_key = self._estimate_key(v, in_columns)
+        key = (est_key, hg, stocked)
+        got = self._valuation_memo.get(key)
+        if got is None:
+            est = self._estimate(est_key)
+            scorings_left, _, wv, kind_value, _ = est
+            units = [0.0] * NUM_CARD_TYPES
+            units[WOODCUTTER] = wv
+            units[PRIEST] = 1.0
+            units[MOAI] = max(1.0, wv)  # each unit is wood or VP, whichever is worth more
+            for k in range(NUM_KINDS):
+                units[HG + k] = kind_value[k] if stocked[k] else 0.0
+            coef = [scorings_left * _REVEAL_SHARE[t] * units[t] for t in range(NUM_CARD_TYPES)]
+            buy = [_purchase_gain(est, hg[k], k) for k in range(NUM_KINDS)]
+            # The best purchase (0 if none pays): max(0.0, ...) has the loop's value.
+            best = max(0.0, *buy)
+            per_turn = scorings_left / self._n
+            hunters = []
+            for k in range(NUM_KINDS):
+                # H&G also make every later purchase of their kind cheaper, once per own turn:
+                # only that kind's purchase changes, so the best is the others' best or it.
+                others = max(0.0, *buy[:k], *buy[k + 1 :])
+                hunters.append([
+                    per_turn * (max(others, _purchase_gain(est, hg[k] + count, k)) - best)
+                    for count in range(1, _MAX_PLAYED + 1)
+                ])
+            moai = MOAI_END_VP + _OFFER_ROUND_VALUE - MOAI_COST * wv
+            got = (est, units, coef, hunters, moai)
+            if len(self._valuation_memo) < _MEMO_LIMIT:
+                self._valuation_memo[key] = got
+        return got
+
+    def _steps(self, count: int, disp: list[float]) -> list[tuple[float, float]]:
+        """:meth:`_step` of adding ``count`` cards, per card id, for the displays ``disp``.
+
+        Memoised on all displays: they change once a turn, so most decisions of a game find
+        theirs.
+        """
+        key = (count, *disp)
+        got = self._steps_memo.get(key)
+        if got is None:
+            got = [
+                self._step((t, count, *disp[t::NUM_CARD_TYPES])) for t in range(NUM_CARD_TYPES)
+            ]
+            if len(self._steps_memo) >= _STEPS_MEMO_LIMIT:
+                self._steps_memo.clear()  # past games' displays seldom come back
+            self._steps_memo[key] = got
+        return got
+
+    def _display_gains(
+        self, count: int, disp: list[float], val: _Valuation
+    ) -> tuple[list[float], list[tuple[float, float]]]:
+        """Per card id, the value of adding ``count`` cards of it to the own display now.
+
+        ``disp``: every seat's display counts, ego order, 7 per seat. Also returns the steps
+        (see :meth:`_step`) the values come from.
+        """
+        steps = self._steps(count, disp)
+        values = [c * delta for c, (delta, _) in zip(val[2], steps, strict=True)]
+        hunters = val[3]
         for k in range(NUM_KINDS):
-            # max(0.0, cost) and max(best, gain) spelled out: the same comparisons, fewer calls.
-            cost = BUY_BASE_COST - hg[k]
-            gain = kind_value[k] - (cost if cost > 0.0 else 0.0) * wood_value
-            if gain > best:
-                best = gain
-        return best
+            values[HG + k] += hunters[k][count - 1]
+        values[MOAI] += val[4]
+        return values, steps
 
-    def _opp_holding_values(self, w: _View, vals: Sequence[int]) -> list[float]:
-        """Each opponent's estimated offering-card value for the kind values ``vals``."""
-        d = w.displays
+    def _opponents(self, v: list[float]) -> _Opponents:
+        """Per opponent: offering cards held, kind weights and their sum (see ``_Opponents``)."""
+        d = self._disp_at + HG
+        c = self._counts_at
         out = []
         for j in range(1, self._n):
-            # Their kinds are hidden; they gain mostly the kinds they have H&G of.
-            weights = [1.0 + 2.0 * (d[j][HG + k] >= 1) for k in range(NUM_KINDS)]
-            mean = sum(weights[k] * vals[k] for k in range(NUM_KINDS)) / sum(weights)
-            out.append(w.hold_counts[j] * mean)
-        return out
+            at = d + j * NUM_CARD_TYPES
+            w0, w1, w2, w3 = (1.0 + 2.0 * (v[at + k] >= 1) for k in range(NUM_KINDS))
+            out.append((v[c + j], w0, w1, w2, w3, w0 + w1 + w2 + w3))
+        return tuple(out)
 
-    def _margin(self, w: _View) -> float:
-        """Own estimated final score minus the best opponent's, if the game ended now."""
-        vals = self._dense(w.stone)
-        d = w.displays
-        held = self._opp_holding_values(w, vals)
+    @staticmethod
+    def _opp_holding_values(opp: _Opponents, vals: Sequence[int]) -> list[float]:
+        """Each opponent's estimated offering-card value for the kind values ``vals``."""
+        # Whole numbers throughout, so the sums are exact in any order.
+        return [
+            held * ((w0 * vals[0] + w1 * vals[1] + w2 * vals[2] + w3 * vals[3]) / total)
+            for held, w0, w1, w2, w3, total in opp
+        ]
 
-        def base(j: int) -> float:
-            return w.vp[j] + MOAI_END_VP * d[j][MOAI] + w.wood[j] // WOOD_PER_VP
-
-        mine = base(0) + sum(w.hold[k] * vals[k] for k in range(NUM_KINDS))
-        return mine - max(base(j) + held[j - 1] for j in range(1, self._n))
-
-    def _display_gain(self, w: _View, t: int, count: int) -> float:
-        """Value of adding ``count`` cards of id ``t`` to the own display now."""
-        counts = w.by_type[t]
-        after = [counts[0] + count, *counts[1:]]
-        delta = self._rel_from_counts(after, t) - self._base_rel_gain(w, t)
-        value = w.scorings_left * _REVEAL_SHARE[t] * self._unit_value(w, t) * delta
-        if t >= HG:
-            # H&G also make every later purchase of their kind cheaper, once per own turn.
-            hg_after = w.displays[0][HG : HG + NUM_KINDS]
-            hg_after[t - HG] += count
-            gain = self._buy_surplus(w, hg_after) - self._base_buy_surplus(w)
-            value += w.scorings_left / self._n * gain
-        elif t == MOAI:
-            value += MOAI_END_VP + _OFFER_ROUND_VALUE - MOAI_COST * w.wood_value
-        return value
+    def _opp_value(self, opp: _Opponents, vals: tuple[int, ...]) -> float:
+        """The opponents' estimated holdings' value in one number (memoised)."""
+        key = (opp, vals)
+        got = self._opp_memo.get(key)
+        if got is None:
+            got = self._opp_agg(self._opp_holding_values(opp, vals))
+            if len(self._opp_memo) < _MEMO_LIMIT:
+                self._opp_memo[key] = got
+        return got
 
     # --- phase decisions ------------------------------------------------------------------------
 
-    def _act_buy(self, w: _View, legal: list[int]) -> int:
-        wood = w.wood[0]
-        d0 = w.displays[0]
+    def _act_buy(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+        est = self._estimate(self._estimate_key(v, self._columns(vec)[0]))
+        kind_value = est[3]
+        wood_value = est[2]
+        wood = v[self._wood_at]
+        hg_at = self._disp_at + HG
+        moai_in_hand = v[self._hand_at + MOAI]
         scores = []
         for a in legal:
             if a == NO_BUY:
                 scores.append(0.0)
                 continue
             k = a - BUY
-            cost = max(0.0, BUY_BASE_COST - d0[HG + k])
-            val = w.kind_value[k] - cost * w.wood_value
-            if w.hand[MOAI] and wood >= MOAI_COST > wood - cost:
+            cost = max(0.0, BUY_BASE_COST - v[hg_at + k])
+            val = kind_value[k] - cost * wood_value
+            if moai_in_hand and wood >= MOAI_COST > wood - cost:
                 val -= _SPOIL_MOAI_PENALTY
             scores.append(val)
         return self._pick(legal, scores)
 
-    def _act_play(self, w: _View, legal: list[int]) -> int:
+    def _act_play(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+        val = self._valuation(v, self._columns(vec)[0])
+        d = self._disp_at
+        disp = v[d : d + self._n * NUM_CARD_TYPES]
+        wv = val[0][2]
+        one = self._display_gains(1, disp, val)[0]
         scores = []
         for a in legal:
             if a == PLAY_WOODCUTTER:
-                val = self._display_gain(w, WOODCUTTER, 1)
+                score = one[WOODCUTTER]
             elif a == PLAY_PRIEST:
-                val = self._display_gain(w, PRIEST, 1)
+                score = one[PRIEST]
             elif a == PLAY_MOAI:
-                val = self._display_gain(w, MOAI, 1)
+                score = one[MOAI]
             elif PLAY_HG <= a < PLAY_HG + 3 * NUM_KINDS:
                 k, extra = divmod(a - PLAY_HG, 3)
                 # Extra H&G cost a wood each but also draw an extra card each.
-                val = self._display_gain(w, HG + k, extra + 1)
-                val += extra * (_EXTRA_DRAW_VALUE - w.wood_value)
+                score = one[HG + k] if not extra else self._display_gains(
+                    extra + 1, disp, val)[0][HG + k]
+                score += extra * (_EXTRA_DRAW_VALUE - wv)
             else:  # REMOVE_MOAI (only legal choice unless the voluntary switch is on)
-                val = -_STUCK_MOAI_PENALTY
-            scores.append(val)
+                score = -_STUCK_MOAI_PENALTY
+            scores.append(score)
         return self._pick(legal, scores)
 
-    def _act_draw(self, w: _View, legal: list[int]) -> int:
+    def _act_draw(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+        in_columns, cols, by_id = self._columns(vec)
+        val = self._valuation(v, in_columns)
+        est = val[0]
+        units = val[1]
+        d = self._disp_at
+        disp = v[d : d + self._n * NUM_CARD_TYPES]
+        values, steps = self._display_gains(1, disp, val)
         # A card taken into the hand is worth a share of playing it later.
-        hand_val = [
-            _HAND_SHARE * max(0.0, self._display_gain(w, t, 1)) for t in range(NUM_CARD_TYPES)
-        ]
-        reveal = [
-            self._unit_value(w, t) * self._base_rel_gain(w, t) for t in range(NUM_CARD_TYPES)
-        ]
+        hand_val = [_HAND_SHARE * max(0.0, value) for value in values]
+        reveal = [unit * now for unit, (_, now) in zip(units, steps, strict=True)]
         # The unseen pool (other hands and the draw pile) gives a refill's expected card.
         # Every count is a whole number, so the order of the subtractions does not matter.
-        in_columns = [0] * NUM_CARD_TYPES
-        for col in w.columns:
-            for t in col:
-                in_columns[t] += 1
-        in_columns[MOAI] += w.removed
+        hand = self._hand_at
+        held = v[hand : hand + NUM_CARD_TYPES]
+        held[MOAI] += v[self._removed_at]
+        rows = [disp[j : j + NUM_CARD_TYPES] for j in range(0, len(disp), NUM_CARD_TYPES)]
         pool = [
-            max(0.0, total - sum(displayed) - columns - held)
-            for total, displayed, columns, held in zip(
-                self._totals, w.by_type, in_columns, w.hand, strict=True)
+            max(0.0, total - sum(seen))
+            for total, seen in zip(self._totals, zip(by_id, held, *rows, strict=True), strict=True)
         ]
         total = sum(pool) or 1.0
-        exp_hand = sum(pool[t] * hand_val[t] for t in range(NUM_CARD_TYPES)) / total
-        exp_reveal = sum(pool[t] * reveal[t] for t in range(NUM_CARD_TYPES)) / total
+        exp_hand = sum(map(mul, pool, hand_val)) / total
+        exp_reveal = sum(map(mul, pool, reveal)) / total
+        pile = int(v[self._pile_at])
         end_val = 0.0
-        if w.pile < 2 * COLUMN_SIZE:  # this turn's draws may end the game
-            margin = self._margin(w)
+        if pile < 2 * COLUMN_SIZE:  # this turn's draws may end the game
+            margin = self._margin(v, est)
             end_val = (_END_VALUE if margin > 0 else -_END_VALUE) + margin
         ctx = (
             hand_val,
@@ -486,13 +574,28 @@ class RapaNuiHeuristic:
             exp_hand,
             exp_reveal,
             end_val,
-            w.wood[0] >= MOAI_COST,
+            v[self._wood_at] >= MOAI_COST,
         )
-        scores = [
-            self._seq_value(w.columns, w.pile, a - DRAW, w.draws_left, w.hand[MOAI], ctx)
-            for a in legal
-        ]
+        draws = int(v[self._draws_at])
+        moai = int(v[hand + MOAI])
+        seq_value = self._seq_value
+        scores = [seq_value(cols, pile, a - DRAW, draws, moai, ctx) for a in legal]
         return self._pick(legal, scores)
+
+    def _margin(self, v: list[float], est: _Estimate) -> float:
+        """Own estimated final score minus the best opponent's, if the game ended now."""
+        vals = self._dense(est[4])
+        held = self._opp_holding_values(self._opponents(v), vals)
+        d = self._disp_at + MOAI
+        vp = self._vp_at
+        wood = self._wood_at
+
+        def base(j: int) -> float:
+            return v[vp + j] + MOAI_END_VP * v[d + j * NUM_CARD_TYPES] + v[wood + j] // WOOD_PER_VP
+
+        h = self._hold_at
+        mine = base(0) + sum(v[h + k] * vals[k] for k in range(NUM_KINDS))
+        return mine - max(base(j) + held[j - 1] for j in range(1, self._n))
 
     def _seq_value(
         self,
@@ -529,46 +632,65 @@ class RapaNuiHeuristic:
         )
         return gain + best
 
-    def _offer_objective(self, w: _View, hold: list[float], stone: list[float]) -> float:
+    def _offer_objective(
+        self,
+        opp: _Opponents,
+        hold: list[float],
+        stone: list[float],
+    ) -> float:
         """Own holdings' value on ``stone`` minus the opponents' estimated holdings' value."""
         vals = self._dense(stone)
-        mine = sum(hold[k] * vals[k] for k in range(NUM_KINDS))
-        opp = self._opp_agg(self._opp_holding_values(w, vals))
+        # Whole numbers throughout, so the sums are exact in any order.
+        mine = hold[0] * vals[0] + hold[1] * vals[1] + hold[2] * vals[2] + hold[3] * vals[3]
+        opp_value = self._opp_value(opp, vals)
         # Tie-break: lift the kinds one holds most, so later rounds keep them on top.
-        lift = _LIFT_WEIGHT * sum(hold[k] * stone[k] for k in range(NUM_KINDS))
-        return mine - _OFFER_OPP_WEIGHT * opp + lift
+        lift = _LIFT_WEIGHT * (
+            hold[0] * stone[0] + hold[1] * stone[1] + hold[2] * stone[2] + hold[3] * stone[3]
+        )
+        return mine - _OFFER_OPP_WEIGHT * opp_value + lift
 
-    def _act_offer(self, w: _View, legal: list[int]) -> int:
+    def _act_offer(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+        own = self._stone(v)
+        opp = self._opponents(v)
+        h = self._hold_at
         scores = []
         for a in legal:
             k = a - OFFER
-            hold = list(w.hold)
+            hold = v[h : h + NUM_KINDS]
             hold[k] -= 1
-            stone = list(w.stone)
+            stone = list(own)
             stone[k] += 1
-            scores.append(self._offer_objective(w, hold, stone))
+            scores.append(self._offer_objective(opp, hold, stone))
         return self._pick(legal, scores)
 
-    def _act_supply(self, w: _View, legal: list[int]) -> int:
+    def _act_supply(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+        own = self._stone(v)
+        opp = self._opponents(v)
+        h = self._hold_at
+        hold = v[h : h + NUM_KINDS]
         scores = []
         for a in legal:
-            stone = list(w.stone)
+            stone = list(own)
             if a != SUPPLY_SKIP:
                 stone[a - SUPPLY] += 1
-            scores.append(self._offer_objective(w, w.hold, stone))
+            scores.append(self._offer_objective(opp, hold, stone))
         return self._pick(legal, scores)
 
-    def _act_split(self, w: _View, legal: list[int]) -> int:
-        units = w.moai_units
+    def _act_split(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+        units = int(v[self._units_at])
+        moai = int(v[self._hand_at + MOAI])
+        wood = v[self._wood_at]
+        cards = int(v[self._pile_at]) + self._columns(vec)[0] - _LEFTOVER_CARDS
+        stage = _stage(cards)
         want_wood = 0
-        if w.hand[MOAI] and w.stage > _LATE_STAGE:
+        if moai and stage > _LATE_STAGE:
             # Wood only up to what the Moai waiting in hand need; every other unit is a VP.
-            want_wood = max(0, MOAI_COST * min(w.hand[MOAI], _MOAI_SAVE_MAX) - int(w.wood[0]))
+            want_wood = max(0, MOAI_COST * min(moai, _MOAI_SAVE_MAX) - int(wood))
         target = MOAI_VP + max(0, units - want_wood)
         if target in legal:
             return target
         # moai_choice="all_same": all wood only if that completes a Moai, else all VP.
-        if want_wood and w.wood[0] + units >= MOAI_COST and MOAI_VP in legal:
+        if want_wood and wood + units >= MOAI_COST and MOAI_VP in legal:
             return MOAI_VP
         all_vp = MOAI_VP + units
         return all_vp if all_vp in legal else legal[-1]
@@ -596,13 +718,21 @@ class RapaNuiHeuristic:
         Raises:
             ValueError: When the mask has no legal action (this seat is not to act).
         """
-        legal = np.asarray(observation["action_mask"]).reshape(-1).nonzero()[0].tolist()
+        mask = observation["action_mask"]
+        if type(mask) is not np.ndarray or mask.ndim != 1:
+            mask = np.asarray(mask).reshape(-1)
+        legal = mask.nonzero()[0].tolist()
         if not legal:
             raise ValueError("no legal action in the mask; this agent is not to act")
         if len(legal) == 1:  # forced moves need no thought
             return legal[0]
-        w = self._decode(observation["observation"])
-        handler = self._handlers[w.phase]
-        return handler(self, w, legal)
+        vec = observation["observation"]
+        if type(vec) is not np.ndarray or vec.ndim != 1:
+            vec = np.asarray(vec).reshape(-1)
+        start, stop = self._columns_at
+        v = vec[:start].tolist() + vec[stop:].tolist()
+        p = self._phase_at
+        phase = v[p : p + len(PHASES)].index(1.0)
+        return self._handlers[phase](self, v, legal, vec)
 
     _handlers = (_act_buy, _act_play, _act_draw, _act_offer, _act_supply, _act_split)

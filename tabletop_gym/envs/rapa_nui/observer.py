@@ -49,6 +49,30 @@ from tabletop_gym.envs.rapa_nui.rules import (
 MAX_SEATS = 4
 """Per-seat blocks are padded to this many seats."""
 
+# Set entries of the column one-hot block per content of the four columns: the same columns
+# come back at every seat's observation until a card is drawn, and in the next games.
+_COLUMN_ENTRIES: dict[tuple[tuple[int, ...], ...], np.ndarray] = {}
+_COLUMN_ENTRIES_LIMIT = 1 << 12
+
+
+def _column_entries(columns: list[list[int]]) -> np.ndarray:
+    """Indices, within the column one-hot block, of the entries ``columns`` sets (memoised)."""
+    key = tuple(map(tuple, columns))
+    got = _COLUMN_ENTRIES.get(key)
+    if got is None:
+        got = np.array(
+            [
+                (c * COLUMN_SIZE + pos) * NUM_CARD_TYPES + card
+                for c, col in enumerate(columns)
+                for pos, card in enumerate(col)
+            ],
+            dtype=np.intp,
+        )
+        if len(_COLUMN_ENTRIES) >= _COLUMN_ENTRIES_LIMIT:
+            _COLUMN_ENTRIES.clear()  # past games' columns seldom come back
+        _COLUMN_ENTRIES[key] = got
+    return got
+
 
 class RapaNuiObserver(SharedObserver):
     """Encodes a :class:`~tabletop_gym.envs.rapa_nui.rules.RapaNuiState` as one seat sees it.
@@ -232,15 +256,17 @@ class RapaNuiObserver(SharedObserver):
         s = state
         at = self._at
         n = s._n
+        # Every action changes the phase group and a draw the columns: those two are written
+        # entry by entry into a zeroed slice (a list converted into the slice costs more).
         if mask & CH_PHASE:
-            meta = [0] * self._meta_size
-            meta[s._phase] = 1
-            meta[len(PHASES) + s._active] = 1
-            if s._cur != TERMINAL:
-                meta[len(PHASES) + n + s._cur] = 1
-            meta[-1] = s._draws_left
             i = at["phase"]
-            vec[i : i + self._meta_size] = meta
+            end = i + self._meta_size - 1
+            vec[i:end] = 0
+            vec[i + s._phase] = 1
+            vec[i + len(PHASES) + s._active] = 1
+            if s._cur != TERMINAL:
+                vec[i + len(PHASES) + n + s._cur] = 1
+            vec[end] = s._draws_left
         if mask & CH_HANDS:
             h = s._hands
             t = NUM_CARD_TYPES
@@ -261,12 +287,10 @@ class RapaNuiObserver(SharedObserver):
                 vec[i : i + len(facts)] = facts
         if mask & CH_COLUMNS:
             i = at["columns"]
-            row = [0] * (NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES + 1)
-            for c, col in enumerate(s._columns):
-                b = c * COLUMN_SIZE * NUM_CARD_TYPES
-                for pos, card in enumerate(col):
-                    row[b + pos * NUM_CARD_TYPES + card] = 1
-            row[-1] = len(s._pile)
-            vec[i : i + len(row)] = row
+            end = i + NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES
+            block = vec[i:end]
+            block[:] = 0
+            block[_column_entries(s._columns)] = 1
+            vec[end] = len(s._pile)  # the pile's size follows the columns
         if mask & CH_REMOVED:
             vec[at["removed"]] = s._removed
