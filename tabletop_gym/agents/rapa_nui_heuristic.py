@@ -13,9 +13,9 @@ valuations up in memo tables shared by every bot of the same game config.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import mul
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
     MOAI_END_VP,
     MOAI_VP,
     NO_BUY,
+    NUM_ACTIONS,
     NUM_CARD_TYPES,
     NUM_COLUMNS,
     NUM_KINDS,
@@ -96,12 +97,11 @@ _SPOIL_MOAI_PENALTY = 10.0
 _OPP_WEIGHT = 1.0
 _OPP_WEIGHT_MULTI = 0.5
 _EPS = 1e-9
-# Entries a bot keeps in each of its memo tables (pure functions of small count tuples; the
-# bound only caps memory, the tables rarely come near it).
-_MEMO_LIMIT = 1 << 16
+# Entries each memo table of a game config holds at most (a few MB for the largest).
+_MEMO_LIMIT = 1 << 14
 
 
-def _dense_values(stone: list[float], zero_rule: bool) -> list[int]:
+def _dense_values(stone: Sequence[float], zero_rule: bool) -> list[int]:
     """Offering value per kind at the end for the stone counts ``stone`` (rules §7.4)."""
     if not any(stone):
         return [0] * NUM_KINDS
@@ -132,22 +132,20 @@ def _gains(counts: list[float], is_hg: bool, hg_bonus: bool = True) -> list[floa
 class _Tables:
     """Memo tables of pure valuations for one game config, shared by every bot of that config.
 
-    Their keys are small count tuples that recur decision after decision and game after game; a
-    bot built afresh for each episode (as the single-agent env builds its opponents) starts with
-    them filled. The bound only caps memory: the tables rarely come near it.
+    Their keys are small count tuples that recur decision after decision and game after game
+    (a table earns its place by a high hit rate in long play, not only within one game); a bot
+    built afresh for each episode, as the single-agent env builds its opponents, finds them
+    filled. Each is bounded: a full table is emptied and refills with the positions of the
+    moment.
     """
 
-    __slots__ = ("dense", "estimate", "opp", "step", "steps", "valuation")
+    __slots__ = ("dense", "estimate", "opp", "step")
 
     def __init__(self) -> None:
         self.step: dict[tuple[float, ...], tuple[float, float]] = {}
-        self.steps: dict[tuple[float, ...], list[tuple[float, float]]] = {}
         self.dense: dict[tuple[float, ...], tuple[int, ...]] = {}
-        self.estimate: dict[Any, _Estimate] = {}
+        self.estimate: dict[_EstimateKey, _Estimate] = {}
         self.opp: dict[tuple[_Opponents, tuple[int, ...]], float] = {}
-        self.valuation: dict[
-            tuple[_EstimateKey, tuple[float, ...], tuple[bool, ...]], _Valuation
-        ] = {}
 
 
 # Per (player count, zero rule, H&G bonus switch): everything the memoised valuations depend on.
@@ -157,30 +155,80 @@ _TABLES: dict[tuple[int, bool, bool], _Tables] = {}
 # mostly the kinds they have H&G of) and the weights' sum.
 _Opponents = tuple[tuple[float, float, float, float, float, float], ...]
 
-# (scorings left, game stage, wood value, kind values, stone counts this seat knows per kind)
-_Estimate = tuple[float, float, float, list[float], list[float]]
+# What the estimates read: cards left, Moai waiting for wood, stone per kind, stone size, and
+# which supply stacks still hold cards.
+_EstimateKey = tuple[int, bool, tuple[float, ...], float, tuple[bool, ...]]
+
+
+class _Estimate:
+    """The shared estimates of a decision: pure functions of an ``_EstimateKey``."""
+
+    __slots__ = (
+        "coef",
+        "kind_value",
+        "moai_value",
+        "per_turn",
+        "scorings_left",
+        "stage",
+        "stone",
+        "units",
+        "wood_value",
+    )
+
+    scorings_left: float
+    stage: float
+    wood_value: float
+    kind_value: tuple[float, ...]
+    stone: tuple[float, ...]
+    units: tuple[float, ...]
+    """VP-equivalent of one unit of a scoring, per card id."""
+    coef: tuple[float, ...]
+    """Per card id: scorings left x its reveal share x its unit value."""
+    moai_value: float
+    """A Moai's own value beyond its scorings: end VP and offering round, less its wood."""
+    per_turn: float
+    """Scorings left per seat (the own turns that can still buy cheaper)."""
+
 
 # Column one-hot entry j = (column * 4 + position) * 7 + card id, front position first.
 _COLUMN_OF = tuple(j // (COLUMN_SIZE * NUM_CARD_TYPES)
                    for j in range(NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES))
 _CARD_OF = tuple(j % NUM_CARD_TYPES for j in range(NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES))
 _FULL_CARDS = START_PILE + NUM_COLUMNS * COLUMN_SIZE - _LEFTOVER_CARDS
-# The cards lying in the columns: how many, each column's card ids front first, and per card id.
-_Columns = tuple[int, list[list[int]], list[int]]
-# Shared by all bots: the same columns are seen by every seat, decision after decision.
-_COLUMNS_MEMO: dict[bytes, _Columns] = {}
-_COLUMNS_MEMO_LIMIT = 1 << 12
+# The phase (index into PHASES) whose decisions an action id belongs to.
+_PHASE_OF_ACTION = tuple(
+    PHASES.index(
+        "buy" if a < PLAY_WOODCUTTER else "play" if a < DRAW else "draw" if a < OFFER
+        else "offer" if a < SUPPLY else "supply_offer" if a < MOAI_VP else "moai_split"
+    )
+    for a in range(NUM_ACTIONS)
+)
 
-# What the estimates read: cards left, Moai waiting for wood, stone per kind, stone size.
-_EstimateKey = tuple[int, bool, tuple[float, ...], float]
-# What the display gains of one decision read: the estimates; the VP-equivalent of one unit of a
-# scoring per card id; per card id, scorings left x its reveal share x that unit value; per kind
-# and H&G count played (1-3), the gain of the cheaper purchases; the Moai's own value.
-_Valuation = tuple[_Estimate, list[float], list[float], list[list[float]], float]
-# Display states kept per game config (about 8 MB at most): cleared when full.
-_STEPS_MEMO_LIMIT = 1 << 13
-# H&G of one kind played in one turn: one plus up to two extra.
-_MAX_PLAYED = 3
+# What the display gains of one decision read: the estimates, the own H&G per kind, the gain of
+# buying each kind and the best purchase (0 if none pays).
+_Valuation = tuple[_Estimate, list[float], list[float], float]
+
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _remember(memo: dict[_K, _V], key: _K, value: _V) -> None:
+    """Store ``value`` under ``key``, emptying a full table first."""
+    if len(memo) >= _MEMO_LIMIT:
+        # Bounds memory; in a long run the positions of the moment soon fill it again.
+        memo.clear()
+    memo[key] = value
+
+
+def clear_memo_tables() -> None:
+    """Empty the memo tables all bots share, as at a fresh start (benchmarks time with them).
+
+    Decisions never depend on what the tables hold, only the time they take.
+    """
+    for tables in _TABLES.values():
+        for name in _Tables.__slots__:
+            getattr(tables, name).clear()
 
 
 def _stage(cards: int) -> float:
@@ -192,7 +240,7 @@ def _purchase_gain(est: _Estimate, hunters: float, k: int) -> float:
     """Value minus wood cost of buying a card of kind ``k`` with ``hunters`` H&G of it shown."""
     cost = BUY_BASE_COST - hunters
     # max(0.0, cost) spelled out: the same comparison, one call fewer.
-    return est[3][k] - (cost if cost > 0.0 else 0.0) * est[2]
+    return est.kind_value[k] - (cost if cost > 0.0 else 0.0) * est.wood_value
 
 
 class RapaNuiHeuristic:
@@ -246,39 +294,52 @@ class RapaNuiHeuristic:
         self._totals = card_totals(self._n)
         self._opp_weight = _OPP_WEIGHT if self._n == 2 else _OPP_WEIGHT_MULTI
         self._wood_early = _WOOD_EARLY[min(self._n, 4) - 2]
-        # Where each named slice starts, resolved once. A decision turns the vector into one
-        # Python list (far cheaper to read than numpy scalars) without the column one-hot block,
-        # over half of it and read through its set entries instead; the slices behind that block
-        # move up by its size.
+        # A decision reads the vector as one Python list (far cheaper to read than numpy
+        # scalars) holding only the slices it uses, each per-seat slice cut to the seats there
+        # are; the column one-hot block, over half the vector, is read through its set entries.
         columns = observer.layout["columns"]
         self._columns_at = (columns.start, columns.stop)
-
-        def at(name: str) -> int:
+        keep: list[int] = []
+        place: dict[str, int] = {}
+        for name, size in (
+            ("draws_left", 1),
+            ("moai_units", self._n),
+            ("own_hand", NUM_CARD_TYPES),
+            ("own_holdings", NUM_KINDS),
+            ("own_face_down", NUM_KINDS),
+            ("displays", self._n * NUM_CARD_TYPES),
+            ("wood", self._n),
+            ("vp", self._n),
+            ("holding_counts", self._n),
+            ("stone_face_up", NUM_KINDS),
+            ("stone_face_down", 1),
+            ("supply", NUM_KINDS),
+            ("draw_pile", 1),
+            ("removed_moai", 1),
+        ):
+            place[name] = len(keep)
             start = observer.layout[name].start
-            return start - columns.size if start >= columns.stop else start
-
-        self._phase_at = at("phase")
-        self._draws_at = at("draws_left")
-        self._units_at = at("moai_units")
-        self._hand_at = at("own_hand")
-        self._hold_at = at("own_holdings")
-        self._fd_at = at("own_face_down")
-        self._disp_at = at("displays")
-        self._wood_at = at("wood")
-        self._vp_at = at("vp")
-        self._counts_at = at("holding_counts")
-        self._up_at = at("stone_face_up")
-        self._stone_fd_at = at("stone_face_down")
-        self._supply_at = at("supply")
-        self._pile_at = at("draw_pile")
-        self._removed_at = at("removed_moai")
+            keep.extend(range(start, start + size))
+        self._keep = np.array(keep, dtype=np.intp)
+        self._draws_at = place["draws_left"]
+        self._units_at = place["moai_units"]
+        self._hand_at = place["own_hand"]
+        self._hold_at = place["own_holdings"]
+        self._fd_at = place["own_face_down"]
+        self._disp_at = place["displays"]
+        self._wood_at = place["wood"]
+        self._vp_at = place["vp"]
+        self._counts_at = place["holding_counts"]
+        self._up_at = place["stone_face_up"]
+        self._stone_fd_at = place["stone_face_down"]
+        self._supply_at = place["supply"]
+        self._pile_at = place["draw_pile"]
+        self._removed_at = place["removed_moai"]
         tables = _TABLES.setdefault((self._n, self._zero_rule, self._hg_bonus), _Tables())
         self._step_memo = tables.step
-        self._steps_memo = tables.steps
         self._dense_memo = tables.dense
         self._estimate_memo = tables.estimate
         self._opp_memo = tables.opp
-        self._valuation_memo = tables.valuation
 
     def seed(self, seed: int | None) -> None:
         """Reseed the tie-breaking generator."""
@@ -286,26 +347,22 @@ class RapaNuiHeuristic:
 
     # --- shared estimates -----------------------------------------------------------------------
 
-    def _columns(self, vec: np.ndarray) -> _Columns:
-        """The cards lying in the columns (see ``_Columns``), memoised on the block's bytes."""
+    def _in_columns(self, vec: np.ndarray) -> int:
+        """How many cards lie in the columns: each sets one entry of the one-hot block."""
         start, stop = self._columns_at
-        block = vec[start:stop]
-        key = block.tobytes()
-        got = _COLUMNS_MEMO.get(key)
-        if got is None:
-            cols: list[list[int]] = [[] for _ in range(NUM_COLUMNS)]
-            in_columns = [0] * NUM_CARD_TYPES
-            # One set entry per card; they come in index order, so each column front first.
-            entries = block.nonzero()[0].tolist()
-            for j in entries:
-                t = _CARD_OF[j]
-                cols[_COLUMN_OF[j]].append(t)
-                in_columns[t] += 1
-            got = (len(entries), cols, in_columns)
-            if len(_COLUMNS_MEMO) >= _COLUMNS_MEMO_LIMIT:
-                _COLUMNS_MEMO.clear()  # the columns of past games seldom come back
-            _COLUMNS_MEMO[key] = got
-        return got
+        return int(np.count_nonzero(vec[start:stop]))
+
+    def _columns(self, vec: np.ndarray) -> tuple[list[list[int]], list[int]]:
+        """Each column's card ids, front first, and the cards lying there per card id."""
+        start, stop = self._columns_at
+        cols: list[list[int]] = [[] for _ in range(NUM_COLUMNS)]
+        by_id = [0] * NUM_CARD_TYPES
+        # One set entry per card; they come in index order, so each column front first.
+        for j in vec[start:stop].nonzero()[0].tolist():
+            t = _CARD_OF[j]
+            cols[_COLUMN_OF[j]].append(t)
+            by_id[t] += 1
+        return cols, by_id
 
     def _stone(self, v: list[float]) -> tuple[float, ...]:
         """What this seat knows of the stone: the face-up cards plus its own face-down ones."""
@@ -319,29 +376,46 @@ class RapaNuiHeuristic:
         ``in_columns``: the cards lying in the columns.
         """
         up = self._up_at
-        stone_all = v[up] + v[up + 1] + v[up + 2] + v[up + 3] + v[self._stone_fd_at]
-        cards = int(v[self._pile_at]) + in_columns - _LEFTOVER_CARDS
-        saving = bool(v[self._hand_at + MOAI]) and v[self._wood_at] < MOAI_COST
-        return (cards, saving, self._stone(v), stone_all)
+        s = self._supply_at
+        return (
+            int(v[self._pile_at]) + in_columns - _LEFTOVER_CARDS,
+            bool(v[self._hand_at + MOAI]) and v[self._wood_at] < MOAI_COST,
+            self._stone(v),
+            v[up] + v[up + 1] + v[up + 2] + v[up + 3] + v[self._stone_fd_at],
+            (v[s] > 0, v[s + 1] > 0, v[s + 2] > 0, v[s + 3] > 0),
+        )
 
     def _estimate(self, key: _EstimateKey) -> _Estimate:
-        """Scorings left, game stage, wood value, kind values and the stone this seat knows."""
+        """Scorings left, game stage, wood and kind values, and what follows from them."""
         got = self._estimate_memo.get(key)
         if got is None:
-            cards, saving, stone, stone_all = key
-            scorings_left = max(0.0, cards / _DRAWS_PER_TURN)
-            stage = _stage(cards)
+            got = _Estimate()
+            cards, saving, stone, stone_all, stocked = key
+            got.scorings_left = max(0.0, cards / _DRAWS_PER_TURN)
+            got.stage = stage = _stage(cards)
             wv = _WOOD_LATE + (self._wood_early - _WOOD_LATE) * stage
             if saving and stage > _LATE_STAGE:
                 wv += _WOOD_SAVING
-            now = self._dense(list(stone))
+            got.wood_value = wv
+            now = self._dense(stone)
             # A thin stone ranks kinds by chance; late in the game few offering rounds remain,
             # so the present ranking is what will count.
             trust = max(min(1.0, stone_all / _STONE_TRUST), 1.0 - stage)
-            kind_value = [trust * x + (1.0 - trust) * _PRIOR_KIND_VALUE for x in now]
-            got = (scorings_left, stage, wv, kind_value, list(stone))
-            if len(self._estimate_memo) < _MEMO_LIMIT:
-                self._estimate_memo[key] = got
+            got.kind_value = tuple(trust * x + (1.0 - trust) * _PRIOR_KIND_VALUE for x in now)
+            got.stone = stone
+            units = [0.0] * NUM_CARD_TYPES
+            units[WOODCUTTER] = wv
+            units[PRIEST] = 1.0
+            units[MOAI] = max(1.0, wv)  # each unit is wood or VP, whichever is worth more
+            for k in range(NUM_KINDS):
+                units[HG + k] = got.kind_value[k] if stocked[k] else 0.0
+            got.units = tuple(units)
+            got.coef = tuple(
+                got.scorings_left * _REVEAL_SHARE[t] * units[t] for t in range(NUM_CARD_TYPES)
+            )
+            got.moai_value = MOAI_END_VP + _OFFER_ROUND_VALUE - MOAI_COST * wv
+            got.per_turn = got.scorings_left / self._n
+            _remember(self._estimate_memo, key, got)
         return got
 
     # --- shared valuations ----------------------------------------------------------------------
@@ -373,94 +447,49 @@ class RapaNuiHeuristic:
             now = self._rel(t, counts)
             counts[0] += key[1]
             got = (self._rel(t, counts) - now, now)
-            if len(self._step_memo) < _MEMO_LIMIT:
-                self._step_memo[key] = got
+            _remember(self._step_memo, key, got)
         return got
 
-    def _dense(self, stone: list[float]) -> tuple[int, ...]:
+    def _dense(self, stone: Sequence[float]) -> tuple[int, ...]:
         """:func:`_dense_values` under this game's zero rule (memoised)."""
         key = tuple(stone)
         got = self._dense_memo.get(key)
         if got is None:
             got = tuple(_dense_values(stone, self._zero_rule))
-            if len(self._dense_memo) < _MEMO_LIMIT:
-                self._dense_memo[key] = got
+            _remember(self._dense_memo, key, got)
         return got
 
     def _valuation(self, v: list[float], in_columns: int) -> _Valuation:
-        """The tables every display gain of a decision reads (see ``_Valuation``).
-
-        Memoised on everything they read: the estimates' inputs, the own H&G counts and which
-        supply stacks still hold cards.
-        """
+        """The estimates and the purchases every display gain of a decision compares."""
+        est = self._estimate(self._estimate_key(v, in_columns))
         hg_at = self._disp_at + HG
-        s = self._supply_at
-        hg = (v[hg_at], v[hg_at + 1], v[hg_at + 2], v[hg_at + 3])
-        stocked = (v[s] > 0, v[s + 1] > 0, v[s + 2] > 0, v[s + 3] > 0)
-        est_key = self._estimate_key(v, in_columns)
-        key = (est_key, hg, stocked)
-        got = self._valuation_memo.get(key)
-        if got is None:
-            est = self._estimate(est_key)
-            scorings_left, _, wv, kind_value, _ = est
-            units = [0.0] * NUM_CARD_TYPES
-            units[WOODCUTTER] = wv
-            units[PRIEST] = 1.0
-            units[MOAI] = max(1.0, wv)  # each unit is wood or VP, whichever is worth more
-            for k in range(NUM_KINDS):
-                units[HG + k] = kind_value[k] if stocked[k] else 0.0
-            coef = [scorings_left * _REVEAL_SHARE[t] * units[t] for t in range(NUM_CARD_TYPES)]
-            buy = [_purchase_gain(est, hg[k], k) for k in range(NUM_KINDS)]
-            # The best purchase (0 if none pays): max(0.0, ...) has the loop's value.
-            best = max(0.0, *buy)
-            per_turn = scorings_left / self._n
-            hunters = []
-            for k in range(NUM_KINDS):
-                # H&G also make every later purchase of their kind cheaper, once per own turn:
-                # only that kind's purchase changes, so the best is the others' best or it.
-                others = max(0.0, *buy[:k], *buy[k + 1 :])
-                hunters.append([
-                    per_turn * (max(others, _purchase_gain(est, hg[k] + count, k)) - best)
-                    for count in range(1, _MAX_PLAYED + 1)
-                ])
-            moai = MOAI_END_VP + _OFFER_ROUND_VALUE - MOAI_COST * wv
-            got = (est, units, coef, hunters, moai)
-            if len(self._valuation_memo) < _MEMO_LIMIT:
-                self._valuation_memo[key] = got
-        return got
+        hg = v[hg_at : hg_at + NUM_KINDS]
+        buy = [_purchase_gain(est, hg[k], k) for k in range(NUM_KINDS)]
+        # The best purchase (0 if none pays): max(0.0, ...) has the loop's value.
+        return est, hg, buy, max(0.0, *buy)
 
-    def _steps(self, count: int, disp: list[float]) -> list[tuple[float, float]]:
-        """:meth:`_step` of adding ``count`` cards, per card id, for the displays ``disp``.
+    def _display_gain(
+        self, t: int, count: int, disp: list[float], val: _Valuation
+    ) -> tuple[float, float]:
+        """Value of adding ``count`` cards of id ``t`` to the own display now.
 
-        Memoised on all displays: they change once a turn, so most decisions of a game find
-        theirs.
+        ``disp``: every seat's display counts, ego order, 7 per seat. Also returns what a
+        scoring of ``t`` gives now, own units minus the opponents'.
         """
-        key = (count, *disp)
-        got = self._steps_memo.get(key)
-        if got is None:
-            got = [
-                self._step((t, count, *disp[t::NUM_CARD_TYPES])) for t in range(NUM_CARD_TYPES)
-            ]
-            if len(self._steps_memo) >= _STEPS_MEMO_LIMIT:
-                self._steps_memo.clear()  # past games' displays seldom come back
-            self._steps_memo[key] = got
-        return got
-
-    def _display_gains(
-        self, count: int, disp: list[float], val: _Valuation
-    ) -> tuple[list[float], list[tuple[float, float]]]:
-        """Per card id, the value of adding ``count`` cards of it to the own display now.
-
-        ``disp``: every seat's display counts, ego order, 7 per seat. Also returns the steps
-        (see :meth:`_step`) the values come from.
-        """
-        steps = self._steps(count, disp)
-        values = [c * delta for c, (delta, _) in zip(val[2], steps, strict=True)]
-        hunters = val[3]
-        for k in range(NUM_KINDS):
-            values[HG + k] += hunters[k][count - 1]
-        values[MOAI] += val[4]
-        return values, steps
+        key = (t, count, *disp[t::NUM_CARD_TYPES])
+        delta, now = self._step_memo.get(key) or self._step(key)
+        est = val[0]
+        value = est.coef[t] * delta
+        if t >= HG:
+            # H&G also make every later purchase of their kind cheaper, once per own turn:
+            # only that kind's purchase changes, so the best is the others' best or it.
+            k = t - HG
+            buy = val[2]
+            best = max(0.0, *buy[:k], *buy[k + 1 :], _purchase_gain(est, val[1][k] + count, k))
+            value += est.per_turn * (best - val[3])
+        elif t == MOAI:
+            value += est.moai_value
+        return value, now
 
     def _opponents(self, v: list[float]) -> _Opponents:
         """Per opponent: offering cards held, kind weights and their sum (see ``_Opponents``)."""
@@ -488,16 +517,15 @@ class RapaNuiHeuristic:
         got = self._opp_memo.get(key)
         if got is None:
             got = self._opp_agg(self._opp_holding_values(opp, vals))
-            if len(self._opp_memo) < _MEMO_LIMIT:
-                self._opp_memo[key] = got
+            _remember(self._opp_memo, key, got)
         return got
 
     # --- phase decisions ------------------------------------------------------------------------
 
     def _act_buy(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
-        est = self._estimate(self._estimate_key(v, self._columns(vec)[0]))
-        kind_value = est[3]
-        wood_value = est[2]
+        est = self._estimate(self._estimate_key(v, self._in_columns(vec)))
+        kind_value = est.kind_value
+        wood_value = est.wood_value
         wood = v[self._wood_at]
         hg_at = self._disp_at + HG
         moai_in_hand = v[self._hand_at + MOAI]
@@ -515,24 +543,23 @@ class RapaNuiHeuristic:
         return self._pick(legal, scores)
 
     def _act_play(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
-        val = self._valuation(v, self._columns(vec)[0])
+        val = self._valuation(v, self._in_columns(vec))
         d = self._disp_at
         disp = v[d : d + self._n * NUM_CARD_TYPES]
-        wv = val[0][2]
-        one = self._display_gains(1, disp, val)[0]
+        wv = val[0].wood_value
+        gain = self._display_gain
         scores = []
         for a in legal:
             if a == PLAY_WOODCUTTER:
-                score = one[WOODCUTTER]
+                score = gain(WOODCUTTER, 1, disp, val)[0]
             elif a == PLAY_PRIEST:
-                score = one[PRIEST]
+                score = gain(PRIEST, 1, disp, val)[0]
             elif a == PLAY_MOAI:
-                score = one[MOAI]
+                score = gain(MOAI, 1, disp, val)[0]
             elif PLAY_HG <= a < PLAY_HG + 3 * NUM_KINDS:
                 k, extra = divmod(a - PLAY_HG, 3)
                 # Extra H&G cost a wood each but also draw an extra card each.
-                score = one[HG + k] if not extra else self._display_gains(
-                    extra + 1, disp, val)[0][HG + k]
+                score = gain(HG + k, extra + 1, disp, val)[0]
                 score += extra * (_EXTRA_DRAW_VALUE - wv)
             else:  # REMOVE_MOAI (only legal choice unless the voluntary switch is on)
                 score = -_STUCK_MOAI_PENALTY
@@ -540,51 +567,19 @@ class RapaNuiHeuristic:
         return self._pick(legal, scores)
 
     def _act_draw(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
-        in_columns, cols, by_id = self._columns(vec)
-        val = self._valuation(v, in_columns)
-        est = val[0]
-        units = val[1]
-        d = self._disp_at
-        disp = v[d : d + self._n * NUM_CARD_TYPES]
-        values, steps = self._display_gains(1, disp, val)
-        # A card taken into the hand is worth a share of playing it later.
-        hand_val = [_HAND_SHARE * max(0.0, value) for value in values]
-        reveal = [unit * now for unit, (_, now) in zip(units, steps, strict=True)]
-        # The unseen pool (other hands and the draw pile) gives a refill's expected card.
-        # Every count is a whole number, so the order of the subtractions does not matter.
-        hand = self._hand_at
-        held = v[hand : hand + NUM_CARD_TYPES]
-        held[MOAI] += v[self._removed_at]
-        rows = [disp[j : j + NUM_CARD_TYPES] for j in range(0, len(disp), NUM_CARD_TYPES)]
-        pool = [
-            max(0.0, total - sum(seen))
-            for total, seen in zip(self._totals, zip(by_id, held, *rows, strict=True), strict=True)
-        ]
-        total = sum(pool) or 1.0
-        exp_hand = sum(map(mul, pool, hand_val)) / total
-        exp_reveal = sum(map(mul, pool, reveal)) / total
-        pile = int(v[self._pile_at])
-        end_val = 0.0
-        if pile < 2 * COLUMN_SIZE:  # this turn's draws may end the game
-            margin = self._margin(v, est)
-            end_val = (_END_VALUE if margin > 0 else -_END_VALUE) + margin
-        ctx = (
-            hand_val,
-            reveal,
-            exp_hand,
-            exp_reveal,
-            end_val,
-            v[self._wood_at] >= MOAI_COST,
-        )
+        cols, by_id = self._columns(vec)
+        in_columns = sum(by_id)
+        values = _DrawValues(self, v, self._valuation(v, in_columns), by_id)
         draws = int(v[self._draws_at])
-        moai = int(v[hand + MOAI])
+        moai = int(v[self._hand_at + MOAI])
+        pile = values.pile
         seq_value = self._seq_value
-        scores = [seq_value(cols, pile, a - DRAW, draws, moai, ctx) for a in legal]
+        scores = [seq_value(cols, pile, a - DRAW, draws, moai, values) for a in legal]
         return self._pick(legal, scores)
 
     def _margin(self, v: list[float], est: _Estimate) -> float:
         """Own estimated final score minus the best opponent's, if the game ended now."""
-        vals = self._dense(est[4])
+        vals = self._dense(est.stone)
         held = self._opp_holding_values(self._opponents(v), vals)
         d = self._disp_at + MOAI
         vp = self._vp_at
@@ -604,29 +599,28 @@ class RapaNuiHeuristic:
         c: int,
         draws: int,
         moai: int,
-        ctx: tuple[list[float], list[float], float, float, float, bool],
+        values: _DrawValues,
     ) -> float:
         """Best value of the draw orders that start with column ``c`` (-1 marks unseen cards)."""
-        hand_val, reveal, exp_hand, exp_reveal, end_val, can_build = ctx
         card = cols[c][0]
-        gain = exp_hand if card < 0 else hand_val[card]
+        gain = values.expected_hand() if card < 0 else values.hand(card)
         if card == MOAI:
             moai += 1
-            if moai >= HAND_SIZE and not can_build:
+            if moai >= HAND_SIZE and not values.can_build:
                 gain -= _STUCK_MOAI_PENALTY
         rest = cols[c][1:]
         if not rest:
             if pile < COLUMN_SIZE:
                 # Emptying a column with fewer than 4 cards left ends the game at once.
-                return gain + end_val
+                return gain + values.end()
             pile -= COLUMN_SIZE
             rest = [-1] * COLUMN_SIZE
         if draws == 1:
             front = rest[0]
-            return gain + (exp_reveal if front < 0 else reveal[front])
+            return gain + (values.expected_reveal() if front < 0 else values.reveal(front))
         new_cols = [*cols[:c], rest, *cols[c + 1 :]]
         best = max(
-            self._seq_value(new_cols, pile, c2, draws - 1, moai, ctx)
+            self._seq_value(new_cols, pile, c2, draws - 1, moai, values)
             for c2 in range(NUM_COLUMNS)
             if new_cols[c2]
         )
@@ -680,7 +674,7 @@ class RapaNuiHeuristic:
         units = int(v[self._units_at])
         moai = int(v[self._hand_at + MOAI])
         wood = v[self._wood_at]
-        cards = int(v[self._pile_at]) + self._columns(vec)[0] - _LEFTOVER_CARDS
+        cards = int(v[self._pile_at]) + self._in_columns(vec) - _LEFTOVER_CARDS
         stage = _stage(cards)
         want_wood = 0
         if moai and stage > _LATE_STAGE:
@@ -699,8 +693,8 @@ class RapaNuiHeuristic:
 
     def _pick(self, legal: list[int], scores: list[float]) -> int:
         """The best-scored action; the generator breaks exact ties."""
-        top = max(scores)
-        best = [a for a, s in zip(legal, scores, strict=True) if s >= top - _EPS]
+        low = max(scores) - _EPS
+        best = [a for a, s in zip(legal, scores, strict=True) if s >= low]
         if len(best) == 1:
             return best[0]
         return best[int(self.rng.integers(len(best)))]
@@ -729,10 +723,113 @@ class RapaNuiHeuristic:
         vec = observation["observation"]
         if type(vec) is not np.ndarray or vec.ndim != 1:
             vec = np.asarray(vec).reshape(-1)
-        start, stop = self._columns_at
-        v = vec[:start].tolist() + vec[stop:].tolist()
-        p = self._phase_at
-        phase = v[p : p + len(PHASES)].index(1.0)
-        return self._handlers[phase](self, v, legal, vec)
+        # The legal actions name the phase: each phase has its own range of action ids.
+        return self._handlers[_PHASE_OF_ACTION[legal[0]]](self, vec.take(self._keep).tolist(),
+                                                          legal, vec)
 
     _handlers = (_act_buy, _act_play, _act_draw, _act_offer, _act_supply, _act_split)
+
+
+class _DrawValues:
+    """What the draw orders of one decision are scored with, each part worked out when read.
+
+    Most decisions read the values of a few card ids and never the unseen pool's.
+    """
+
+    __slots__ = (
+        "_by_id",
+        "_disp",
+        "_end",
+        "_expected_hand",
+        "_expected_reveal",
+        "_hand",
+        "_pool",
+        "_reveal",
+        "_val",
+        "bot",
+        "can_build",
+        "pile",
+        "v",
+    )
+
+    def __init__(
+        self, bot: RapaNuiHeuristic, v: list[float], val: _Valuation, by_id: list[int]
+    ) -> None:
+        self.bot = bot
+        self.v = v
+        self._val = val
+        self._by_id = by_id
+        d = bot._disp_at
+        self._disp = v[d : d + bot._n * NUM_CARD_TYPES]
+        self.pile = int(v[bot._pile_at])
+        self.can_build = v[bot._wood_at] >= MOAI_COST
+        self._hand: list[float | None] = [None] * NUM_CARD_TYPES
+        self._reveal: list[float | None] = [None] * NUM_CARD_TYPES
+        self._pool: tuple[list[float], float] | None = None
+        self._expected_hand: float | None = None
+        self._expected_reveal: float | None = None
+        self._end: float | None = None
+
+    def hand(self, t: int) -> float:
+        """A card of id ``t`` taken into the hand: a share of playing it later."""
+        got = self._hand[t]
+        if got is None:
+            value = self.bot._display_gain(t, 1, self._disp, self._val)[0]
+            got = self._hand[t] = _HAND_SHARE * max(0.0, value)
+        return got
+
+    def reveal(self, t: int) -> float:
+        """The turn scoring of a revealed card of id ``t``, own gain minus the opponents'."""
+        got = self._reveal[t]
+        if got is None:
+            key = (t, 1, *self._disp[t::NUM_CARD_TYPES])
+            now = (self.bot._step_memo.get(key) or self.bot._step(key))[1]
+            got = self._reveal[t] = self._val[0].units[t] * now
+        return got
+
+    def pool(self) -> tuple[list[float], float]:
+        """The unseen pool (other hands and the draw pile) per card id, and its size (1 if 0).
+
+        Every count is a whole number, so the order of the subtractions does not matter.
+        """
+        if self._pool is None:
+            bot = self.bot
+            v = self.v
+            disp = self._disp
+            hand = bot._hand_at
+            held = v[hand : hand + NUM_CARD_TYPES]
+            held[MOAI] += v[bot._removed_at]
+            rows = [disp[j : j + NUM_CARD_TYPES] for j in range(0, len(disp), NUM_CARD_TYPES)]
+            seen = zip(self._by_id, held, *rows, strict=True)
+            pool = [max(0.0, total - sum(s)) for total, s in zip(bot._totals, seen, strict=True)]
+            self._pool = (pool, sum(pool) or 1.0)
+        return self._pool
+
+    def _pool_mean(self, value: Callable[[int], float]) -> float:
+        """``value`` of a refill's card: its mean over the unseen pool."""
+        pool, total = self.pool()
+        return sum(map(mul, pool, [value(t) for t in range(NUM_CARD_TYPES)])) / total
+
+    def expected_hand(self) -> float:
+        """:meth:`hand` of a refill's card."""
+        if self._expected_hand is None:
+            self._expected_hand = self._pool_mean(self.hand)
+        return self._expected_hand
+
+    def expected_reveal(self) -> float:
+        """:meth:`reveal` of a refill's front card."""
+        if self._expected_reveal is None:
+            self._expected_reveal = self._pool_mean(self.reveal)
+        return self._expected_reveal
+
+    def end(self) -> float:
+        """Value of ending the game now: a bonus when leading, a penalty when behind.
+
+        Counted only when this turn's draws may end the game (fewer than 8 cards in the pile).
+        """
+        if self._end is None:
+            self._end = 0.0
+            if self.pile < 2 * COLUMN_SIZE:
+                margin = self.bot._margin(self.v, self._val[0])
+                self._end = (_END_VALUE if margin > 0 else -_END_VALUE) + margin
+        return self._end

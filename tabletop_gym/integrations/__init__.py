@@ -13,6 +13,8 @@ backs each row are in ``docs/libraries.md``.
 * :mod:`tabletop_gym.integrations.rllib`, :mod:`tabletop_gym.integrations.torchrl`,
   :mod:`tabletop_gym.integrations.tianshou`: one constructor each (the library is imported only
   when it is called).
+* :mod:`tabletop_gym.integrations.sb3`: an in-process Stable-Baselines3 vector env over the
+  single-agent envs, what ``train()`` steps (imports SB3 itself: needs the ``train`` extra).
 """
 
 from __future__ import annotations

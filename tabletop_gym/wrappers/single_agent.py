@@ -247,10 +247,12 @@ class SingleAgentEnv(gymnasium.Env):
             info["illegal_action"] = {"action": err.action, "phase": err.phase,
                                       "legal_actions": err.legal, "message": str(err)}
             return self._observation(), ILLEGAL_REWARD, True, False, info
-        reward = float(aec.rewards.get(self._learner, 0.0))
-        if not self._is_over():
+        learner = self._learner
+        reward = float(aec.rewards.get(learner, 0.0))
+        if not aec.terminations.get(learner, True) and aec.agent_selection != learner:
+            # Opponents to answer (never in a solo game: the learner is always next there).
             reward += self._play_opponents()
-        terminated = self._is_over()
+        terminated = bool(aec.terminations.get(learner, True))
         if terminated:
             self._done = True
         return self._observation(), reward, terminated, False, self._info()

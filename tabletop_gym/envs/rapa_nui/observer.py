@@ -49,31 +49,6 @@ from tabletop_gym.envs.rapa_nui.rules import (
 MAX_SEATS = 4
 """Per-seat blocks are padded to this many seats."""
 
-# Set entries of the column one-hot block per content of the four columns: the same columns
-# come back at every seat's observation until a card is drawn, and in the next games.
-_COLUMN_ENTRIES: dict[tuple[tuple[int, ...], ...], np.ndarray] = {}
-_COLUMN_ENTRIES_LIMIT = 1 << 12
-
-
-def _column_entries(columns: list[list[int]]) -> np.ndarray:
-    """Indices, within the column one-hot block, of the entries ``columns`` sets (memoised)."""
-    key = tuple(map(tuple, columns))
-    got = _COLUMN_ENTRIES.get(key)
-    if got is None:
-        got = np.array(
-            [
-                (c * COLUMN_SIZE + pos) * NUM_CARD_TYPES + card
-                for c, col in enumerate(columns)
-                for pos, card in enumerate(col)
-            ],
-            dtype=np.intp,
-        )
-        if len(_COLUMN_ENTRIES) >= _COLUMN_ENTRIES_LIMIT:
-            _COLUMN_ENTRIES.clear()  # past games' columns seldom come back
-        _COLUMN_ENTRIES[key] = got
-    return got
-
-
 class RapaNuiObserver(SharedObserver):
     """Encodes a :class:`~tabletop_gym.envs.rapa_nui.rules.RapaNuiState` as one seat sees it.
 
@@ -288,9 +263,13 @@ class RapaNuiObserver(SharedObserver):
         if mask & CH_COLUMNS:
             i = at["columns"]
             end = i + NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES
-            block = vec[i:end]
-            block[:] = 0
-            block[_column_entries(s._columns)] = 1
+            vec[i:end] = 0
+            for col in s._columns:
+                j = i
+                for card in col:  # front first, one position of 7 card ids after another
+                    vec[j + card] = 1
+                    j += NUM_CARD_TYPES
+                i += COLUMN_SIZE * NUM_CARD_TYPES
             vec[end] = len(s._pile)  # the pile's size follows the columns
         if mask & CH_REMOVED:
             vec[at["removed"]] = s._removed

@@ -142,18 +142,6 @@ CH_COLUMNS = 1 << 10
 CH_REMOVED = 1 << 11
 """A Moai was removed from the game."""
 
-# What an action of each phase may touch (a turn scoring adds _SCORING_TOUCHES).
-_TOUCHES = (
-    CH_WOOD | CH_SUPPLY | CH_HOLDINGS | CH_PHASE,
-    CH_HANDS | CH_DISPLAYS | CH_WOOD | CH_REMOVED | CH_PHASE,
-    CH_COLUMNS | CH_HANDS | CH_PHASE,
-    CH_HOLDINGS | CH_FACE_DOWN | CH_STONE | CH_PHASE,
-    CH_SUPPLY | CH_STONE | CH_PHASE,
-    CH_VP | CH_WOOD | CH_UNITS | CH_PHASE,
-    0,
-)
-_SCORING_TOUCHES = CH_WOOD | CH_VP | CH_UNITS | CH_HOLDINGS | CH_SUPPLY | CH_PHASE
-
 # --- actions ---------------------------------------------------------------------------------
 
 BUY = 0
@@ -169,6 +157,44 @@ SUPPLY = 29
 SUPPLY_SKIP = 33
 MOAI_VP = 34
 NUM_ACTIONS = MOAI_VP + MAX_MOAI_UNITS + 1
+
+
+def _action_touches(action: int) -> int:
+    """The ``CH_*`` groups an action may touch, its turn scoring aside (that logs its own).
+
+    Exact per action, so the observers rewrite no group that cannot have changed (a pass
+    touches only the phase group). An offering card goes face down (the active seat's) or face
+    up (another seat's); :meth:`RapaNuiState._apply_action` adds which.
+    """
+    if action < NO_BUY:
+        return CH_WOOD | CH_SUPPLY | CH_HOLDINGS | CH_PHASE
+    if action in (NO_BUY, SUPPLY_SKIP):
+        return CH_PHASE
+    if action in (PLAY_WOODCUTTER, PLAY_PRIEST):
+        return CH_HANDS | CH_DISPLAYS | CH_PHASE
+    if action == PLAY_MOAI:
+        return CH_HANDS | CH_DISPLAYS | CH_WOOD | CH_PHASE
+    if action == REMOVE_MOAI:
+        return CH_HANDS | CH_REMOVED | CH_PHASE
+    if action < REMOVE_MOAI:  # H&G: each card after the first costs a wood
+        extra = (action - PLAY_HG) % 3
+        return CH_HANDS | CH_DISPLAYS | CH_PHASE | (CH_WOOD if extra else 0)
+    if action < OFFER:
+        return CH_COLUMNS | CH_HANDS | CH_PHASE
+    if action < SUPPLY:
+        return CH_HOLDINGS | CH_PHASE
+    if action < SUPPLY_SKIP:
+        return CH_SUPPLY | CH_STONE | CH_PHASE
+    return CH_VP | CH_WOOD | CH_UNITS | CH_PHASE
+
+
+_ACTION_TOUCHES = tuple(_action_touches(a) for a in range(NUM_ACTIONS))
+# What a turn scoring of each card id touches (the next turn changes the phase group).
+_SCORING_TOUCHES = tuple(
+    CH_PHASE | (CH_WOOD if t == WOODCUTTER else CH_VP if t == PRIEST
+                else CH_UNITS if t == MOAI else CH_HOLDINGS | CH_SUPPLY)
+    for t in range(NUM_CARD_TYPES)
+)
 
 
 def play_hg_action(kind: int, count: int) -> int:
@@ -539,7 +565,7 @@ class RapaNuiState(State):
         self._legal = None
         ph = self._phase
         p = self._cur
-        self._deltas.append(_TOUCHES[ph])
+        self._deltas.append(_ACTION_TOUCHES[action])
         if ph == _BUY:
             if action != NO_BUY:
                 k = action - BUY
@@ -555,8 +581,10 @@ class RapaNuiState(State):
             self._holdings[p * NUM_KINDS + k] -= 1
             if p == self._active:
                 self._face_down[p * NUM_KINDS + k] += 1
+                self._deltas[-1] |= CH_FACE_DOWN
             else:
                 self._stone_up[k] += 1
+                self._deltas[-1] |= CH_STONE
             self._next_offerer(p)
         elif ph == _SUPPLY:
             if action != SUPPLY_SKIP:
@@ -680,7 +708,7 @@ class RapaNuiState(State):
         a = self._active
         disp = self._displays
         bonus = self._sole_majority(card)
-        self._deltas.append(_SCORING_TOUCHES)
+        self._deltas.append(_SCORING_TOUCHES[card])
         if card in (WOODCUTTER, PRIEST):
             gains = self._wood if card == WOODCUTTER else self._vp
             for q in range(n):
