@@ -722,8 +722,10 @@ def _unmet(results: dict[str, Any], seeds: dict[str, Any],
                    f"shared machine allowed) it leaves the heuristic's move at {span} of its "
                    f"decisions; the seeds' {what} does not lie above a tie. What was tried "
                    "and measured besides (cloning the guided search's moves or regressing on "
-                   "its gain estimates) is in docs/training.md; the next step is a longer PPO "
-                   "run of the same recipe.")
+                   "its gain estimates, from a few hundred games) is in docs/training.md. What "
+                   "is left to try: PPO for millions of steps rather than 300,000, and "
+                   "distilling the guided search (which gains in both games) from far more "
+                   "games.")
     return ["### Why a target is not met", "", *out, ""] if out else []
 
 
