@@ -610,7 +610,8 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
               "observation **and the move the game's heuristic bot would play from that same "
               "observation** (a one-hot block, computed by `tabletop_gym.agents.base."
               "HintedModelAgent` when it plays; the bot reads nothing else), and its logits "
-              "start as the heuristic's choice; PPO learns where to leave it. So it is the "
+              "start as the heuristic's choice; PPO then trains it, free to leave that "
+              "choice where it pays. So it is the "
               "heuristic plus what training learned, and the column *leaves heuristic* of the "
               "seeds table says at what share of its decisions with a choice it plays "
               "another move.", ""]
