@@ -204,9 +204,6 @@ _PHASE_OF_ACTION = tuple(
     for a in range(NUM_ACTIONS)
 )
 
-# What the display gains of one decision read: the estimates, the own H&G per kind, the gain of
-# buying each kind and the best purchase (0 if none pays).
-_Valuation = tuple[_Estimate, list[float], list[float], float]
 
 
 _K = TypeVar("_K")
@@ -459,38 +456,6 @@ class RapaNuiHeuristic:
             _remember(self._dense_memo, key, got)
         return got
 
-    def _valuation(self, v: list[float], in_columns: int) -> _Valuation:
-        """The estimates and the purchases every display gain of a decision compares."""
-        est = self._estimate(self._estimate_key(v, in_columns))
-        hg_at = self._disp_at + HG
-        hg = v[hg_at : hg_at + NUM_KINDS]
-        buy = [_purchase_gain(est, hg[k], k) for k in range(NUM_KINDS)]
-        # The best purchase (0 if none pays): max(0.0, ...) has the loop's value.
-        return est, hg, buy, max(0.0, *buy)
-
-    def _display_gain(
-        self, t: int, count: int, disp: list[float], val: _Valuation
-    ) -> tuple[float, float]:
-        """Value of adding ``count`` cards of id ``t`` to the own display now.
-
-        ``disp``: every seat's display counts, ego order, 7 per seat. Also returns what a
-        scoring of ``t`` gives now, own units minus the opponents'.
-        """
-        key = (t, count, *disp[t::NUM_CARD_TYPES])
-        delta, now = self._step_memo.get(key) or self._step(key)
-        est = val[0]
-        value = est.coef[t] * delta
-        if t >= HG:
-            # H&G also make every later purchase of their kind cheaper, once per own turn:
-            # only that kind's purchase changes, so the best is the others' best or it.
-            k = t - HG
-            buy = val[2]
-            best = max(0.0, *buy[:k], *buy[k + 1 :], _purchase_gain(est, val[1][k] + count, k))
-            value += est.per_turn * (best - val[3])
-        elif t == MOAI:
-            value += est.moai_value
-        return value, now
-
     def _opponents(self, v: list[float]) -> _Opponents:
         """Per opponent: offering cards held, kind weights and their sum (see ``_Opponents``)."""
         d = self._disp_at + HG
@@ -542,24 +507,31 @@ class RapaNuiHeuristic:
             scores.append(val)
         return self._pick(legal, scores)
 
-    def _act_play(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
-        val = self._valuation(v, self._in_columns(vec))
+    def _gains(self, v: list[float], in_columns: int) -> _Gains:
+        """The display gains of a decision in ``v`` (``in_columns``: cards in the columns)."""
         d = self._disp_at
-        disp = v[d : d + self._n * NUM_CARD_TYPES]
-        wv = val[0].wood_value
-        gain = self._display_gain
+        return _Gains(
+            self,
+            self._estimate(self._estimate_key(v, in_columns)),
+            v[d : d + self._n * NUM_CARD_TYPES],
+        )
+
+    def _act_play(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+        gains = self._gains(v, self._in_columns(vec))
+        gain = gains.value
+        wv = gains.est.wood_value
         scores = []
         for a in legal:
             if a == PLAY_WOODCUTTER:
-                score = gain(WOODCUTTER, 1, disp, val)[0]
+                score = gain(WOODCUTTER, 1)[0]
             elif a == PLAY_PRIEST:
-                score = gain(PRIEST, 1, disp, val)[0]
+                score = gain(PRIEST, 1)[0]
             elif a == PLAY_MOAI:
-                score = gain(MOAI, 1, disp, val)[0]
+                score = gain(MOAI, 1)[0]
             elif PLAY_HG <= a < PLAY_HG + 3 * NUM_KINDS:
                 k, extra = divmod(a - PLAY_HG, 3)
                 # Extra H&G cost a wood each but also draw an extra card each.
-                score = gain(HG + k, extra + 1, disp, val)[0]
+                score = gain(HG + k, extra + 1)[0]
                 score += extra * (_EXTRA_DRAW_VALUE - wv)
             else:  # REMOVE_MOAI (only legal choice unless the voluntary switch is on)
                 score = -_STUCK_MOAI_PENALTY
@@ -569,7 +541,7 @@ class RapaNuiHeuristic:
     def _act_draw(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
         cols, by_id = self._columns(vec)
         in_columns = sum(by_id)
-        values = _DrawValues(self, v, self._valuation(v, in_columns), by_id)
+        values = _DrawValues(self, v, self._gains(v, in_columns), by_id)
         draws = int(v[self._draws_at])
         moai = int(v[self._hand_at + MOAI])
         pile = values.pile
@@ -730,6 +702,46 @@ class RapaNuiHeuristic:
     _handlers = (_act_buy, _act_play, _act_draw, _act_offer, _act_supply, _act_split)
 
 
+class _Gains:
+    """The values of adding cards to the own display, for one decision."""
+
+    __slots__ = ("_best", "_buy", "bot", "disp", "est")
+
+    def __init__(self, bot: RapaNuiHeuristic, est: _Estimate, disp: list[float]) -> None:
+        self.bot = bot
+        self.est = est
+        self.disp = disp  # every seat's display counts, ego order, 7 per seat
+        self._buy: list[float] | None = None
+        self._best = 0.0
+
+    def value(self, t: int, count: int) -> tuple[float, float]:
+        """Value of adding ``count`` cards of id ``t`` to the own display now.
+
+        Also returns what a scoring of ``t`` gives now, own units minus the opponents'.
+        """
+        key = (t, count, *self.disp[t::NUM_CARD_TYPES])
+        delta, now = self.bot._step_memo.get(key) or self.bot._step(key)
+        est = self.est
+        value = est.coef[t] * delta
+        if t >= HG:
+            buy = self._buy
+            if buy is None:
+                # The gain of buying each kind, and the best purchase (0 if none pays):
+                # max(0.0, ...) has the loop's value.
+                buy = self._buy = [
+                    _purchase_gain(est, self.disp[HG + k], k) for k in range(NUM_KINDS)
+                ]
+                self._best = max(0.0, *buy)
+            # H&G also make every later purchase of their kind cheaper, once per own turn:
+            # only that kind's purchase changes, so the best is the others' best or it.
+            k = t - HG
+            best = max(0.0, *buy[:k], *buy[k + 1 :], _purchase_gain(est, self.disp[t] + count, k))
+            value += est.per_turn * (best - self._best)
+        elif t == MOAI:
+            value += est.moai_value
+        return value, now
+
+
 class _DrawValues:
     """What the draw orders of one decision are scored with, each part worked out when read.
 
@@ -742,10 +754,10 @@ class _DrawValues:
         "_end",
         "_expected_hand",
         "_expected_reveal",
+        "_gains",
         "_hand",
         "_pool",
         "_reveal",
-        "_val",
         "bot",
         "can_build",
         "pile",
@@ -753,14 +765,13 @@ class _DrawValues:
     )
 
     def __init__(
-        self, bot: RapaNuiHeuristic, v: list[float], val: _Valuation, by_id: list[int]
+        self, bot: RapaNuiHeuristic, v: list[float], gains: _Gains, by_id: list[int]
     ) -> None:
         self.bot = bot
         self.v = v
-        self._val = val
+        self._gains = gains
         self._by_id = by_id
-        d = bot._disp_at
-        self._disp = v[d : d + bot._n * NUM_CARD_TYPES]
+        self._disp = gains.disp
         self.pile = int(v[bot._pile_at])
         self.can_build = v[bot._wood_at] >= MOAI_COST
         self._hand: list[float | None] = [None] * NUM_CARD_TYPES
@@ -774,7 +785,7 @@ class _DrawValues:
         """A card of id ``t`` taken into the hand: a share of playing it later."""
         got = self._hand[t]
         if got is None:
-            value = self.bot._display_gain(t, 1, self._disp, self._val)[0]
+            value = self._gains.value(t, 1)[0]
             got = self._hand[t] = _HAND_SHARE * max(0.0, value)
         return got
 
@@ -784,7 +795,7 @@ class _DrawValues:
         if got is None:
             key = (t, 1, *self._disp[t::NUM_CARD_TYPES])
             now = (self.bot._step_memo.get(key) or self.bot._step(key))[1]
-            got = self._reveal[t] = self._val[0].units[t] * now
+            got = self._reveal[t] = self._gains.est.units[t] * now
         return got
 
     def pool(self) -> tuple[list[float], float]:
@@ -830,6 +841,6 @@ class _DrawValues:
         if self._end is None:
             self._end = 0.0
             if self.pile < 2 * COLUMN_SIZE:
-                margin = self.bot._margin(self.v, self._val[0])
+                margin = self.bot._margin(self.v, self._gains.est)
                 self._end = (_END_VALUE if margin > 0 else -_END_VALUE) + margin
         return self._end
