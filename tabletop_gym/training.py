@@ -23,10 +23,10 @@ from tabletop_gym.provenance import metadata
 from tabletop_gym.registry import game_spec, game_specs
 from tabletop_gym.wrappers.single_agent import WRAPPER_KWARGS
 
-FINETUNE_TIMESTEPS = 10_000
-"""PPO fine-tuning steps after the behaviour cloning, the same for every env: the budget of the
-shipped checkpoints (``docs/baselines.md``), a few CPU minutes per run with the evaluation.
-From scratch (``--hp bc_games=0``) give ``--timesteps`` a budget such as the registry's
+FINETUNE_TIMESTEPS = 300_000
+"""PPO steps after the value head's warm-up, the same for every env: the budget of the shipped
+checkpoints (``docs/baselines.md``), a few CPU minutes per run. Without the hint
+(``--hp hint=false``, a plain MLP policy) give ``--timesteps`` a budget such as the registry's
 ``GameSpec.train_timesteps`` (the tasks' recommended budget)."""
 
 DEFAULT_TIMESTEPS = {
@@ -46,17 +46,33 @@ DEFAULT_HPARAMS: dict[str, Any] = {
     "net_arch": [256, 256],
     "obs_scaling": "log",
     "clip_range": 0.1,
-    "bc_games": 1000,
-    "bc_epochs": 30,
+    "bc_games": 300,
+    "bc_epochs": 5,
     "bc_lr": 1e-3,
+    "teacher": "heuristic",
+    "hint": True,
+    "hint_weight": 3.0,
+    "bc_target": "value",
+    "gain_unit": 0.02,
+    "gain_margin": 0.0,
 }
 """MaskablePPO settings of :func:`train` (any may be overridden with ``hparams``): the settings
-of the shipped checkpoints. Before PPO, the policy is cloned from the heuristic bot's decisions
-in ``bc_games`` seeded games (``bc_epochs`` passes, Adam at ``bc_lr`` decaying to a tenth) and
-the value head fitted to those games' returns (:func:`behaviour_clone`); ``bc_games=0`` trains
-from scratch. PPO then fine-tunes with a small learning rate, clip range and entropy bonus, so
-its first updates refine the clone rather than undo it. The rewards are terminal, so there is
-nothing to discount (``gamma=1``); counts are log-scaled
+of the shipped checkpoints.
+
+With ``hint`` the policy is a residual policy over the heuristic bot
+(:class:`tabletop_gym.agents.ppo.HintedPolicy`): besides the seat's own observation it reads the
+move the heuristic would play from that same observation, and its logits start as
+``hint_weight`` on that move and about 0 elsewhere. So PPO starts from the heuristic's play
+(sampling other moves now and then, which is its exploration) and learns where leaving it pays.
+Before PPO, ``bc_games`` seeded games of the heuristic in every seat fit the value head to their
+returns (``bc_target="value"``, ``bc_epochs`` passes, Adam at ``bc_lr`` decaying to a tenth;
+:func:`behaviour_clone`), so the first advantages are not noise. ``bc_target="action"`` also
+clones ``teacher``'s moves (``"heuristic"`` or a search such as ``"ismcts:12:guided"``), and
+``"gain"`` regresses the logits on a guided search's estimated gains (``gain_unit``,
+``gain_margin``); neither beat the value-only warm-up (``docs/training.md``). ``bc_games=0``
+skips the warm-up; ``hint=False`` is a plain MLP policy (cloned with ``bc_target="action"``).
+PPO fine-tunes with a small learning rate, clip range and entropy bonus. The rewards are
+terminal, so there is nothing to discount (``gamma=1``); counts are log-scaled
 (:class:`tabletop_gym.agents.ppo.LogScaledExtractor`); the learning rate decays linearly to the
 end of the budget."""
 
@@ -142,6 +158,7 @@ def train(
     verbose: bool = True,
     hparams: dict[str, Any] | None = None,
     time_limit: float | None = None,
+    teacher_data: dict[str, np.ndarray] | None = None,
 ) -> TrainResult:
     """Train ``MaskablePPO`` on ``env_id`` and evaluate it.
 
@@ -161,6 +178,9 @@ def train(
         time_limit: Stop training after this many seconds of wall time even if the budget is not
             spent (a linear learning-rate schedule then decays by whichever of steps and time is
             further along). ``eval_games=0`` skips the evaluation.
+        teacher_data: The cloning data already computed: what :func:`teacher_dataset` returns
+            for this env, ``env_kwargs``, ``bc_games``, ``seed`` and ``teacher`` (it is
+            deterministic, so this only saves recomputing a search teacher's labels).
     """
     import torch
     from sb3_contrib import MaskablePPO
@@ -181,7 +201,14 @@ def train(
     unknown = sorted(set(hp) - set(DEFAULT_HPARAMS))
     if unknown:
         raise ValueError(f"unknown hparams {unknown}; allowed: {sorted(DEFAULT_HPARAMS)}")
-    vec = make_vec_env(env_id, n_envs=n_envs, seed=seed, env_kwargs=env_kwargs)
+    if not isinstance(hp["hint"], bool):
+        raise ValueError(f"hint={hp['hint']!r}; choose true or false")
+    hint = hp["hint"]
+    vec: Any = make_vec_env(env_id, n_envs=n_envs, seed=seed, env_kwargs=env_kwargs)
+    if hint:
+        from tabletop_gym.agents.ppo import HintVecEnv
+
+        vec = HintVecEnv(vec, seed=seed)
     lr0 = float(hp["learning_rate"])
     t0 = time.perf_counter()
     if hp["lr_schedule"] == "linear":
@@ -195,6 +222,12 @@ def train(
     else:
         raise ValueError(f"lr_schedule={hp['lr_schedule']!r}; choose 'constant' or 'linear'")
     policy_kwargs: dict[str, Any] = {"net_arch": list(hp["net_arch"])}
+    policy: Any = "MlpPolicy"
+    if hint:
+        from tabletop_gym.agents.ppo import HintedPolicy
+
+        policy = HintedPolicy
+        policy_kwargs["hint_weight"] = float(hp["hint_weight"])
     if hp["obs_scaling"] == "log":
         from tabletop_gym.agents.ppo import LogScaledExtractor
 
@@ -202,7 +235,7 @@ def train(
     elif hp["obs_scaling"] != "none":
         raise ValueError(f"obs_scaling={hp['obs_scaling']!r}; choose 'none' or 'log'")
     model = MaskablePPO(
-        "MlpPolicy",
+        policy,
         vec,
         learning_rate=learning_rate,
         n_steps=int(hp["n_steps"]),
@@ -221,13 +254,19 @@ def train(
     cpu0 = time.process_time()
     if int(hp["bc_games"]) > 0:
         t_bc = time.perf_counter()
-        data = teacher_dataset(env_id, env_kwargs, games=int(hp["bc_games"]), seed=seed)
+        data = dict(teacher_data) if teacher_data is not None else teacher_dataset(
+            env_id, env_kwargs, games=int(hp["bc_games"]), seed=seed, teacher=str(hp["teacher"]))
+        if hint:
+            data["obs"] = with_hints(data["obs"], data["hint"], int(vec.action_space.n))
         bc = behaviour_clone(model, data, epochs=int(hp["bc_epochs"]), lr=float(hp["bc_lr"]),
-                             seed=seed)
+                             seed=seed, target=str(hp["bc_target"]),
+                             gain_unit=float(hp["gain_unit"]),
+                             gain_margin=float(hp["gain_margin"]))
         bc["seconds"] = round(time.perf_counter() - t_bc, 1)
         del data
         if verbose:
-            print(f"behaviour cloning of the heuristic: {bc}", flush=True)
+            print(f"behaviour cloning ({hp['bc_target']}) from {hp['teacher']}: {bc}",
+                  flush=True)
     curve: list[tuple[int, float]] = []
     t0 = time.perf_counter()
     model.learn(total_timesteps=timesteps,
@@ -298,21 +337,29 @@ def teacher_dataset(env_id: str, env_kwargs: dict[str, Any] | None = None, games
                     seed: int = 0, teacher: str = "heuristic") -> dict[str, np.ndarray]:
     """Decisions of ``teacher`` in every seat over ``games`` seeded games, for behaviour cloning.
 
-    Each record is what the learner would see in that seat (the flat observation and the mask,
-    read through the seat's own view), the teacher's action, and the seat's final return under
-    the game's ``reward_type`` (what the env pays the learner, the target of the value head).
-    Deals are ``1_000_000 + 100_000 * seed + i``, apart from every evaluation's deals.
+    The games are played by the heuristic bot in every seat (the policy a hinted learner starts
+    as, :class:`tabletop_gym.agents.ppo.HintedPolicy`); at each decision the teacher is asked
+    what it would play there. With ``teacher="heuristic"`` the label is the move played. Each
+    record is what the learner would see in that seat (the flat observation and the mask, read
+    through the seat's own view), the heuristic's move there (the hint), the teacher's action,
+    and the seat's final return under the game's ``reward_type`` (what the env pays the learner,
+    the target of the value head). Deals are ``1_000_000 + 100_000 * seed + i``, apart from every
+    evaluation's deals.
 
     Args:
         env_id: A registered id (its game and config, from ``env_kwargs`` less the wrapper's).
-        env_kwargs: Env kwargs (wrapper kwargs are ignored: the teacher plays every seat).
+        env_kwargs: Env kwargs (wrapper kwargs are ignored: the heuristic plays every seat).
         games: Games to play.
-        seed: Seeds the deals and the teacher's own generator.
-        teacher: Agent spec of the teacher (``"heuristic"``, ``"ismcts:…"``).
+        seed: Seeds the deals and the agents' own generators.
+        teacher: Agent spec of the teacher (``"heuristic"``, ``"ismcts:…"``); a search teacher
+            is asked only where there is a choice (one legal action is its own label).
 
     Returns:
         ``obs`` (int16: the observations hold small integer counts), ``mask`` (bool),
-        ``action`` (int64) and ``ret`` (float32) arrays, one row per decision.
+        ``hint`` and ``action`` (int64), ``ret`` (float32) arrays, one row per decision, and
+        ``gain`` (float32, one column per action): where a guided search teacher weighed the
+        moves, its estimate of each candidate's mean gain in value over the heuristic's move
+        (:attr:`tabletop_gym.agents.ismcts.ISMCTSAgent.last_gains`), NaN elsewhere.
     """
     from tabletop_gym.agents.base import choose_action, make_agent
     from tabletop_gym.evaluation import _raw_env_factory
@@ -323,44 +370,75 @@ def teacher_dataset(env_id: str, env_kwargs: dict[str, Any] | None = None, games
     rng = np.random.default_rng(seed)
     obs: list[np.ndarray] = []
     masks: list[np.ndarray] = []
+    hints: list[int] = []
+    gains: list[np.ndarray] = []
     actions: list[int] = []
     seats: list[int] = []
     rets: list[float] = []
     for i in range(games):
         env.reset(seed=1_000_000 + 100_000 * seed + i)
-        bots = {name: make_agent(teacher, env.game, env.observer, rng)
+        bots = {name: make_agent("heuristic", env.game, env.observer, rng)
                 for name in env.possible_agents}
+        labels = None if teacher == "heuristic" else {
+            name: make_agent(teacher, env.game, env.observer, rng) for name in env.possible_agents}
         start = len(actions)
         while not env.game_state.is_terminal():
             name = env.agent_selection
             seen = env.observe(name)
             action = choose_action(bots[name], env, name)
+            label = action
+            gain = np.full(seen["action_mask"].size, np.nan, dtype=np.float32)
+            if labels is not None and int(seen["action_mask"].sum()) > 1:
+                label = choose_action(labels[name], env, name)
+                for a, g in getattr(labels[name], "last_gains", {}).items():
+                    gain[a] = g
             obs.append(seen["observation"].astype(np.int16))
             masks.append(seen["action_mask"].astype(bool))
-            actions.append(action)
+            hints.append(action)
+            gains.append(gain)
+            actions.append(label)
             seats.append(env.seat_of(name))
             env.step(action)
         final = env.game_state.returns()
         rets.extend(float(final[s]) for s in seats[start:])
     return {"obs": np.stack(obs), "mask": np.stack(masks),
+            "hint": np.asarray(hints, dtype=np.int64), "gain": np.stack(gains),
             "action": np.asarray(actions, dtype=np.int64), "ret": np.asarray(rets, np.float32)}
 
 
 def behaviour_clone(model: Any, data: dict[str, np.ndarray], epochs: int = 8, lr: float = 1e-3,
-                    batch_size: int = 256, seed: int = 0) -> dict[str, float]:
-    """Fit ``model``'s policy to the teacher's actions and its value head to the returns.
+                    batch_size: int = 256, seed: int = 0, target: str = "action",
+                    gain_unit: float = 0.02, gain_margin: float = 0.0) -> dict[str, float]:
+    """Fit ``model``'s policy to the teacher and its value head to the returns.
 
-    The loss is the masked policy's negative log-likelihood of the teacher's action plus half the
-    squared error of the value (the same value scale PPO then trains), so PPO fine-tuning starts
-    from the teacher's play with a critic that already knows what positions are worth; a random
-    critic would make the first advantages noise and undo the cloning.
+    With ``target="action"`` the policy loss is the masked negative log-likelihood of the
+    teacher's action. With ``target="gain"`` (a hinted policy and a guided search teacher, whose
+    ``gain`` columns the data holds) it is a regression of the logits instead: at every decision
+    the search weighed, each legal move's logit minus the heuristic's move's logit is fitted
+    (Huber loss) to the search's estimate of that move's mean gain over the heuristic's move, less
+    ``gain_margin``, in units of ``gain_unit`` (clipped to ±8); a legal move it did not weigh keeps
+    the heuristic's lead of ``-8``. One search's estimates are noisy (a few paired rollouts), but
+    their errors average out over similar positions, so the greedy policy leaves the heuristic's
+    move only where the fitted mean gain over it exceeds the margin: a learned one-step
+    improvement of the heuristic. The cloned imitation of a noisy argmax (``"action"``) instead
+    copies the search's chance switches too.
+
+    With ``target="value"`` the policy is left as it is (a hinted policy starts as the
+    heuristic already) and only the value head is fitted.
+
+    Every way half the squared error of the value is added (the same value scale PPO then
+    trains), so PPO fine-tuning starts with a critic that already knows what positions are worth;
+    a random critic would make the first advantages noise and undo the cloning.
 
     Returns:
         The final epoch's mean loss and the share of decisions (with more than one legal action)
-        where the greedy policy picks the teacher's action.
+        where the greedy policy picks the teacher's action; with hints, how often the greedy
+        policy and the teacher leave the heuristic's move.
     """
     import torch
 
+    if target not in ("action", "gain", "value"):
+        raise ValueError(f"target={target!r}; choose 'action', 'gain' or 'value'")
     policy = model.policy
     policy.set_training_mode(True)
     opt = torch.optim.Adam(policy.parameters(), lr=lr)
@@ -370,6 +448,17 @@ def behaviour_clone(model: Any, data: dict[str, np.ndarray], epochs: int = 8, lr
     mask = torch.as_tensor(data["mask"])
     act = torch.as_tensor(data["action"])
     ret = torch.as_tensor(data["ret"])
+    if target == "gain":
+        hint = torch.as_tensor(data["hint"])
+        gain = torch.as_tensor(data["gain"])
+        rows = torch.arange(n)
+        # gains relative to the hinted move; rows where the search did not weigh it: no target
+        rel = gain - gain[rows, hint].unsqueeze(1)
+        weighed = torch.isfinite(gain[rows, hint]) & (torch.isfinite(gain).sum(dim=1) > 1)
+        want = torch.where(torch.isfinite(rel), ((rel - gain_margin) / gain_unit).clamp(-8, 8),
+                           torch.full_like(rel, -8.0))
+        want[rows, hint] = 0.0
+        legal = mask & weighed.unsqueeze(1)
     loss_sum = 0.0
     for epoch in range(epochs):
         order = torch.randperm(n, generator=gen)
@@ -378,9 +467,23 @@ def behaviour_clone(model: Any, data: dict[str, np.ndarray], epochs: int = 8, lr
             idx = order[k : k + batch_size]
             for group in opt.param_groups:  # decay to a tenth over the epochs
                 group["lr"] = lr * (1.0 - 0.9 * (epoch * n + k) / (epochs * n))
-            values, log_prob, _ = policy.evaluate_actions(obs[idx].float(), act[idx],
-                                                          action_masks=mask[idx])
-            loss = -log_prob.mean() + 0.5 * torch.mean((values.flatten() - ret[idx]) ** 2)
+            if target == "action":
+                values, log_prob, _ = policy.evaluate_actions(obs[idx].float(), act[idx],
+                                                              action_masks=mask[idx])
+                policy_loss = -log_prob.mean()
+            elif target == "value":
+                values = policy.predict_values(obs[idx].float())
+                policy_loss = torch.zeros(())
+            else:
+                features = policy.extract_features(obs[idx].float(), policy.features_extractor)
+                latent_pi, latent_vf = policy.mlp_extractor(features)
+                values = policy.value_net(latent_vf)
+                logits = policy.action_net(latent_pi)
+                diff = logits - logits[torch.arange(len(idx)), hint[idx]].unsqueeze(1)
+                err = torch.nn.functional.huber_loss(diff, want[idx], reduction="none")
+                sel = legal[idx]
+                policy_loss = (err * sel).sum() / sel.sum().clamp_min(1)
+            loss = policy_loss + 0.5 * torch.mean((values.flatten() - ret[idx]) ** 2)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -390,14 +493,27 @@ def behaviour_clone(model: Any, data: dict[str, np.ndarray], epochs: int = 8, lr
     policy.set_training_mode(False)
     choice = mask.sum(dim=1) > 1
     with torch.no_grad():
-        agree = []
-        for k in range(0, n, 4096):
-            dist = policy.get_distribution(obs[k : k + 4096].float(),
-                                           action_masks=mask[k : k + 4096])
-            greedy = dist.distribution.probs.argmax(dim=1)
-            agree.append((greedy == act[k : k + 4096])[choice[k : k + 4096]])
-    return {"loss": round(loss_sum, 4), "agreement": round(float(torch.cat(agree).float().mean()),
-                                                           4), "decisions": n}
+        greedy = torch.cat([
+            policy.get_distribution(obs[k : k + 4096].float(), action_masks=mask[k : k + 4096])
+            .distribution.probs.argmax(dim=1) for k in range(0, n, 4096)])
+    out = {"loss": round(loss_sum, 4),
+           "agreement": round(float((greedy == act)[choice].float().mean()), 4), "decisions": n}
+    if "hint" in data:  # how often the greedy policy, and the teacher, leave the heuristic's move
+        hint = torch.as_tensor(data["hint"])
+        out["leaves_hint"] = round(float((greedy != hint)[choice].float().mean()), 4)
+        out["teacher_leaves_hint"] = round(float((act != hint)[choice].float().mean()), 4)
+    return out
+
+
+def with_hints(obs: np.ndarray, hints: np.ndarray, n_actions: int) -> np.ndarray:
+    """Observations (one per row) followed by the one-hot of each row's hint.
+
+    The policy input of :class:`tabletop_gym.agents.ppo.HintedPolicy`, as
+    :func:`tabletop_gym.agents.base.hinted_observation` builds it for one observation.
+    """
+    onehot = np.zeros((len(hints), n_actions), dtype=obs.dtype)
+    onehot[np.arange(len(hints)), hints] = 1
+    return np.concatenate([obs, onehot], axis=1)
 
 
 def _game_config(env_id: str, env_kwargs: dict[str, Any]) -> dict[str, Any]:

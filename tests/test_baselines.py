@@ -120,3 +120,23 @@ def test_a_search_target_needs_the_interval_and_the_time():
     assert "**not met**" in verdict(row, {})
     assert "not measured" in verdict(row, {})
     assert "**not met**" in verdict({**row, "win_ci_low": 0.45}, {"rapa_nui": {job.agents[0]: 0.25}})
+
+
+def test_reusing_the_committed_rows_keeps_them_and_leaves_the_trained_ones_to_run(tmp_path):
+    from tabletop_gym.baselines import render, reuse_committed
+
+    docs = tmp_path / "docs"
+    (docs / "img").mkdir(parents=True)
+    (docs / "baselines.json").write_text(json.dumps(PAGE))
+    cache = tmp_path / "cache"
+    seeded = reuse_committed(cache, docs)
+    with_ppo = {j.id for j in jobs() if "ppo" in j.agents}
+    assert set(seeded) == ({"timing"} | set(ROWS)) - with_ppo
+    for jid in with_ppo:
+        assert not (cache / f"{jid}.json").exists()  # played again by run_jobs
+    assert reuse_committed(cache, docs) == []  # a cached result is never overwritten
+    render(cache, tmp_path / "no-runs", docs)
+    doc = json.loads((docs / "baselines.json").read_text())
+    for jid in set(seeded) - {"timing"}:
+        assert doc["rows"][jid] == ROWS[jid]
+    assert doc["timing"] == PAGE["timing"]

@@ -33,7 +33,8 @@ def test_train_with_time_limit_and_settings_records_them(tmp_path):
     pytest.importorskip("sb3_contrib")
     from tabletop_gym.training import DEFAULT_HPARAMS, train
 
-    small = {"net_arch": [16], "n_steps": 64, "batch_size": 64, "bc_games": 1, "bc_epochs": 1}
+    small = {"net_arch": [16], "n_steps": 64, "batch_size": 64, "bc_games": 1, "bc_epochs": 1,
+             "teacher": "heuristic"}
     res = train("RapaNui-v0", timesteps=10_000_000, out=tmp_path, n_envs=2, eval_games=0,
                 progress_bar=False, verbose=False, time_limit=3.0, hparams=small)
     assert 0 < res.timesteps < 10_000_000  # stopped by the time limit
@@ -127,3 +128,43 @@ def test_shipped_checkpoint_plays_with_no_training(game: str, players: int):
     assert obs["action_mask"][agent.act(obs)] == 1
     res = evaluate(game, "ppo", "random", n_games=players, seed=0, num_players=players)
     assert res.candidate == "ppo" and res.n_games == players
+
+
+def test_hinted_policy_starts_as_the_heuristic_and_sees_only_its_own_view():
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from tabletop_gym.agents.base import HintedModelAgent, hinted_observation
+    from tabletop_gym.agents.heuristic import heuristic_for
+    from tabletop_gym.agents.ppo import HintedPolicy, HintVecEnv
+    from tabletop_gym.integrations.sb3 import make_vec_env
+
+    vec = HintVecEnv(make_vec_env("RapaNui-v0", n_envs=2, seed=7), seed=3)
+    n = int(vec.action_space.n)
+    model = MaskablePPO(HintedPolicy, vec, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [32], "hint_weight": 4.0})
+    # Each env's observation is the learner's own vector followed by the one-hot of the move
+    # its hint bot (the heuristic, generator seeded by (seed, index)) plays from that vector
+    # and mask.
+    obs = vec.reset()
+    for i, env in enumerate(vec.venv.envs):  # type: ignore[attr-defined]
+        inner = env.aec.observer.encode(env.aec.game_state, env.learner_seat)
+        bot = heuristic_for(env.aec.game, env.aec.observer, np.random.default_rng([3, i]))
+        want = bot.act({"observation": inner, "action_mask": env.action_masks().astype(np.int8)})
+        assert np.array_equal(obs[i], hinted_observation(inner, want, n))
+        assert obs[i][len(inner):].sum() == 1 and obs[i][len(inner) + want] == 1
+    # Untrained, the greedy policy plays the hinted move wherever it is legal: the hint's logit
+    # (4) dwarfs the rest of the head (initialised near 0).
+    raw = _raw_env_factory("rapa_nui")(num_players=2)
+    agent = make_agent(model, raw.game, raw.observer, np.random.default_rng(1))
+    assert isinstance(agent, HintedModelAgent)
+    twin = heuristic_for(raw.game, raw.observer, np.random.default_rng(1))
+    raw.reset(seed=3)
+    moves = 0
+    while not raw.game_state.is_terminal() and moves < 60:
+        seen = raw.observe(raw.agent_selection)
+        action = agent.act(seen)
+        assert action == twin.act(seen)  # the twin breaks ties with the same generator
+        raw.step(action)
+        moves += 1
+    assert moves == 60

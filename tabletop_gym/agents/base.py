@@ -97,6 +97,64 @@ class ModelAgent:
         return int(np.asarray(action).reshape(-1)[0])
 
 
+def hinted_observation(observation: np.ndarray, hint: int | None, n_actions: int) -> np.ndarray:
+    """``observation`` followed by the one-hot of ``hint`` over ``n_actions`` (all 0 for None).
+
+    The input of a policy that sees the heuristic's move (``tabletop_gym.agents.ppo.HintedPolicy``).
+    """
+    flat = np.asarray(observation, dtype=np.float32).reshape(-1)
+    out = np.zeros(flat.size + n_actions, dtype=np.float32)
+    out[: flat.size] = flat
+    if hint is not None:
+        out[flat.size + hint] = 1.0
+    return out
+
+
+class HintedModelAgent(ModelAgent):
+    """Plays a model whose policy also reads the heuristic's move (a residual policy).
+
+    At each decision the game's heuristic bot chooses from the same observation dict (the seat's
+    own view, nothing more), and the model is fed the observation followed by that choice as a
+    one-hot block (:func:`hinted_observation`); it then plays its greedy masked action.
+    """
+
+    def __init__(self, model: Any, bot: Agent, deterministic: bool = True):
+        """Wrap ``model`` with the heuristic ``bot`` that computes its hint."""
+        super().__init__(model, deterministic)
+        self.bot = bot
+        self.n_actions = int(model.action_space.n)
+        self.choices = 0
+        """Decisions with more than one legal action so far."""
+        self.left = 0
+        """Those of them where the model played another move than the heuristic's."""
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        """The model's greedy masked action given the heuristic's move."""
+        hint = int(self.bot.act(observation))
+        obs = hinted_observation(observation["observation"], hint, self.n_actions)
+        mask = observation["action_mask"].astype(bool)
+        action, _ = self.model.predict(obs, action_masks=mask, deterministic=self.deterministic)
+        chosen = int(np.asarray(action).reshape(-1)[0])
+        if mask.sum() > 1:
+            self.choices += 1
+            self.left += chosen != hint
+        return chosen
+
+    def seed(self, seed: int | None) -> None:
+        """Reseed the hint bot's generator (it breaks the heuristic's ties)."""
+        self.bot.seed(seed)  # type: ignore[attr-defined]
+
+
+def model_agent(model: Any, game: Game, observer: Observer,
+                rng: np.random.Generator | None = None) -> ModelAgent:
+    """A :class:`ModelAgent`, or a :class:`HintedModelAgent` for a policy that reads the hint."""
+    if getattr(getattr(model, "policy", None), "heuristic_hint", False):
+        from tabletop_gym.agents.heuristic import heuristic_for
+
+        return HintedModelAgent(model, heuristic_for(game, observer, rng))
+    return ModelAgent(model)
+
+
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 """The shipped checkpoints, one per game and player count: ``<game>_<players>p.zip``."""
 
@@ -130,9 +188,11 @@ def load_checkpoint(game: Game, observer: Observer) -> Any:
     """
     model = _load(str(checkpoint_path(game)))
     want = tuple(model.observation_space.shape)
-    if want != (observer.size,):
+    size = observer.size + (int(model.action_space.n) if getattr(
+        model.policy, "heuristic_hint", False) else 0)
+    if want != (size,):
         raise ValueError(f"the shipped {game.name} checkpoint reads observations of shape {want}, "
-                         f"this game's observer gives ({observer.size},): the config differs "
+                         f"this game's observer gives ({size},): the config differs "
                          "from the one it was trained on")
     return model
 
@@ -155,7 +215,7 @@ def make_agent(
         if spec == "random":
             return RandomAgent(rng)
         if spec == "ppo":
-            return ModelAgent(load_checkpoint(game, observer))
+            return model_agent(load_checkpoint(game, observer), game, observer, rng)
         if spec == "ismcts" or spec.startswith("ismcts:"):
             from tabletop_gym.agents.ismcts import ISMCTSAgent, parse_spec
 
@@ -169,7 +229,7 @@ def make_agent(
                          "'ismcts[:simulations[:rollout]]', 'ppo', an Agent, a callable or a "
                          "trained model")
     if hasattr(spec, "predict"):
-        return ModelAgent(spec)
+        return model_agent(spec, game, observer, rng)
     if isinstance(spec, Agent):
         return spec
     if callable(spec):

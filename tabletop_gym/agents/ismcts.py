@@ -161,6 +161,9 @@ class ISMCTSAgent:
         self.seed(rng if isinstance(rng, int) or rng is None else
                   int(rng.integers(0, 2**63 - 1)))
         self._bots: dict[int, Any] = {}
+        self.last_gains: dict[int, float] = {}
+        """After a guided decision with a choice: each root candidate's mean paired gain in value
+        over the heuristic's move (which has 0), the estimates a distilled policy learns from."""
 
     def seed(self, seed: int | None) -> None:
         """Reseed the search's generator."""
@@ -246,9 +249,11 @@ class ISMCTSAgent:
                     d.apply_action(self._policy_action(d, d.current_player()))
                 values[i][r] = self._values(d)[seat]
         best, best_gain = 0, 0.0
+        self.last_gains = {base: 0.0}
         for i in range(1, len(cands)):
             gains = [v - b for v, b in zip(values[i], values[0], strict=True)]
             mean = sum(gains) / rounds
+            self.last_gains[cands[i]] = mean
             var = sum((g - mean) ** 2 for g in gains) / (rounds - 1)
             if mean > self.switch_z * math.sqrt(var / rounds) and mean > best_gain:
                 best, best_gain = i, mean
