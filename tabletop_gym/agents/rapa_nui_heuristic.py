@@ -14,7 +14,7 @@ valuations up in memo tables shared by every bot of the same game config.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from operator import mul
+from operator import mul, sub
 from typing import Any, TypeVar
 
 import numpy as np
@@ -574,19 +574,21 @@ class RapaNuiHeuristic:
         values: _DrawValues,
     ) -> float:
         """Best value of the draw orders that start with column ``c`` (-1 marks unseen cards)."""
-        card = cols[c][0]
+        col = cols[c]
+        card = col[0]
         gain = values.expected_hand() if card < 0 else values.hand(card)
         if card == MOAI:
             moai += 1
             if moai >= HAND_SIZE and not values.can_build:
                 gain -= _STUCK_MOAI_PENALTY
-        rest = cols[c][1:]
-        if not rest:
+        if len(col) == 1:
             if pile < COLUMN_SIZE:
                 # Emptying a column with fewer than 4 cards left ends the game at once.
                 return gain + values.end()
             pile -= COLUMN_SIZE
             rest = [-1] * COLUMN_SIZE
+        else:
+            rest = col[1:]
         if draws == 1:
             front = rest[0]
             return gain + (values.expected_reveal() if front < 0 else values.reveal(front))
@@ -785,8 +787,10 @@ class _DrawValues:
         """A card of id ``t`` taken into the hand: a share of playing it later."""
         got = self._hand[t]
         if got is None:
-            value = self._gains.value(t, 1)[0]
+            value, now = self._gains.value(t, 1)
             got = self._hand[t] = _HAND_SHARE * max(0.0, value)
+            if self._reveal[t] is None:  # the same scoring value a reveal of t reads
+                self._reveal[t] = self._gains.est.units[t] * now
         return got
 
     def reveal(self, t: int) -> float:
@@ -810,9 +814,11 @@ class _DrawValues:
             hand = bot._hand_at
             held = v[hand : hand + NUM_CARD_TYPES]
             held[MOAI] += v[bot._removed_at]
-            rows = [disp[j : j + NUM_CARD_TYPES] for j in range(0, len(disp), NUM_CARD_TYPES)]
-            seen = zip(self._by_id, held, *rows, strict=True)
-            pool = [max(0.0, total - sum(s)) for total, s in zip(bot._totals, seen, strict=True)]
+            left = list(map(sub, map(sub, bot._totals, self._by_id), held))
+            for j in range(0, len(disp), NUM_CARD_TYPES):
+                left = list(map(sub, left, disp[j : j + NUM_CARD_TYPES]))
+            # x if x > 0.0 else 0.0 is max(0.0, x), ties included.
+            pool = [x if x > 0.0 else 0.0 for x in left]
             self._pool = (pool, sum(pool) or 1.0)
         return self._pool
 
