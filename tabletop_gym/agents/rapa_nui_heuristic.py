@@ -145,7 +145,7 @@ class _Tables:
         self.step: dict[tuple[float, ...], tuple[float, float]] = {}
         self.dense: dict[tuple[float, ...], tuple[int, ...]] = {}
         self.estimate: dict[_EstimateKey, _Estimate] = {}
-        self.opp: dict[tuple[_Opponents, tuple[int, ...]], float] = {}
+        self.opp: dict[_Opponents, dict[tuple[int, ...], float]] = {}
 
 
 # Per (player count, zero rule, H&G bonus switch): everything the memoised valuations depend on.
@@ -476,14 +476,17 @@ class RapaNuiHeuristic:
             for held, w0, w1, w2, w3, total in opp
         ]
 
-    def _opp_value(self, opp: _Opponents, vals: tuple[int, ...]) -> float:
-        """The opponents' estimated holdings' value in one number (memoised)."""
-        key = (opp, vals)
-        got = self._opp_memo.get(key)
-        if got is None:
-            got = self._opp_agg(self._opp_holding_values(opp, vals))
-            _remember(self._opp_memo, key, got)
-        return got
+    def _opp_values(self, opp: _Opponents) -> dict[tuple[int, ...], float]:
+        """The memo table of the opponents' holdings' value per kind values, for ``opp``.
+
+        One table per opponents' state, so each option of a decision looks up only its kind
+        values.
+        """
+        table = self._opp_memo.get(opp)
+        if table is None:
+            table = {}
+            _remember(self._opp_memo, opp, table)
+        return table
 
     # --- phase decisions ------------------------------------------------------------------------
 
@@ -603,14 +606,20 @@ class RapaNuiHeuristic:
     def _offer_objective(
         self,
         opp: _Opponents,
+        opp_values: dict[tuple[int, ...], float],
         hold: list[float],
         stone: list[float],
     ) -> float:
-        """Own holdings' value on ``stone`` minus the opponents' estimated holdings' value."""
+        """Own holdings' value on ``stone`` minus the opponents' estimated holdings' value.
+
+        ``opp_values``: :meth:`_opp_values` of ``opp``.
+        """
         vals = self._dense(stone)
         # Whole numbers throughout, so the sums are exact in any order.
         mine = hold[0] * vals[0] + hold[1] * vals[1] + hold[2] * vals[2] + hold[3] * vals[3]
-        opp_value = self._opp_value(opp, vals)
+        opp_value = opp_values.get(vals)
+        if opp_value is None:
+            opp_value = opp_values[vals] = self._opp_agg(self._opp_holding_values(opp, vals))
         # Tie-break: lift the kinds one holds most, so later rounds keep them on top.
         lift = _LIFT_WEIGHT * (
             hold[0] * stone[0] + hold[1] * stone[1] + hold[2] * stone[2] + hold[3] * stone[3]
@@ -620,6 +629,7 @@ class RapaNuiHeuristic:
     def _act_offer(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
         own = self._stone(v)
         opp = self._opponents(v)
+        table = self._opp_values(opp)
         h = self._hold_at
         scores = []
         for a in legal:
@@ -628,12 +638,13 @@ class RapaNuiHeuristic:
             hold[k] -= 1
             stone = list(own)
             stone[k] += 1
-            scores.append(self._offer_objective(opp, hold, stone))
+            scores.append(self._offer_objective(opp, table, hold, stone))
         return self._pick(legal, scores)
 
     def _act_supply(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
         own = self._stone(v)
         opp = self._opponents(v)
+        table = self._opp_values(opp)
         h = self._hold_at
         hold = v[h : h + NUM_KINDS]
         scores = []
@@ -641,7 +652,7 @@ class RapaNuiHeuristic:
             stone = list(own)
             if a != SUPPLY_SKIP:
                 stone[a - SUPPLY] += 1
-            scores.append(self._offer_objective(opp, hold, stone))
+            scores.append(self._offer_objective(opp, table, hold, stone))
         return self._pick(legal, scores)
 
     def _act_split(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
