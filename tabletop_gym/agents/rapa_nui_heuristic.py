@@ -6,9 +6,13 @@ values every option in "VP-equivalents": victory points, wood (worth less than a
 Moai waits in hand), offering cards (worth the estimated final value of their kind) and the
 expected yield of display cards over the scorings that remain.
 
-It is the single-agent env's default opponent, so it is built for speed: a decision turns the
-vector into one Python list, reads only what its phase needs, and looks its recurring pure
-valuations up in memo tables shared by every bot of the same game config.
+It is the single-agent env's default opponent, so it is built for speed: a decision gathers the
+slices it reads into one Python list (the phase comes from the legal actions' id range), works
+out only what its options compare (a draw decision, for example, values only the card ids its
+draw orders reach), and looks its recurring pure valuations up in memo tables shared by every
+bot of the same game config. The floating-point operations are those of the straightforward
+computation, in the same order, so its decisions are exactly those of the plain version
+(``tests/agents/test_rapa_nui_heuristic.py`` pins a hash of them).
 """
 
 from __future__ import annotations
