@@ -6,15 +6,19 @@ values every option in "VP-equivalents": victory points, wood (worth less than a
 Moai waits in hand), offering cards (worth the estimated final value of their kind) and the
 expected yield of display cards over the scorings that remain.
 
-It is the single-agent env's default opponent, so it is built for speed: a decision turns the
-vector into one Python list, reads only what its phase needs, and looks its recurring pure
-valuations up in memo tables shared by every bot of the same game config.
+It is the single-agent env's default opponent, so it is built for speed: a decision gathers the
+slices it reads into one Python list (the phase comes from the legal actions' id range), works
+out only what its options compare (a draw decision, for example, values only the card ids its
+draw orders reach), and looks its recurring pure valuations up in memo tables shared by every
+bot of the same game config. The floating-point operations are those of the straightforward
+computation, in the same order, so its decisions are exactly those of the plain version
+(``tests/agents/test_rapa_nui_heuristic.py`` pins a hash of them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from operator import mul
+from operator import mul, sub
 from typing import Any, TypeVar
 
 import numpy as np
@@ -145,7 +149,7 @@ class _Tables:
         self.step: dict[tuple[float, ...], tuple[float, float]] = {}
         self.dense: dict[tuple[float, ...], tuple[int, ...]] = {}
         self.estimate: dict[_EstimateKey, _Estimate] = {}
-        self.opp: dict[tuple[_Opponents, tuple[int, ...]], float] = {}
+        self.opp: dict[_Opponents, dict[tuple[int, ...], float]] = {}
 
 
 # Per (player count, zero rule, H&G bonus switch): everything the memoised valuations depend on.
@@ -204,9 +208,6 @@ _PHASE_OF_ACTION = tuple(
     for a in range(NUM_ACTIONS)
 )
 
-# What the display gains of one decision read: the estimates, the own H&G per kind, the gain of
-# buying each kind and the best purchase (0 if none pays).
-_Valuation = tuple[_Estimate, list[float], list[float], float]
 
 
 _K = TypeVar("_K")
@@ -459,38 +460,6 @@ class RapaNuiHeuristic:
             _remember(self._dense_memo, key, got)
         return got
 
-    def _valuation(self, v: list[float], in_columns: int) -> _Valuation:
-        """The estimates and the purchases every display gain of a decision compares."""
-        est = self._estimate(self._estimate_key(v, in_columns))
-        hg_at = self._disp_at + HG
-        hg = v[hg_at : hg_at + NUM_KINDS]
-        buy = [_purchase_gain(est, hg[k], k) for k in range(NUM_KINDS)]
-        # The best purchase (0 if none pays): max(0.0, ...) has the loop's value.
-        return est, hg, buy, max(0.0, *buy)
-
-    def _display_gain(
-        self, t: int, count: int, disp: list[float], val: _Valuation
-    ) -> tuple[float, float]:
-        """Value of adding ``count`` cards of id ``t`` to the own display now.
-
-        ``disp``: every seat's display counts, ego order, 7 per seat. Also returns what a
-        scoring of ``t`` gives now, own units minus the opponents'.
-        """
-        key = (t, count, *disp[t::NUM_CARD_TYPES])
-        delta, now = self._step_memo.get(key) or self._step(key)
-        est = val[0]
-        value = est.coef[t] * delta
-        if t >= HG:
-            # H&G also make every later purchase of their kind cheaper, once per own turn:
-            # only that kind's purchase changes, so the best is the others' best or it.
-            k = t - HG
-            buy = val[2]
-            best = max(0.0, *buy[:k], *buy[k + 1 :], _purchase_gain(est, val[1][k] + count, k))
-            value += est.per_turn * (best - val[3])
-        elif t == MOAI:
-            value += est.moai_value
-        return value, now
-
     def _opponents(self, v: list[float]) -> _Opponents:
         """Per opponent: offering cards held, kind weights and their sum (see ``_Opponents``)."""
         d = self._disp_at + HG
@@ -511,14 +480,17 @@ class RapaNuiHeuristic:
             for held, w0, w1, w2, w3, total in opp
         ]
 
-    def _opp_value(self, opp: _Opponents, vals: tuple[int, ...]) -> float:
-        """The opponents' estimated holdings' value in one number (memoised)."""
-        key = (opp, vals)
-        got = self._opp_memo.get(key)
-        if got is None:
-            got = self._opp_agg(self._opp_holding_values(opp, vals))
-            _remember(self._opp_memo, key, got)
-        return got
+    def _opp_values(self, opp: _Opponents) -> dict[tuple[int, ...], float]:
+        """The memo table of the opponents' holdings' value per kind values, for ``opp``.
+
+        One table per opponents' state, so each option of a decision looks up only its kind
+        values.
+        """
+        table = self._opp_memo.get(opp)
+        if table is None:
+            table = {}
+            _remember(self._opp_memo, opp, table)
+        return table
 
     # --- phase decisions ------------------------------------------------------------------------
 
@@ -542,24 +514,31 @@ class RapaNuiHeuristic:
             scores.append(val)
         return self._pick(legal, scores)
 
-    def _act_play(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
-        val = self._valuation(v, self._in_columns(vec))
+    def _gains(self, v: list[float], in_columns: int) -> _Gains:
+        """The display gains of a decision in ``v`` (``in_columns``: cards in the columns)."""
         d = self._disp_at
-        disp = v[d : d + self._n * NUM_CARD_TYPES]
-        wv = val[0].wood_value
-        gain = self._display_gain
+        return _Gains(
+            self,
+            self._estimate(self._estimate_key(v, in_columns)),
+            v[d : d + self._n * NUM_CARD_TYPES],
+        )
+
+    def _act_play(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+        gains = self._gains(v, self._in_columns(vec))
+        gain = gains.value
+        wv = gains.est.wood_value
         scores = []
         for a in legal:
             if a == PLAY_WOODCUTTER:
-                score = gain(WOODCUTTER, 1, disp, val)[0]
+                score = gain(WOODCUTTER, 1)[0]
             elif a == PLAY_PRIEST:
-                score = gain(PRIEST, 1, disp, val)[0]
+                score = gain(PRIEST, 1)[0]
             elif a == PLAY_MOAI:
-                score = gain(MOAI, 1, disp, val)[0]
+                score = gain(MOAI, 1)[0]
             elif PLAY_HG <= a < PLAY_HG + 3 * NUM_KINDS:
                 k, extra = divmod(a - PLAY_HG, 3)
                 # Extra H&G cost a wood each but also draw an extra card each.
-                score = gain(HG + k, extra + 1, disp, val)[0]
+                score = gain(HG + k, extra + 1)[0]
                 score += extra * (_EXTRA_DRAW_VALUE - wv)
             else:  # REMOVE_MOAI (only legal choice unless the voluntary switch is on)
                 score = -_STUCK_MOAI_PENALTY
@@ -569,7 +548,7 @@ class RapaNuiHeuristic:
     def _act_draw(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
         cols, by_id = self._columns(vec)
         in_columns = sum(by_id)
-        values = _DrawValues(self, v, self._valuation(v, in_columns), by_id)
+        values = _DrawValues(self, v, self._gains(v, in_columns), by_id)
         draws = int(v[self._draws_at])
         moai = int(v[self._hand_at + MOAI])
         pile = values.pile
@@ -602,19 +581,21 @@ class RapaNuiHeuristic:
         values: _DrawValues,
     ) -> float:
         """Best value of the draw orders that start with column ``c`` (-1 marks unseen cards)."""
-        card = cols[c][0]
+        col = cols[c]
+        card = col[0]
         gain = values.expected_hand() if card < 0 else values.hand(card)
         if card == MOAI:
             moai += 1
             if moai >= HAND_SIZE and not values.can_build:
                 gain -= _STUCK_MOAI_PENALTY
-        rest = cols[c][1:]
-        if not rest:
+        if len(col) == 1:
             if pile < COLUMN_SIZE:
                 # Emptying a column with fewer than 4 cards left ends the game at once.
                 return gain + values.end()
             pile -= COLUMN_SIZE
             rest = [-1] * COLUMN_SIZE
+        else:
+            rest = col[1:]
         if draws == 1:
             front = rest[0]
             return gain + (values.expected_reveal() if front < 0 else values.reveal(front))
@@ -629,14 +610,20 @@ class RapaNuiHeuristic:
     def _offer_objective(
         self,
         opp: _Opponents,
+        opp_values: dict[tuple[int, ...], float],
         hold: list[float],
         stone: list[float],
     ) -> float:
-        """Own holdings' value on ``stone`` minus the opponents' estimated holdings' value."""
+        """Own holdings' value on ``stone`` minus the opponents' estimated holdings' value.
+
+        ``opp_values``: :meth:`_opp_values` of ``opp``.
+        """
         vals = self._dense(stone)
         # Whole numbers throughout, so the sums are exact in any order.
         mine = hold[0] * vals[0] + hold[1] * vals[1] + hold[2] * vals[2] + hold[3] * vals[3]
-        opp_value = self._opp_value(opp, vals)
+        opp_value = opp_values.get(vals)
+        if opp_value is None:
+            opp_value = opp_values[vals] = self._opp_agg(self._opp_holding_values(opp, vals))
         # Tie-break: lift the kinds one holds most, so later rounds keep them on top.
         lift = _LIFT_WEIGHT * (
             hold[0] * stone[0] + hold[1] * stone[1] + hold[2] * stone[2] + hold[3] * stone[3]
@@ -646,6 +633,7 @@ class RapaNuiHeuristic:
     def _act_offer(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
         own = self._stone(v)
         opp = self._opponents(v)
+        table = self._opp_values(opp)
         h = self._hold_at
         scores = []
         for a in legal:
@@ -654,12 +642,13 @@ class RapaNuiHeuristic:
             hold[k] -= 1
             stone = list(own)
             stone[k] += 1
-            scores.append(self._offer_objective(opp, hold, stone))
+            scores.append(self._offer_objective(opp, table, hold, stone))
         return self._pick(legal, scores)
 
     def _act_supply(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
         own = self._stone(v)
         opp = self._opponents(v)
+        table = self._opp_values(opp)
         h = self._hold_at
         hold = v[h : h + NUM_KINDS]
         scores = []
@@ -667,7 +656,7 @@ class RapaNuiHeuristic:
             stone = list(own)
             if a != SUPPLY_SKIP:
                 stone[a - SUPPLY] += 1
-            scores.append(self._offer_objective(opp, hold, stone))
+            scores.append(self._offer_objective(opp, table, hold, stone))
         return self._pick(legal, scores)
 
     def _act_split(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
@@ -730,6 +719,46 @@ class RapaNuiHeuristic:
     _handlers = (_act_buy, _act_play, _act_draw, _act_offer, _act_supply, _act_split)
 
 
+class _Gains:
+    """The values of adding cards to the own display, for one decision."""
+
+    __slots__ = ("_best", "_buy", "bot", "disp", "est")
+
+    def __init__(self, bot: RapaNuiHeuristic, est: _Estimate, disp: list[float]) -> None:
+        self.bot = bot
+        self.est = est
+        self.disp = disp  # every seat's display counts, ego order, 7 per seat
+        self._buy: list[float] | None = None
+        self._best = 0.0
+
+    def value(self, t: int, count: int) -> tuple[float, float]:
+        """Value of adding ``count`` cards of id ``t`` to the own display now.
+
+        Also returns what a scoring of ``t`` gives now, own units minus the opponents'.
+        """
+        key = (t, count, *self.disp[t::NUM_CARD_TYPES])
+        delta, now = self.bot._step_memo.get(key) or self.bot._step(key)
+        est = self.est
+        value = est.coef[t] * delta
+        if t >= HG:
+            buy = self._buy
+            if buy is None:
+                # The gain of buying each kind, and the best purchase (0 if none pays):
+                # max(0.0, ...) has the loop's value.
+                buy = self._buy = [
+                    _purchase_gain(est, self.disp[HG + k], k) for k in range(NUM_KINDS)
+                ]
+                self._best = max(0.0, *buy)
+            # H&G also make every later purchase of their kind cheaper, once per own turn:
+            # only that kind's purchase changes, so the best is the others' best or it.
+            k = t - HG
+            best = max(0.0, *buy[:k], *buy[k + 1 :], _purchase_gain(est, self.disp[t] + count, k))
+            value += est.per_turn * (best - self._best)
+        elif t == MOAI:
+            value += est.moai_value
+        return value, now
+
+
 class _DrawValues:
     """What the draw orders of one decision are scored with, each part worked out when read.
 
@@ -742,10 +771,10 @@ class _DrawValues:
         "_end",
         "_expected_hand",
         "_expected_reveal",
+        "_gains",
         "_hand",
         "_pool",
         "_reveal",
-        "_val",
         "bot",
         "can_build",
         "pile",
@@ -753,14 +782,13 @@ class _DrawValues:
     )
 
     def __init__(
-        self, bot: RapaNuiHeuristic, v: list[float], val: _Valuation, by_id: list[int]
+        self, bot: RapaNuiHeuristic, v: list[float], gains: _Gains, by_id: list[int]
     ) -> None:
         self.bot = bot
         self.v = v
-        self._val = val
+        self._gains = gains
         self._by_id = by_id
-        d = bot._disp_at
-        self._disp = v[d : d + bot._n * NUM_CARD_TYPES]
+        self._disp = gains.disp
         self.pile = int(v[bot._pile_at])
         self.can_build = v[bot._wood_at] >= MOAI_COST
         self._hand: list[float | None] = [None] * NUM_CARD_TYPES
@@ -774,8 +802,10 @@ class _DrawValues:
         """A card of id ``t`` taken into the hand: a share of playing it later."""
         got = self._hand[t]
         if got is None:
-            value = self.bot._display_gain(t, 1, self._disp, self._val)[0]
+            value, now = self._gains.value(t, 1)
             got = self._hand[t] = _HAND_SHARE * max(0.0, value)
+            if self._reveal[t] is None:  # the same scoring value a reveal of t reads
+                self._reveal[t] = self._gains.est.units[t] * now
         return got
 
     def reveal(self, t: int) -> float:
@@ -784,7 +814,7 @@ class _DrawValues:
         if got is None:
             key = (t, 1, *self._disp[t::NUM_CARD_TYPES])
             now = (self.bot._step_memo.get(key) or self.bot._step(key))[1]
-            got = self._reveal[t] = self._val[0].units[t] * now
+            got = self._reveal[t] = self._gains.est.units[t] * now
         return got
 
     def pool(self) -> tuple[list[float], float]:
@@ -799,9 +829,11 @@ class _DrawValues:
             hand = bot._hand_at
             held = v[hand : hand + NUM_CARD_TYPES]
             held[MOAI] += v[bot._removed_at]
-            rows = [disp[j : j + NUM_CARD_TYPES] for j in range(0, len(disp), NUM_CARD_TYPES)]
-            seen = zip(self._by_id, held, *rows, strict=True)
-            pool = [max(0.0, total - sum(s)) for total, s in zip(bot._totals, seen, strict=True)]
+            left = list(map(sub, map(sub, bot._totals, self._by_id), held))
+            for j in range(0, len(disp), NUM_CARD_TYPES):
+                left = list(map(sub, left, disp[j : j + NUM_CARD_TYPES]))
+            # x if x > 0.0 else 0.0 is max(0.0, x), ties included.
+            pool = [x if x > 0.0 else 0.0 for x in left]
             self._pool = (pool, sum(pool) or 1.0)
         return self._pool
 
@@ -830,6 +862,6 @@ class _DrawValues:
         if self._end is None:
             self._end = 0.0
             if self.pile < 2 * COLUMN_SIZE:
-                margin = self.bot._margin(self.v, self._val[0])
+                margin = self.bot._margin(self.v, self._gains.est)
                 self._end = (_END_VALUE if margin > 0 else -_END_VALUE) + margin
         return self._end

@@ -355,3 +355,12 @@ def _decision_digest() -> tuple[int, str]:
 
 def test_decisions_are_pinned():
     assert _decision_digest() == PINNED_DECISIONS
+
+
+def test_decisions_do_not_depend_on_the_memo_tables(monkeypatch):
+    # The bots share memo tables of pure valuations, emptied whenever one is full. With room for
+    # only three entries the tables are emptied all the time, and every decision is the same.
+    monkeypatch.setattr(rapa_nui_heuristic, "_MEMO_LIMIT", 3)
+    rapa_nui_heuristic.clear_memo_tables()
+    assert _decision_digest() == PINNED_DECISIONS
+    rapa_nui_heuristic.clear_memo_tables()

@@ -177,6 +177,10 @@ class RapaNuiObserver(SharedObserver):
         self.shared_size = at
         self._at = place
         self._meta_size = len(PHASES) + 2 * n + 1
+        # The phase group's entries: phase one-hot, active seat one-hot, decider one-hot, draws.
+        self._active_at = place["active"]
+        self._decider_at = place["decider"]
+        self._draws_at = place["draws"]
         # Groups the shared vector holds exactly as the engine's flat list does.
         self._plain = [
             (CH_UNITS, place["units"], "_units"),
@@ -186,6 +190,7 @@ class RapaNuiObserver(SharedObserver):
             (CH_STONE, place["stone"], "_stone_up"),
             (CH_SUPPLY, place["supply"], "_supply"),
         ]
+        self._plain_bits = CH_UNITS | CH_DISPLAYS | CH_WOOD | CH_VP | CH_STONE | CH_SUPPLY
         gather = np.full((n, self.layout.size), ZERO, dtype=np.intp)
         sl = self.layout.slices
         for p in range(n):
@@ -235,12 +240,12 @@ class RapaNuiObserver(SharedObserver):
         # entry by entry into a zeroed slice (a list converted into the slice costs more).
         if mask & CH_PHASE:
             i = at["phase"]
-            end = i + self._meta_size - 1
+            end = self._draws_at
             vec[i:end] = 0
             vec[i + s._phase] = 1
-            vec[i + len(PHASES) + s._active] = 1
+            vec[self._active_at + s._active] = 1
             if s._cur != TERMINAL:
-                vec[i + len(PHASES) + n + s._cur] = 1
+                vec[self._decider_at + s._cur] = 1
             vec[end] = s._draws_left
         if mask & CH_HANDS:
             h = s._hands
@@ -256,10 +261,11 @@ class RapaNuiObserver(SharedObserver):
             i = at["face_down"]
             counts = [sum(h[b : b + 4]) for b in range(0, 4 * n, 4)]
             vec[i : i + 5 * n + 1] = h + counts + [sum(counts)]
-        for bit, i, attr in self._plain:
-            if mask & bit:
-                facts = getattr(s, attr)
-                vec[i : i + len(facts)] = facts
+        if mask & self._plain_bits:
+            for bit, i, attr in self._plain:
+                if mask & bit:
+                    facts = getattr(s, attr)
+                    vec[i : i + len(facts)] = facts
         if mask & CH_COLUMNS:
             i = at["columns"]
             end = i + NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES
