@@ -610,7 +610,8 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
               "observation **and the move the game's heuristic bot would play from that same "
               "observation** (a one-hot block, computed by `tabletop_gym.agents.base."
               "HintedModelAgent` when it plays; the bot reads nothing else), and its logits "
-              "start as the heuristic's choice; PPO learns where to leave it. So it is the "
+              "start as the heuristic's choice; PPO then trains it, free to leave that "
+              "choice where it pays. So it is the "
               "heuristic plus what training learned, and the column *leaves heuristic* of the "
               "seeds table says at what share of its decisions with a choice it plays "
               "another move.", ""]
@@ -722,8 +723,10 @@ def _unmet(results: dict[str, Any], seeds: dict[str, Any],
                    f"shared machine allowed) it leaves the heuristic's move at {span} of its "
                    f"decisions; the seeds' {what} does not lie above a tie. What was tried "
                    "and measured besides (cloning the guided search's moves or regressing on "
-                   "its gain estimates) is in docs/training.md; the next step is a longer PPO "
-                   "run of the same recipe.")
+                   "its gain estimates, from a few hundred games) is in docs/training.md. What "
+                   "is left to try: PPO for millions of steps rather than 300,000, and "
+                   "distilling the guided search (which gains in both games) from far more "
+                   "games.")
     return ["### Why a target is not met", "", *out, ""] if out else []
 
 

@@ -42,8 +42,8 @@ def test_self_play_example():
 def test_cli_train_short_budget(tmp_path, env_id):
     out = run("-m", "tabletop_gym.cli", "train", "--env", env_id, "--timesteps", "1024",
               "--eval-games", "4", "--n-envs", "2", "--no-progress", "--out", str(tmp_path),
-              "--hp", "bc_games=2", "bc_epochs=1")  # the cloning of the recipe, in small
-    assert "win rate" in out and "behaviour cloning of the heuristic" in out
+              "--hp", "bc_games=2", "bc_epochs=1")  # the value warm-up of the recipe, in small
+    assert "win rate" in out and "behaviour cloning (value) from heuristic" in out
     runs = list(tmp_path.iterdir())
     assert len(runs) == 1
     names = {p.name for p in runs[0].iterdir()}

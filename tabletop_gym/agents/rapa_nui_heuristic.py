@@ -194,10 +194,12 @@ class _Estimate:
     """Scorings left per seat (the own turns that can still buy cheaper)."""
 
 
-# Column one-hot entry j = (column * 4 + position) * 7 + card id, front position first.
-_COLUMN_OF = tuple(j // (COLUMN_SIZE * NUM_CARD_TYPES)
-                   for j in range(NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES))
-_CARD_OF = tuple(j % NUM_CARD_TYPES for j in range(NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES))
+# Column one-hot entry j = (column * 4 + position) * 7 + card id, front position first: its
+# (column, card id).
+_COLUMN_ENTRY = tuple(
+    (j // (COLUMN_SIZE * NUM_CARD_TYPES), j % NUM_CARD_TYPES)
+    for j in range(NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES)
+)
 _FULL_CARDS = START_PILE + NUM_COLUMNS * COLUMN_SIZE - _LEFTOVER_CARDS
 # The phase (index into PHASES) whose decisions an action id belongs to.
 _PHASE_OF_ACTION = tuple(
@@ -360,8 +362,8 @@ class RapaNuiHeuristic:
         by_id = [0] * NUM_CARD_TYPES
         # One set entry per card; they come in index order, so each column front first.
         for j in vec[start:stop].nonzero()[0].tolist():
-            t = _CARD_OF[j]
-            cols[_COLUMN_OF[j]].append(t)
+            c, t = _COLUMN_ENTRY[j]
+            cols[c].append(t)
             by_id[t] += 1
         return cols, by_id
 
