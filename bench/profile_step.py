@@ -5,7 +5,8 @@ Usage: ``python bench/profile_step.py [--games 20] [config ...]`` with configs s
 or ``gym:RapaNui-v0`` for the single-agent view with its heuristic opponent, or ``vec:RapaNui-v0``
 for the vector env MaskablePPO steps at ``make train``'s settings (8 envs in
 ``tabletop_gym.integrations.sb3``'s vector env, the action masks fetched every step; the policy
-is replaced by a random masked choice, which the loop's own share holds), or
+is replaced by a random masked choice, which the loop's own share holds, and the heuristic's
+hint that ``make train``'s policy reads, policy-side, is left out), or
 ``dummyvec:RapaNui-v0`` for the same over SB3's ``DummyVecEnv`` and ``gymnasium.make`` (the
 construction ``train()`` used before, kept as a reference). Shares are of the profiled loop's
 total time (profiling inflates every call by about the same overhead, so the shares, not the

@@ -1,7 +1,8 @@
 """Kept observations follow the engine's change log in every configuration.
 
-Each observer keeps one vector per seat on the state and re-encodes only the sections whose fact
-groups the engine logged (``State.change_log``). At every step of random games the kept vector
+Each observer keeps one shared vector of every observable fact on the state and rewrites only the
+fact groups the engine logged (``State.change_log``); a seat's observation is gathered from it.
+At every step of random games the kept vector
 must equal the encoding of a clone (a clone starts an empty log and encodes everything), for
 every seat, in every configuration of ``tests/configs.py`` (and split bids).
 """
