@@ -130,6 +130,22 @@ def test_shipped_checkpoint_plays_with_no_training(game: str, players: int):
     assert res.candidate == "ppo" and res.n_games == players
 
 
+def test_shipped_checkpoint_refuses_an_observer_of_another_layout():
+    pytest.importorskip("sb3_contrib")
+    from tabletop_gym.agents.base import load_checkpoint
+
+    rapa = _raw_env_factory("rapa_nui")(num_players=2)
+    positano = _raw_env_factory("positano")(num_players=2)
+    n = rapa.game.num_distinct_actions
+    # the Rapa Nui zip reads its observer's vector plus the heuristic's move (one entry per action)
+    with pytest.raises(ValueError, match=(
+            rf"reads observations of shape \({rapa.observer.size + n},\), this game's observer "
+            rf"gives \({positano.observer.size},\) plus the heuristic's move \({n} entries\)")):
+        load_checkpoint(rapa.game, positano.observer)
+    assert load_checkpoint(rapa.game, rapa.observer).observation_space.shape == (
+        rapa.observer.size + n,)
+
+
 def test_hinted_policy_starts_as_the_heuristic_and_sees_only_its_own_view():
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO

@@ -188,11 +188,13 @@ def load_checkpoint(game: Game, observer: Observer) -> Any:
     """
     model = _load(str(checkpoint_path(game)))
     want = tuple(model.observation_space.shape)
-    size = observer.size + (int(model.action_space.n) if getattr(
-        model.policy, "heuristic_hint", False) else 0)
+    hint = int(model.action_space.n) if getattr(model.policy, "heuristic_hint", False) else 0
+    size = observer.size + hint
     if want != (size,):
+        given = f"({observer.size},)" + (f" plus the heuristic's move ({hint} entries)"
+                                         if hint else "")
         raise ValueError(f"the shipped {game.name} checkpoint reads observations of shape {want}, "
-                         f"this game's observer gives ({size},): the config differs "
+                         f"this game's observer gives {given}: the config differs "
                          "from the one it was trained on")
     return model
 
