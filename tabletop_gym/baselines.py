@@ -63,11 +63,19 @@ SEARCH_SEED = 50_000
 TIMING_POSITIONS = 20
 """Positions of the CPU-seconds-per-move timing (``--timing``)."""
 
-PPO_GAMES = 100
-"""Games of the shipped checkpoints' rows."""
+PPO_GAMES = {"rapa_nui": 100, "positano": 1000}
+"""Games of the shipped checkpoints' rows, per game. A residual policy differs from the heuristic
+in a few decisions of a game, so on solo Positano's duplicate deals the per-deal differences are
+small and a gain under a point needs about 1,000 deals to show (a solo deal of both policies
+costs about 25 CPU ms); a 2-player Rapa Nui game costs about 30 times more."""
 
-SEED_GAMES = 100
-"""Games of each training seed's evaluation against the heuristic."""
+SEED_GAMES = PPO_GAMES
+"""Games of each training seed's evaluation against the heuristic, per game."""
+
+SEED_TIMESTEPS = {"Positano-v0": 1_000_000}
+"""PPO budget of the training seeds where it is not ``make train``'s default
+(:data:`tabletop_gym.training.DEFAULT_TIMESTEPS`): solo Positano's gain over the heuristic
+appears between 300,000 and 1,000,000 steps (``docs/training.md``)."""
 
 HINT_GAMES = 20
 """Games over which :func:`leaves_hint` counts a hinted model's own moves."""
@@ -204,7 +212,7 @@ def jobs() -> list[Job]:
         if not shipped(game, players):
             continue  # rows of the shipped checkpoints appear once they are shipped
         for opp in ("heuristic", "random"):
-            out.append(_eval("ppo", game, players, "ppo", opp, PPO_GAMES, 40_000))
+            out.append(_eval("ppo", game, players, "ppo", opp, PPO_GAMES[game], 40_000))
     for game in ("rapa_nui", "positano"):
         out.append(_eval("ismcts", game, 2, SEARCH[game], "heuristic", ISMCTS_GAMES[game],
                          SEARCH_SEED))
@@ -261,8 +269,8 @@ SEED_ENVS = tuple((spec.gym_id, spec.name, int(spec.single_agent_defaults["num_p
 def train_seeds(folder: str | pathlib.Path, seeds: Sequence[int] = TRAIN_SEEDS) -> None:
     """Train every seed of every env that has no run in ``folder`` yet.
 
-    The recipe of ``make train``: :data:`tabletop_gym.training.DEFAULT_HPARAMS` and the default
-    budget.
+    The recipe of ``make train``: :data:`tabletop_gym.training.DEFAULT_HPARAMS`, with the budget
+    of :data:`SEED_TIMESTEPS` where it names the env and the default budget elsewhere.
     """
     from tabletop_gym.training import train
 
@@ -270,11 +278,18 @@ def train_seeds(folder: str | pathlib.Path, seeds: Sequence[int] = TRAIN_SEEDS) 
         done = {r["seed"] for r in seed_runs(folder, env_id)}
         for seed in seeds:
             if seed not in done:
-                train(env_id, seed=seed, out=folder, eval_games=0, progress_bar=False)
+                train(env_id, timesteps=SEED_TIMESTEPS.get(env_id), seed=seed, out=folder,
+                      eval_games=0, progress_bar=False)
 
 
-def evaluate_seed_runs(folder: str | pathlib.Path, games: int = SEED_GAMES) -> None:
-    """Evaluate every run's ``model.zip`` against the heuristic and store it in its summary."""
+def evaluate_seed_runs(folder: str | pathlib.Path, games: dict[str, int] | None = None) -> None:
+    """Evaluate every run's ``model.zip`` against the heuristic and store it in its summary.
+
+    Args:
+        folder: The runs' folder.
+        games: Games per game name (default :data:`SEED_GAMES`).
+    """
+    games = SEED_GAMES if games is None else games
     from sb3_contrib import MaskablePPO
 
     from tabletop_gym.evaluation import evaluate
@@ -284,7 +299,7 @@ def evaluate_seed_runs(folder: str | pathlib.Path, games: int = SEED_GAMES) -> N
             if "seed_eval" in run:
                 continue
             model = MaskablePPO.load(pathlib.Path(run["run_dir"]) / "model.zip", device="cpu")
-            res = evaluate(game, model, "heuristic", n_games=games, seed=20_000,
+            res = evaluate(game, model, "heuristic", n_games=games[game], seed=20_000,
                            num_players=players)
             res.candidate = f"MaskablePPO seed {run['seed']}"
             summary_path = pathlib.Path(run["run_dir"]) / "summary.json"
@@ -562,8 +577,9 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
               "on the same deals.",
               "- `python -m tabletop_gym.baselines --train-seeds --eval-seeds --ship` trains "
               f"seeds {', '.join(map(str, TRAIN_SEEDS))} of each env with the recipe of "
-              "`make train` into `runs/final/`, evaluates them and ships the best seed of each "
-              "env; `--timing` measures the search's CPU seconds per move.",
+              "`make train` into `runs/final/` (the budget of `tabletop_gym.baselines."
+              "SEED_TIMESTEPS` where it names the env), evaluates them and ships the best "
+              "seed of each env; `--timing` measures the search's CPU seconds per move.",
               "- CPU seconds of every job are in `docs/baselines.json` (`cpu_seconds`).", ""]
     lines += ["## The heuristic bots against random", ""]
     lines += [*table("heuristic", head), ""]
@@ -626,9 +642,12 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
                   "The recipe of `make train` (`tabletop_gym.training.DEFAULT_HPARAMS`: the "
                   "residual policy, a value warm-up on the heuristic's games, then PPO; "
                   "`docs/training.md`) once per seed "
-                  "(`tabletop_gym.training.train(env, seed=s, out=\"runs/final\")`, "
-                  "then `python -m tabletop_gym.baselines --eval-seeds --ship`). Each seed "
-                  f"evaluated against the heuristic ({SEED_GAMES} games, first deal 20000; "
+                  "for the budget in the timesteps column "
+                  "(`tabletop_gym.training.train(env, timesteps=T, seed=s, out=\"runs/final\")`"
+                  ", then `python -m tabletop_gym.baselines --eval-seeds --ship`). Each seed "
+                  "evaluated against the heuristic ("
+                  + ", ".join(f"{g}: {n:,} games" for g, n in SEED_GAMES.items())
+                  + ", first deal 20000; "
                   "solo: the same deals for both); aggregate: interquartile mean over seeds "
                   "with a 95 % percentile bootstrap over seeds (2000 resamples), as `rliable` "
                   "computes it. "
@@ -724,7 +743,7 @@ def _unmet(results: dict[str, Any], seeds: dict[str, Any],
                    f"decisions; the seeds' {what} does not lie above a tie. What was tried "
                    "and measured besides (cloning the guided search's moves or regressing on "
                    "its gain estimates, from a few hundred games) is in docs/training.md. What "
-                   "is left to try: PPO for millions of steps rather than 300,000, and "
+                   f"is left to try: PPO for millions of steps rather than {max(steps):,}, and "
                    "distilling the guided search (which gains in both games) from far more "
                    "games.")
     return ["### Why a target is not met", "", *out, ""] if out else []
