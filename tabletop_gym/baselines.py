@@ -63,14 +63,15 @@ SEARCH_SEED = 50_000
 TIMING_POSITIONS = 20
 """Positions of the CPU-seconds-per-move timing (``--timing``)."""
 
-PPO_GAMES = {"rapa_nui": 100, "positano": 1000}
-"""Games of the shipped checkpoints' rows, per game. A residual policy differs from the heuristic
-in a few decisions of a game, so on solo Positano's duplicate deals the per-deal differences are
-small and a gain under a point needs about 1,000 deals to show (a solo deal of both policies
-costs about 25 CPU ms); a 2-player Rapa Nui game costs about 30 times more."""
+PPO_GAMES = 1000
+"""Games of the shipped checkpoints' rows. A residual policy differs from the heuristic in a few
+decisions of a game, so the games it wins or loses against it differ by little and a gain of
+half a point (solo Positano) or a few points of win rate (Rapa Nui) needs about 1,000 games to
+show; 100 games leave a win-rate interval of about ±0.1. A game costs about 25 CPU ms (solo
+Positano, both policies on the deal) or 40 CPU ms (Rapa Nui, 2 players)."""
 
 SEED_GAMES = PPO_GAMES
-"""Games of each training seed's evaluation against the heuristic, per game."""
+"""Games of each training seed's evaluation against the heuristic."""
 
 SEED_TIMESTEPS = {"Positano-v0": 1_000_000}
 """PPO budget of the training seeds where it is not ``make train``'s default
@@ -212,7 +213,7 @@ def jobs() -> list[Job]:
         if not shipped(game, players):
             continue  # rows of the shipped checkpoints appear once they are shipped
         for opp in ("heuristic", "random"):
-            out.append(_eval("ppo", game, players, "ppo", opp, PPO_GAMES[game], 40_000))
+            out.append(_eval("ppo", game, players, "ppo", opp, PPO_GAMES, 40_000))
     for game in ("rapa_nui", "positano"):
         out.append(_eval("ismcts", game, 2, SEARCH[game], "heuristic", ISMCTS_GAMES[game],
                          SEARCH_SEED))
@@ -282,14 +283,8 @@ def train_seeds(folder: str | pathlib.Path, seeds: Sequence[int] = TRAIN_SEEDS) 
                       eval_games=0, progress_bar=False)
 
 
-def evaluate_seed_runs(folder: str | pathlib.Path, games: dict[str, int] | None = None) -> None:
-    """Evaluate every run's ``model.zip`` against the heuristic and store it in its summary.
-
-    Args:
-        folder: The runs' folder.
-        games: Games per game name (default :data:`SEED_GAMES`).
-    """
-    games = SEED_GAMES if games is None else games
+def evaluate_seed_runs(folder: str | pathlib.Path, games: int = SEED_GAMES) -> None:
+    """Evaluate every run's ``model.zip`` against the heuristic and store it in its summary."""
     from sb3_contrib import MaskablePPO
 
     from tabletop_gym.evaluation import evaluate
@@ -299,7 +294,7 @@ def evaluate_seed_runs(folder: str | pathlib.Path, games: dict[str, int] | None 
             if "seed_eval" in run:
                 continue
             model = MaskablePPO.load(pathlib.Path(run["run_dir"]) / "model.zip", device="cpu")
-            res = evaluate(game, model, "heuristic", n_games=games[game], seed=20_000,
+            res = evaluate(game, model, "heuristic", n_games=games, seed=20_000,
                            num_players=players)
             res.candidate = f"MaskablePPO seed {run['seed']}"
             summary_path = pathlib.Path(run["run_dir"]) / "summary.json"
@@ -645,9 +640,7 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
                   "for the budget in the timesteps column "
                   "(`tabletop_gym.training.train(env, timesteps=T, seed=s, out=\"runs/final\")`"
                   ", then `python -m tabletop_gym.baselines --eval-seeds --ship`). Each seed "
-                  "evaluated against the heuristic ("
-                  + ", ".join(f"{g}: {n:,} games" for g, n in SEED_GAMES.items())
-                  + ", first deal 20000; "
+                  f"evaluated against the heuristic ({SEED_GAMES:,} games, first deal 20000; "
                   "solo: the same deals for both); aggregate: interquartile mean over seeds "
                   "with a 95 % percentile bootstrap over seeds (2000 resamples), as `rliable` "
                   "computes it. "
@@ -742,10 +735,9 @@ def _unmet(results: dict[str, Any], seeds: dict[str, Any],
                    f"shared machine allowed) it leaves the heuristic's move at {span} of its "
                    f"decisions; the seeds' {what} does not lie above a tie. What was tried "
                    "and measured besides (cloning the guided search's moves or regressing on "
-                   "its gain estimates, from a few hundred games) is in docs/training.md. What "
-                   f"is left to try: PPO for millions of steps rather than {max(steps):,}, and "
-                   "distilling the guided search (which gains in both games) from far more "
-                   "games.")
+                   "its gain estimates, from a few hundred games; more PPO steps) is in "
+                   "docs/training.md. What is left to try: distilling the guided search (which "
+                   "gains in both games) from far more games, and many more PPO steps.")
     return ["### Why a target is not met", "", *out, ""] if out else []
 
 
