@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_gym.agents.base import with_hints
 from tabletop_gym.evaluation import EvalResult, evaluate, format_table, save_results
 from tabletop_gym.provenance import metadata
 from tabletop_gym.registry import game_spec, game_specs
@@ -503,17 +504,6 @@ def behaviour_clone(model: Any, data: dict[str, np.ndarray], epochs: int = 8, lr
         out["leaves_hint"] = round(float((greedy != hint)[choice].float().mean()), 4)
         out["teacher_leaves_hint"] = round(float((act != hint)[choice].float().mean()), 4)
     return out
-
-
-def with_hints(obs: np.ndarray, hints: np.ndarray, n_actions: int) -> np.ndarray:
-    """Observations (one per row) followed by the one-hot of each row's hint.
-
-    The policy input of :class:`tabletop_gym.agents.ppo.HintedPolicy`, as
-    :func:`tabletop_gym.agents.base.hinted_observation` builds it for one observation.
-    """
-    onehot = np.zeros((len(hints), n_actions), dtype=obs.dtype)
-    onehot[np.arange(len(hints)), hints] = 1
-    return np.concatenate([obs, onehot], axis=1)
 
 
 def _game_config(env_id: str, env_kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -97,17 +97,28 @@ class ModelAgent:
         return int(np.asarray(action).reshape(-1)[0])
 
 
+def with_hints(obs: np.ndarray, hints: Any, n_actions: int) -> np.ndarray:
+    """Observations (one per row) each followed by the one-hot of its hint over ``n_actions``.
+
+    The input of a policy that sees the heuristic's move (``tabletop_gym.agents.ppo.HintedPolicy``);
+    a negative hint (no move to hint: the game is over for that seat) leaves its block all 0.
+    """
+    hints = np.asarray(hints, dtype=np.int64).reshape(-1)
+    flat = np.asarray(obs, dtype=np.float32).reshape(len(hints), -1)
+    size = flat.shape[1]
+    out = np.zeros((len(hints), size + n_actions), dtype=np.float32)
+    out[:, :size] = flat
+    rows = np.flatnonzero(hints >= 0)
+    out[rows, size + hints[rows]] = 1.0
+    return out
+
+
 def hinted_observation(observation: np.ndarray, hint: int | None, n_actions: int) -> np.ndarray:
     """``observation`` followed by the one-hot of ``hint`` over ``n_actions`` (all 0 for None).
 
-    The input of a policy that sees the heuristic's move (``tabletop_gym.agents.ppo.HintedPolicy``).
+    One row of :func:`with_hints`.
     """
-    flat = np.asarray(observation, dtype=np.float32).reshape(-1)
-    out = np.zeros(flat.size + n_actions, dtype=np.float32)
-    out[: flat.size] = flat
-    if hint is not None:
-        out[flat.size + hint] = 1.0
-    return out
+    return with_hints(observation, [-1 if hint is None else hint], n_actions)[0]
 
 
 class HintedModelAgent(ModelAgent):

@@ -19,7 +19,7 @@ import torch
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
-from tabletop_gym.agents.base import hinted_observation
+from tabletop_gym.agents.base import hinted_observation, with_hints
 
 
 class LogScaledExtractor(BaseFeaturesExtractor):
@@ -166,13 +166,10 @@ class HintVecEnv(VecEnvWrapper):
 
     def _hinted(self, obs: np.ndarray) -> np.ndarray:
         masks = self.action_masks()
-        out = np.zeros((len(obs), obs.shape[1] + self.n_actions), dtype=np.float32)
-        out[:, : obs.shape[1]] = obs
-        for i, (bot, mask) in enumerate(zip(self.bots, masks, strict=True)):
-            if mask.any():
-                seen = {"observation": obs[i], "action_mask": np.asarray(mask, dtype=np.int8)}
-                out[i, obs.shape[1] + int(bot.act(seen))] = 1.0
-        return out
+        hints = [int(bot.act({"observation": obs[i], "action_mask": mask.astype(np.int8)}))
+                 if mask.any() else -1
+                 for i, (bot, mask) in enumerate(zip(self.bots, masks, strict=True))]
+        return with_hints(obs, hints, self.n_actions)
 
     def reset(self) -> np.ndarray:
         """Reset every env; the hinted first observations."""
