@@ -33,12 +33,12 @@ PARTS = [
     ("observation (encode + mask copy)", "core/aec.py", "observe"),
     ("adapter bookkeeping (_after_change: mask, infos)", "core/aec.py", "_after_change"),
     ("whole step() (engine and bookkeeping included)", "core/aec.py", "step"),
-    ("heuristic opponent (act)", "agents/rapa_nui_heuristic.py", "act"),
+    ("heuristic opponent (act_on)", "agents/rapa_nui_heuristic.py", "act_on"),
     ("observation encode", "core/observer.py", "encode"),
 ]
 VEC_PARTS = [
     ("single-agent step (opponents included)", "wrappers/single_agent.py", "step"),
-    ("opponents' moves (choose_action)", "agents/base.py", "choose_action"),
+    ("opponents' moves (_opponent_action)", "wrappers/single_agent.py", "_opponent_action"),
     ("single-agent reset", "wrappers/single_agent.py", "reset"),
     ("action_masks (one env's)", "wrappers/single_agent.py", "action_masks"),
     ("SingleAgentVecEnv.step_wait (all of the step)", "integrations/sb3.py", "step_wait"),

@@ -229,7 +229,7 @@ def ppo_env_share(env_id: str, timesteps: int, dummy: bool = False) -> dict[str,
     learner observation, the policy's extra input). ``env_share`` counts the hint on the
     policy's side (it is the agent's input); ``env_share_hint_in`` counts it with the env.
     ``opponent_share_of_env`` is the part of the vector-env time spent choosing the opponents'
-    moves (their ``act``, observation included).
+    moves (their decision, observation included).
     """
     import torch
     from profile_step import make_train_vec
@@ -245,8 +245,9 @@ def ppo_env_share(env_id: str, timesteps: int, dummy: bool = False) -> dict[str,
     timer = ExclusiveTimer()
     for name in ("reset", "step_async", "step_wait", "env_method", "action_masks"):
         setattr(vec, name, timer.wrap(getattr(vec, name), "env"))
-    choose = single_agent.choose_action
-    single_agent.choose_action = timer.wrap(choose, "opponents")  # type: ignore[assignment]
+    choose = single_agent.SingleAgentEnv._opponent_action
+    single_agent.SingleAgentEnv._opponent_action = timer.wrap(  # type: ignore[method-assign]
+        choose, "opponents")
     model = train_model(env_id, vec)
     outer = model.get_env()
     if outer is not vec:
@@ -256,7 +257,7 @@ def ppo_env_share(env_id: str, timesteps: int, dummy: bool = False) -> dict[str,
     try:
         model.learn(total_timesteps=timesteps)
     finally:
-        single_agent.choose_action = choose  # type: ignore[assignment]
+        single_agent.SingleAgentEnv._opponent_action = choose  # type: ignore[method-assign]
     total = clock() - t0
     opponents = timer.spent.get("opponents", 0.0)
     env = timer.spent.get("env", 0.0) + opponents

@@ -268,11 +268,30 @@ def _faulty(action):
     return lambda obs: action
 
 
-@pytest.mark.parametrize("bad", [44, 5.9, -3, None], ids=repr)
-def test_a_faulty_opponent_loses_with_a_warning_naming_it(bad):
+class _FaultyParts:
+    """An opponent handed the parts of its observation (``act_on``) that answers ``action``."""
+
+    forced_moves_blind = True
+
+    def __init__(self, action):
+        self.action = action
+
+    def act(self, observation):
+        return self.action
+
+    def act_on(self, vector, legal):
+        return self.action
+
+
+FAULTY = [_faulty, _FaultyParts]
+
+
+@pytest.mark.parametrize("make", FAULTY, ids=["callable", "act_on"])
+@pytest.mark.parametrize("bad", [44, 5.9, -3, None, "3"], ids=repr)
+def test_a_faulty_opponent_loses_with_a_warning_naming_it(bad, make):
     # Issue #9 finding 5: the opponent's illegal move raised out of step() and left the
     # wrapper mid-turn, so the next step() played for the opponent.
-    env = gymnasium.make("RapaNui-v0", opponents=_faulty(bad)).unwrapped
+    env = gymnasium.make("RapaNui-v0", opponents=make(bad)).unwrapped
     # The learner opens (seat 0) and plays its turn; the opponent answers with its faulty action.
     obs, info = env.reset(seed=0)
     terminated = False
@@ -292,8 +311,9 @@ def test_a_faulty_opponent_loses_with_a_warning_naming_it(bad):
     assert info["action_mask"].any()
 
 
-def test_a_faulty_opponent_before_the_learners_first_move_is_a_clear_error():
-    env = gymnasium.make("RapaNui-v0", opponents=_faulty(44), learner_seat=1).unwrapped
+@pytest.mark.parametrize("make", FAULTY, ids=["callable", "act_on"])
+def test_a_faulty_opponent_before_the_learners_first_move_is_a_clear_error(make):
+    env = gymnasium.make("RapaNui-v0", opponents=make(44), learner_seat=1).unwrapped
     with pytest.warns(UserWarning, match=r"opponent player_0"), \
             pytest.raises(RuntimeError, match=r"player_0.*before the learner"):
         env.reset(seed=0)
@@ -301,8 +321,9 @@ def test_a_faulty_opponent_before_the_learners_first_move_is_a_clear_error():
         env.step(0)
 
 
-def test_a_faulty_opponent_under_raise_raises_and_ends_the_episode():
-    env = gymnasium.make("RapaNui-v0", opponents=_faulty(44), illegal_action="raise").unwrapped
+@pytest.mark.parametrize("make", FAULTY, ids=["callable", "act_on"])
+def test_a_faulty_opponent_under_raise_raises_and_ends_the_episode(make):
+    env = gymnasium.make("RapaNui-v0", opponents=make(44), illegal_action="raise").unwrapped
     obs, info = env.reset(seed=0)
     with pytest.raises(ValueError, match="opponent player_1"):
         for _ in range(10):

@@ -199,3 +199,28 @@ def test_state_option_starts_from_a_given_position():
     env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     env.reset(options={"state": first})
     assert env.game_state == first
+
+
+@pytest.mark.parametrize("item", ENGINE_CONFIGS, ids=[config_id(c) for c in ENGINE_CONFIGS])
+def test_acting_parts_are_those_of_observe(item):
+    # acting_observation() and acting_legal() are observe(agent_selection)'s vector and the
+    # ids its mask sets, at every step; empty legal ids once the game is over (also after an
+    # illegal action ended it).
+    game, cfg = item
+    env = raw_env(game, **cfg)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.acting_observation()
+    rng = np.random.default_rng(2)
+    env.reset(seed=2)
+    while not env.terminations[env.agent_selection]:
+        full = env.observe(env.agent_selection)
+        np.testing.assert_array_equal(env.acting_observation(), full["observation"])
+        legal = env.acting_legal()
+        assert legal == tuple(np.flatnonzero(full["action_mask"]).tolist())
+        assert list(legal) == env.legal_actions()
+        env.step(int(rng.choice(legal)))
+    assert env.acting_legal() == ()
+    env.reset(seed=3)
+    with pytest.warns(UserWarning, match="illegal"):
+        env.step(next(a for a in range(env._num_actions) if a not in env.acting_legal()))
+    assert env.acting_legal() == ()

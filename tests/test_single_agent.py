@@ -162,3 +162,121 @@ def test_seeded_reset_fixes_every_later_episode(env_id):
 
     assert run(7) == run(7)
     assert run(7) != run(8)
+
+
+# --- opponents handed the parts of their observation ------------------------------------------
+
+
+_CHOOSE = object()
+
+
+class _PartsSpy:
+    """An opponent deciding from ``act_on(vector, legal)``; records what it was handed."""
+
+    def __init__(self, answer=_CHOOSE, blind=False):
+        self.answer = answer
+        self.forced_moves_blind = blind
+        self.seen = []
+        self.rng = np.random.default_rng(0)
+
+    def act(self, observation):  # the dict path: never taken for an act_on agent
+        raise AssertionError("an opponent with act_on must be handed the parts")
+
+    def act_on(self, vector, legal):
+        self.seen.append((vector.copy(), tuple(legal)))
+        if self.answer is not _CHOOSE:
+            return self.answer
+        return int(legal[self.rng.integers(len(legal))])
+
+
+def _run(env, seed, steps, rng_seed=0):
+    """Everything the env hands out over ``steps`` learner steps with a seeded random learner."""
+    rng = np.random.default_rng(rng_seed)
+    out = []
+    obs, info = env.reset(seed=seed)
+    out.append((obs.tolist(), sorted((k, repr(v)) for k, v in info.items())))
+    for _ in range(steps):
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, reward, terminated, truncated, info = env.step(action)
+        out.append((obs.tolist(), reward, terminated, truncated,
+                    sorted((k, repr(v)) for k, v in info.items()), env.record().actions))
+        if terminated:
+            obs, info = env.reset()
+    return out
+
+
+CONFIGS = [{}, {"num_players": 3}, {"num_players": 4}, {"info_mode": "stable"},
+           {"obs_dtype": "uint16"}, {"num_players": 3, "opponents": ["heuristic", "random"]}]
+
+
+@pytest.mark.parametrize("kwargs", CONFIGS, ids=str)
+def test_heuristic_opponents_handed_parts_play_as_through_their_observation_dict(kwargs):
+    # The heuristic bot has act_on: the wrapper hands it its observation vector and legal ids
+    # and plays a forced move without observing it. Against the same envs whose opponents get
+    # the observation dict (choose_action), every observation, reward, info and recorded
+    # action is the same, episode after episode.
+    def make():
+        return gymnasium.make("RapaNui-v0", seat_mode="rotate", **kwargs).unwrapped
+
+    fast, slow = make(), make()
+    original = SingleAgentEnv._build_opponents
+
+    def dict_path(self):
+        original(self)
+        self._on_parts = {}
+        self._blind = set()
+
+    slow._build_opponents = dict_path.__get__(slow)
+    assert _run(fast, 3, 400) == _run(slow, 3, 400)
+    assert fast._on_parts and "heuristic" in type(next(iter(fast._opponents.values()))).name
+
+
+def test_an_act_on_opponent_sees_exactly_its_observation_and_mask():
+    aec = raw_env("rapa_nui", num_players=3)
+    spies = [_PartsSpy(), _PartsSpy()]
+    env = SingleAgentEnv(aec, opponents=spies)
+    checked = 0
+    original = spies[0].act_on
+
+    def check(vector, legal):
+        nonlocal checked
+        # Handed while it is to act: the parts of observe() for its agent, nothing else.
+        full = aec.observe(aec.agent_selection)
+        np.testing.assert_array_equal(vector, full["observation"])
+        assert tuple(np.flatnonzero(full["action_mask"])) == tuple(legal)
+        assert aec.seat_of(aec.agent_selection) != env.learner_seat
+        checked += 1
+        return original(vector, legal)
+
+    spies[0].act_on = check
+    _run(env, 0, 60)
+    assert checked > 20
+
+
+def test_forced_moves_of_a_blind_opponent_are_played_without_asking_it():
+    # A forced move (one legal action) of an opponent that says it plays those blind is
+    # played at once; one that does not say so is asked every time.
+    blind, asked = _PartsSpy(blind=True), _PartsSpy(blind=False)
+    for spy in (blind, asked):
+        env = SingleAgentEnv(raw_env("rapa_nui", num_players=2), opponents=spy)
+        _run(env, 1, 300)
+    assert all(len(legal) > 1 for _, legal in blind.seen)
+    assert any(len(legal) == 1 for _, legal in asked.seen)
+    # A blind flag that is not exactly True does not count.
+    odd = _PartsSpy(blind="yes")
+    env = SingleAgentEnv(raw_env("rapa_nui", num_players=2), opponents=odd)
+    _run(env, 1, 300)
+    assert any(len(legal) == 1 for _, legal in odd.seen)
+
+
+def test_an_opponent_that_needs_the_state_is_not_handed_parts():
+    class Searcher(_PartsSpy):
+        needs_state = True
+
+        def act_in(self, state, seat):
+            return state.legal_actions(seat)[0]
+
+    spy = Searcher()
+    env = SingleAgentEnv(raw_env("rapa_nui", num_players=2), opponents=spy)
+    _run(env, 0, 30)
+    assert spy.seen == []

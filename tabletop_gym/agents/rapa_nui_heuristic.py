@@ -496,7 +496,7 @@ class RapaNuiHeuristic:
 
     # --- phase decisions ------------------------------------------------------------------------
 
-    def _act_buy(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+    def _act_buy(self, v: list[float], legal: Sequence[int], vec: np.ndarray) -> int:
         est = self._estimate(self._estimate_key(v, self._in_columns(vec)))
         kind_value = est.kind_value
         wood_value = est.wood_value
@@ -525,7 +525,7 @@ class RapaNuiHeuristic:
             v[d : d + self._n * NUM_CARD_TYPES],
         )
 
-    def _act_play(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+    def _act_play(self, v: list[float], legal: Sequence[int], vec: np.ndarray) -> int:
         gains = self._gains(v, self._in_columns(vec))
         gain = gains.value
         wv = gains.est.wood_value
@@ -547,7 +547,7 @@ class RapaNuiHeuristic:
             scores.append(score)
         return self._pick(legal, scores)
 
-    def _act_draw(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+    def _act_draw(self, v: list[float], legal: Sequence[int], vec: np.ndarray) -> int:
         cols, by_id = self._columns(vec)
         in_columns = sum(by_id)
         values = _DrawValues(self, v, self._gains(v, in_columns), by_id)
@@ -632,7 +632,7 @@ class RapaNuiHeuristic:
         )
         return mine - _OFFER_OPP_WEIGHT * opp_value + lift
 
-    def _act_offer(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+    def _act_offer(self, v: list[float], legal: Sequence[int], vec: np.ndarray) -> int:
         own = self._stone(v)
         opp = self._opponents(v)
         table = self._opp_values(opp)
@@ -647,7 +647,7 @@ class RapaNuiHeuristic:
             scores.append(self._offer_objective(opp, table, hold, stone))
         return self._pick(legal, scores)
 
-    def _act_supply(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+    def _act_supply(self, v: list[float], legal: Sequence[int], vec: np.ndarray) -> int:
         own = self._stone(v)
         opp = self._opponents(v)
         table = self._opp_values(opp)
@@ -661,7 +661,7 @@ class RapaNuiHeuristic:
             scores.append(self._offer_objective(opp, table, hold, stone))
         return self._pick(legal, scores)
 
-    def _act_split(self, v: list[float], legal: list[int], vec: np.ndarray) -> int:
+    def _act_split(self, v: list[float], legal: Sequence[int], vec: np.ndarray) -> int:
         units = int(v[self._units_at])
         moai = int(v[self._hand_at + MOAI])
         wood = v[self._wood_at]
@@ -682,7 +682,7 @@ class RapaNuiHeuristic:
 
     # --- entry point ----------------------------------------------------------------------------
 
-    def _pick(self, legal: list[int], scores: list[float]) -> int:
+    def _pick(self, legal: Sequence[int], scores: list[float]) -> int:
         """The best-scored action; the generator breaks exact ties."""
         low = max(scores) - _EPS
         best = [a for a, s in zip(legal, scores, strict=True) if s >= low]
@@ -706,17 +706,35 @@ class RapaNuiHeuristic:
         mask = observation["action_mask"]
         if type(mask) is not np.ndarray or mask.ndim != 1:
             mask = np.asarray(mask).reshape(-1)
-        legal = mask.nonzero()[0].tolist()
+        vec = observation["observation"]
+        if type(vec) is not np.ndarray or vec.ndim != 1:
+            vec = np.asarray(vec).reshape(-1)
+        return self.act_on(vec, mask.nonzero()[0].tolist())
+
+    forced_moves_blind = True
+    """With one legal action it plays it without reading its observation or its generator."""
+
+    def act_on(self, vector: np.ndarray, legal: Sequence[int]) -> int:
+        """:meth:`act` from the parts of the observation dict, for envs that have them apart.
+
+        Args:
+            vector: The seat's ``observation`` vector (one-dimensional, as ``observe`` gives).
+            legal: The ids set in its ``action_mask``, ascending (the engine's legal actions).
+
+        Returns:
+            The action :meth:`act` returns for ``{"observation": vector, "action_mask": m}``
+            with ``m`` the mask of ``legal``; the generator is used exactly as there.
+
+        Raises:
+            ValueError: When ``legal`` is empty (this seat is not to act).
+        """
         if not legal:
             raise ValueError("no legal action in the mask; this agent is not to act")
         if len(legal) == 1:  # forced moves need no thought
             return legal[0]
-        vec = observation["observation"]
-        if type(vec) is not np.ndarray or vec.ndim != 1:
-            vec = np.asarray(vec).reshape(-1)
         # The legal actions name the phase: each phase has its own range of action ids.
-        return self._handlers[_PHASE_OF_ACTION[legal[0]]](self, vec.take(self._keep).tolist(),
-                                                          legal, vec)
+        return self._handlers[_PHASE_OF_ACTION[legal[0]]](self, vector.take(self._keep).tolist(),
+                                                          legal, vector)
 
     _handlers = (_act_buy, _act_play, _act_draw, _act_offer, _act_supply, _act_split)
 

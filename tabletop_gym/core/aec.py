@@ -448,6 +448,7 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         self._zero_mask = np.zeros(self._num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
         self._acting_mask = self._zero_mask
+        self._acting_legal: tuple[int, ...] = ()
         self._masks: dict[tuple[int, ...], np.ndarray] = {}
         # The seat to act (-1 at the end), its agent and phase, as of the last change: computed
         # once per position and read by observe(), step() and the infos.
@@ -540,6 +541,7 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         if cur == TERMINAL:
             self._acting_seat = -1
             self._acting_mask = self._zero_mask
+            self._acting_legal = ()
             self._info_phase = None
             returns = state.returns()
             scores = state.scores()
@@ -572,7 +574,9 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         # copy) by observe(). Handed out in the info, it is read-only, so no caller can make an
         # illegal action look legal; being read-only, one array serves every position with the
         # same legal set.
-        legal = tuple(state.legal_actions(cur))
+        # At a sequential node the seat to act's legal actions are the state's _legal_actions()
+        # (what legal_actions(cur) returns after checking the node kind again).
+        legal = tuple(state._legal_actions())
         mask = self._masks.get(legal)
         if mask is None:
             mask = np.zeros(self._num_actions, dtype=np.int8)
@@ -581,6 +585,7 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
             if len(self._masks) < MASK_CACHE_SIZE:
                 self._masks[legal] = mask
         self._acting_mask = mask
+        self._acting_legal = legal
         self._acting_seat = cur
         self.agent_selection = acting
         if self._stable is not None:
@@ -646,6 +651,7 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         warnings.warn(f"{agent} took an illegal action; the game ends: {err}", stacklevel=3)
         self._acting_seat = -1
         self._acting_mask = self._zero_mask
+        self._acting_legal = ()
         self._info_phase = None
         detail = {
             "agent": agent,
@@ -692,6 +698,24 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         if self.state_obj is None or self.terminations.get(self.agent_selection, True):
             return self._zero_mask
         return self._acting_mask
+
+    def acting_legal(self) -> tuple[int, ...]:
+        """The legal action ids of ``agent_selection``, ascending (empty once the game is over).
+
+        The ids its ``info["action_mask"]`` sets, found once per position (no copy is made).
+        """
+        if self.terminations.get(self.agent_selection, True):
+            return ()
+        return self._acting_legal
+
+    def acting_observation(self) -> np.ndarray:
+        """The ``observation`` vector of ``observe(agent_selection)``, without the mask and dict.
+
+        Raises:
+            RuntimeError: Before the first reset.
+        """
+        state = self._require_state()
+        return self.observer.encode(state, self._seat_of[self.agent_selection])
 
     def legal_actions(self, agent: str | None = None) -> list[int]:
         """Legal action ids of ``agent`` (default: the agent to act)."""

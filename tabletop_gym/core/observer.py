@@ -255,16 +255,20 @@ class SharedObserver(Observer):
         log = state.change_log()
         if log is None:
             return self._new_shared(state)
-        store = kept_store(state)
-        entry = store.get(id(self))
+        store = state.__dict__.get("_kept_observations")
+        entry = None if store is None else store.get(id(self))
         if entry is None:
             vec = self._new_shared(state)
-            store[id(self)] = [vec, len(log), self]  # the observer keeps its id unique
+            # The observer in the entry keeps its id unique while the entry lives.
+            kept_store(state)[id(self)] = [vec, len(log), self]
             return vec
         kept: np.ndarray = entry[0]
-        if len(log) != entry[1]:
-            mask = unread_mask(log, entry[1])
-            entry[1] = len(log)
+        seen = entry[1]
+        size = len(log)
+        if size != seen:
+            # Caught up after every action, the usual case is one new entry.
+            mask = log[seen] if size == seen + 1 else unread_mask(log, seen)
+            entry[1] = size
             self._write_shared(state, kept, mask)
         return kept
 

@@ -142,6 +142,9 @@ class SingleAgentEnv(gymnasium.Env):
         self.learner_seat = learner_seat
         self._learner = self.aec.possible_agents[learner_seat]
         self._opponents: dict[str, Agent] = {}
+        self._on_parts: dict[str, Any] = {}
+        self._blind: set[str] = set()
+        self._n_actions = int(self.action_space.n)
         self._done = True
 
     # --- opponents ----------------------------------------------------------------------------
@@ -181,7 +184,19 @@ class SingleAgentEnv(gymnasium.Env):
             agent = make_agent(spec, self.aec.game, self.aec.observer, child)
             if hasattr(agent, "seed") and isinstance(spec, str):
                 agent.seed(int(child.integers(0, 2**63 - 1)))
-            self._opponents[self.aec.possible_agents[seat]] = agent
+            name = self.aec.possible_agents[seat]
+            self._opponents[name] = agent
+        # Opponents that decide from the parts of their observation (the vector and the legal
+        # ids) are handed those, without the dict and the mask copy; those that play a forced
+        # move without reading anything are not observed at all then.
+        self._on_parts = {}
+        self._blind = set()
+        for name, agent in self._opponents.items():
+            act_on = getattr(agent, "act_on", None)
+            if callable(act_on) and not getattr(agent, "needs_state", False):
+                self._on_parts[name] = act_on
+                if getattr(agent, "forced_moves_blind", False) is True:
+                    self._blind.add(name)
 
     # --- gymnasium API ------------------------------------------------------------------------
 
@@ -278,15 +293,18 @@ class SingleAgentEnv(gymnasium.Env):
         """Step opponents until the learner acts or the game ends; the learner's reward sum."""
         aec = self.aec
         reward = 0.0
-        n = int(self.action_space.n)
+        n = self._n_actions
         learner = self._learner
         terminations = aec.terminations
         while not terminations.get(learner, True) and aec.agent_selection != learner:
             name = aec.agent_selection
             self._done = True  # until the opponent's move is in: an exception ends the episode
-            raw = choose_action(self._opponents[name], aec, name)
+            raw = self._opponent_action(name)
             try:
-                aec.step(as_action(raw, n, f"opponent {name}"))
+                # A Python int in range is what as_action would return; anything else is checked
+                # (and named) there.
+                aec.step(raw if type(raw) is int and 0 <= raw < n
+                         else as_action(raw, n, f"opponent {name}"))
             except ValueError as exc:  # outside the action space, or illegal
                 self._opponent_faulted(name, raw, exc)
             self._done = False
@@ -295,6 +313,16 @@ class SingleAgentEnv(gymnasium.Env):
         if self._is_over():
             self._done = True
         return reward
+
+    def _opponent_action(self, name: str) -> Any:
+        """What opponent ``name``, the agent to act, plays on its own observation."""
+        act_on = self._on_parts.get(name)
+        if act_on is None:
+            return choose_action(self._opponents[name], self.aec, name)
+        legal = self.aec.acting_legal()
+        if len(legal) == 1 and name in self._blind:
+            return legal[0]
+        return act_on(self.aec.acting_observation(), legal)
 
     def _opponent_faulted(self, name: str, action: Any, exc: ValueError) -> None:
         """End the game as lost by opponent ``name`` (raise under ``illegal_action="raise"``)."""

@@ -319,11 +319,12 @@ def test_the_bot_counts_the_hunter_gatherer_bonus_only_when_the_switch_is_on() -
 PINNED_DECISIONS = (1888, "24ee608d60879786414e67c0faf01b43bebcc3880a7e01fc5b36e406abb30f62")
 
 
-def _decision_digest() -> tuple[int, str]:
+def _decision_digest(parts: bool = False) -> tuple[int, str]:
     """Every decision the bot makes in 2 seeded games per variant, half of them played out.
 
     The other half of the moves are random, so the bot is asked in positions it would not
-    reach itself.
+    reach itself. With ``parts`` the bot is asked through ``act_on`` (the observation vector
+    and the engine's legal ids) instead of ``act`` (the observation dict).
     """
     digest = hashlib.sha256()
     count = 0
@@ -339,11 +340,15 @@ def _decision_digest() -> tuple[int, str]:
             state = game.new_initial_state(random.Random(seed))
             while not state.is_terminal():
                 seat = state.current_player()
-                obs = {
-                    "observation": observer.encode(state, seat),
-                    "action_mask": observer.action_mask(state, seat),
-                }
-                action = bots[seat].act(obs)
+                if parts:
+                    action = bots[seat].act_on(observer.encode(state, seat),
+                                               tuple(state.legal_actions(seat)))
+                else:
+                    obs = {
+                        "observation": observer.encode(state, seat),
+                        "action_mask": observer.action_mask(state, seat),
+                    }
+                    action = bots[seat].act(obs)
                 digest.update(f"{action},".encode())
                 count += 1
                 if coin.random() < 0.5:
@@ -355,6 +360,21 @@ def _decision_digest() -> tuple[int, str]:
 
 def test_decisions_are_pinned():
     assert _decision_digest() == PINNED_DECISIONS
+
+
+def test_act_on_decides_as_act():
+    # The single-agent env hands its heuristic opponents the parts of their observation: the
+    # same decisions, the generator drawn from exactly as often.
+    assert _decision_digest(parts=True) == PINNED_DECISIONS
+
+
+def test_act_on_refuses_an_empty_legal_set():
+    game = RapaNuiGame(num_players=2)
+    observer = RapaNuiObserver(game)
+    state = game.new_initial_state(random.Random(0))
+    bot = RapaNuiHeuristic(game, observer, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="no legal action"):
+        bot.act_on(observer.encode(state, 0), ())
 
 
 def test_decisions_do_not_depend_on_the_memo_tables(monkeypatch):

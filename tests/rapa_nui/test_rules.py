@@ -1070,3 +1070,48 @@ def test_check_invariants_names_the_broken_rule() -> None:
     s._wood[0] = 9  # all four kinds become affordable; the cached legal set is stale
     with pytest.raises(AssertionError, match="stale legal-action cache"):
         s.check_invariants()
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_the_change_log_names_the_acting_seat_and_the_drawn_column(n: int) -> None:
+    # The observer rewrites hands and displays only for the seats whose bits an entry carries,
+    # and the columns block only for the columns whose bits it carries: every action logs its
+    # seat's bit (§3-§5: a seat plays from and draws into its own hand and display only), a
+    # draw its column's (§6: a draw takes that column's front card, a refill fills that
+    # column), and nothing else of those lists changes.
+    game = RapaNuiGame(num_players=n)
+    rng = random.Random(n)
+    draws = 0
+    for seed in range(3):
+        state = game.new_initial_state(random.Random(seed))
+        while not state.is_terminal():
+            p = state.current_player()
+            action = rng.choice(state.legal_actions())
+            before = state.clone()
+            size = len(state.change_log())
+            state.apply_action(action)
+            first = state.change_log()[size]
+            assert first & (rules.CH_SEAT << p)
+            entries = 0
+            for entry in state.change_log()[size:]:
+                entries |= entry
+            seats = [q for q in range(n) if entries & (rules.CH_SEAT << q)]
+            assert seats == [p]  # a turn scoring (a second entry) names no seat
+            t = rules.NUM_CARD_TYPES
+            for q in range(n):
+                if q != p:
+                    assert state._hands[q * t : (q + 1) * t] == before._hands[q * t : (q + 1) * t]
+                    assert (state._displays[q * t : (q + 1) * t]
+                            == before._displays[q * t : (q + 1) * t])
+            columns = [c for c in range(4) if entries & (rules.CH_COLUMN << c)]
+            if DRAW <= action < OFFER:
+                draws += 1
+                assert columns == [action - DRAW] and entries & rules.CH_COLUMNS
+            else:
+                assert columns == [] and not entries & rules.CH_COLUMNS
+            for c in range(4):
+                if c not in columns:
+                    assert state._columns[c] == before._columns[c]
+            if not columns:
+                assert state._pile == before._pile
+    assert draws > 50

@@ -10,11 +10,15 @@ stone cards they placed, the order of the draw pile.
 
 from __future__ import annotations
 
+from array import array
+from typing import Any
+
 import numpy as np
 
 from tabletop_gym.core.game import TERMINAL, State
 from tabletop_gym.core.observer import ONE, ZERO, ObservationLayout, SharedObserver
 from tabletop_gym.envs.rapa_nui.rules import (
+    CH_COLUMN,
     CH_COLUMNS,
     CH_DISPLAYS,
     CH_FACE_DOWN,
@@ -22,6 +26,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
     CH_HOLDINGS,
     CH_PHASE,
     CH_REMOVED,
+    CH_SEAT,
     CH_STONE,
     CH_SUPPLY,
     CH_UNITS,
@@ -48,6 +53,9 @@ from tabletop_gym.envs.rapa_nui.rules import (
 
 MAX_SEATS = 4
 """Per-seat blocks are padded to this many seats."""
+
+_TYPECODES = {"float32": "f", "uint16": "H", "uint8": "B"}
+"""The ``array`` type code of each observation dtype (the shared vector is stored in one)."""
 
 class RapaNuiObserver(SharedObserver):
     """Encodes a :class:`~tabletop_gym.envs.rapa_nui.rules.RapaNuiState` as one seat sees it.
@@ -184,13 +192,28 @@ class RapaNuiObserver(SharedObserver):
         # Groups the shared vector holds exactly as the engine's flat list does.
         self._plain = [
             (CH_UNITS, place["units"], "_units"),
-            (CH_DISPLAYS, place["displays"], "_displays"),
             (CH_WOOD, place["wood"], "_wood"),
             (CH_VP, place["vp"], "_vp"),
             (CH_STONE, place["stone"], "_stone_up"),
             (CH_SUPPLY, place["supply"], "_supply"),
         ]
-        self._plain_bits = CH_UNITS | CH_DISPLAYS | CH_WOOD | CH_VP | CH_STONE | CH_SUPPLY
+        self._plain_bits = CH_UNITS | CH_WOOD | CH_VP | CH_STONE | CH_SUPPLY
+        # The seats (columns) named by the 4 seat (column) bits of a log entry: hands and
+        # displays are rewritten for those seats only, the columns block for those columns.
+        self._seats_of = tuple(tuple(q for q in range(n) if bits >> q & 1) for bits in range(16))
+        self._columns_of = tuple(
+            tuple(c for c in range(NUM_COLUMNS) if bits >> c & 1) for bits in range(16)
+        )
+        self._seat_shift = CH_SEAT.bit_length() - 1
+        self._column_shift = CH_COLUMN.bit_length() - 1
+        columns = COLUMN_SIZE * NUM_CARD_TYPES
+        # Exactly as long as the slices they clear (an array slice assignment of another
+        # length would resize the array).
+        meta = self._draws_at - place["phase"]
+        self._zero_meta = {c: array(c, bytes(meta * array(c).itemsize))
+                           for c in _TYPECODES.values()}
+        self._zero_columns = {c: array(c, bytes(columns * array(c).itemsize))
+                              for c in _TYPECODES.values()}
         gather = np.full((n, self.layout.size), ZERO, dtype=np.intp)
         sl = self.layout.slices
         for p in range(n):
@@ -226,56 +249,114 @@ class RapaNuiObserver(SharedObserver):
         gather.setflags(write=False)
         self.gather = gather
 
+    def _new_shared(self, state: State) -> np.ndarray:
+        """A shared vector stored in an ``array.array`` (``vec.base.obj``), all groups written.
+
+        Python writes into an ``array`` slot or slice cost about half of numpy's (no scalar or
+        list conversion), and the numpy view over it gathers the observations as before.
+        """
+        code = _TYPECODES[self.dtype.name]
+        store = array(code, bytes(self.shared_size * self.dtype.itemsize))
+        store[ONE] = 1
+        vec = np.frombuffer(store, dtype=self.dtype)
+        self._write_shared(state, vec, -1)
+        return vec
+
     def _write_shared(self, state: State, vec: np.ndarray, mask: int) -> None:
         """Rewrite the fact groups ``mask`` names, straight from the engine's flat lists.
 
         The observer is the engine's partner in this package: it reads the state's lists
-        without the accessors' copies (and never changes them).
+        without the accessors' copies (and never changes them). ``vec`` is a vector of
+        :meth:`_new_shared` (written through its ``array``) or any other of the right size
+        and dtype (written through a fresh one, then copied).
         """
         assert isinstance(state, RapaNuiState)
+        view: Any = vec.base
+        a: Any = view.obj if type(view) is memoryview else None
+        if type(a) is not array:
+            fresh = self._new_shared(state)
+            if mask == -1:
+                vec[:] = fresh
+            else:  # only the named groups: entries of other groups keep what vec holds
+                for lo, hi in self._group_ranges(mask):
+                    vec[lo:hi] = fresh[lo:hi]
+            return
         s = state
         at = self._at
         n = s._n
-        # Every action changes the phase group and a draw the columns: those two are written
-        # entry by entry into a zeroed slice (a list converted into the slice costs more).
+        code = a.typecode
+        # Every action changes the phase group and a draw the columns: those two are zeroed
+        # from a kept array of zeros, then written entry by entry.
         if mask & CH_PHASE:
             i = at["phase"]
             end = self._draws_at
-            vec[i:end] = 0
-            vec[i + s._phase] = 1
-            vec[self._active_at + s._active] = 1
+            a[i:end] = self._zero_meta[code]
+            a[i + s._phase] = 1
+            a[self._active_at + s._active] = 1
             if s._cur != TERMINAL:
-                vec[self._decider_at + s._cur] = 1
-            vec[end] = s._draws_left
-        if mask & CH_HANDS:
-            h = s._hands
+                a[self._decider_at + s._cur] = 1
+            a[end] = s._draws_left
+        if mask & (CH_HANDS | CH_DISPLAYS):
             t = NUM_CARD_TYPES
-            i = at["hands"]
-            vec[i : i + (t + 1) * n] = h + [sum(h[b : b + t]) for b in range(0, t * n, t)]
+            seats = self._seats_of[(mask >> self._seat_shift) & 15]
+            if mask & CH_HANDS:
+                h = s._hands
+                i = at["hands"]
+                sizes = i + t * n  # the hand sizes follow the hands
+                for q in seats:
+                    b = q * t
+                    cards = h[b : b + t]
+                    a[i + b : i + b + t] = array(code, cards)
+                    a[sizes + q] = sum(cards)
+            if mask & CH_DISPLAYS:
+                d = s._displays
+                i = at["displays"]
+                for q in seats:
+                    b = q * t
+                    a[i + b : i + b + t] = array(code, d[b : b + t])
         if mask & CH_HOLDINGS:
             h = s._holdings
             i = at["holdings"]
-            vec[i : i + 5 * n] = h + [sum(h[b : b + 4]) for b in range(0, 4 * n, 4)]
+            a[i : i + 5 * n] = array(code, h + [sum(h[b : b + 4]) for b in range(0, 4 * n, 4)])
         if mask & CH_FACE_DOWN:
             h = s._face_down
             i = at["face_down"]
             counts = [sum(h[b : b + 4]) for b in range(0, 4 * n, 4)]
-            vec[i : i + 5 * n + 1] = h + counts + [sum(counts)]
+            a[i : i + 5 * n + 1] = array(code, h + counts + [sum(counts)])
         if mask & self._plain_bits:
             for bit, i, attr in self._plain:
                 if mask & bit:
                     facts = getattr(s, attr)
-                    vec[i : i + len(facts)] = facts
+                    a[i : i + len(facts)] = array(code, facts)
         if mask & CH_COLUMNS:
-            i = at["columns"]
-            end = i + NUM_COLUMNS * COLUMN_SIZE * NUM_CARD_TYPES
-            vec[i:end] = 0
-            for col in s._columns:
-                j = i
-                for card in col:  # front first, one position of 7 card ids after another
-                    vec[j + card] = 1
+            start = at["columns"]
+            block = COLUMN_SIZE * NUM_CARD_TYPES
+            zero = self._zero_columns[code]
+            columns = s._columns
+            for c in self._columns_of[(mask >> self._column_shift) & 15]:
+                j = start + c * block
+                a[j : j + block] = zero
+                for card in columns[c]:  # front first, one position of 7 card ids after another
+                    a[j + card] = 1
                     j += NUM_CARD_TYPES
-                i += COLUMN_SIZE * NUM_CARD_TYPES
-            vec[end] = len(s._pile)  # the pile's size follows the columns
+            a[at["pile"]] = len(s._pile)  # the pile's size follows the columns
         if mask & CH_REMOVED:
-            vec[at["removed"]] = s._removed
+            a[at["removed"]] = s._removed
+
+    def _group_ranges(self, mask: int) -> list[tuple[int, int]]:
+        """The shared-vector ranges the groups of ``mask`` are written to."""
+        at = self._at
+        n = self.game.num_players
+        t = NUM_CARD_TYPES
+        groups = [
+            (CH_PHASE, at["phase"], self._draws_at + 1),
+            (CH_HANDS, at["hands"], at["hands"] + (t + 1) * n),
+            (CH_HOLDINGS, at["holdings"], at["holdings"] + 5 * n),
+            (CH_FACE_DOWN, at["face_down"], at["face_down"] + 5 * n + 1),
+            (CH_COLUMNS, at["columns"], at["pile"] + 1),
+            (CH_REMOVED, at["removed"], at["removed"] + 1),
+        ]
+        groups.append((CH_DISPLAYS, at["displays"], at["displays"] + n * t))
+        sizes = {CH_UNITS: n, CH_WOOD: n, CH_VP: n, CH_STONE: NUM_KINDS, CH_SUPPLY: NUM_KINDS}
+        groups += [(bit, i, i + sizes[bit]) for bit, i, _ in self._plain]
+        return [(lo, hi) for bit, lo, hi in groups if mask & bit]

@@ -141,6 +141,15 @@ CH_COLUMNS = 1 << 10
 """The columns or the draw pile changed."""
 CH_REMOVED = 1 << 11
 """A Moai was removed from the game."""
+CH_SEAT = 1 << 12
+"""Seat ``p``'s bit (bits 12-15, 4 seats at most) is ``CH_SEAT << p``: each action logs its
+seat's bit, and the hand and display changes it logs (:data:`CH_HANDS`, :data:`CH_DISPLAYS`)
+are that seat's only, so an observer rewrites only the hands and displays of the seats whose
+bits it reads."""
+CH_COLUMN = 1 << 16
+"""Column ``c``'s bit (bits 16-19) is ``CH_COLUMN << c``: a draw from column ``c`` logs it with
+:data:`CH_COLUMNS` (the pile changes only when that column is refilled); the other columns did
+not change."""
 
 # --- actions ---------------------------------------------------------------------------------
 
@@ -180,7 +189,7 @@ def _action_touches(action: int) -> int:
         extra = (action - PLAY_HG) % 3
         return CH_HANDS | CH_DISPLAYS | CH_PHASE | (CH_WOOD if extra else 0)
     if action < OFFER:
-        return CH_COLUMNS | CH_HANDS | CH_PHASE
+        return CH_COLUMNS | (CH_COLUMN << (action - DRAW)) | CH_HANDS | CH_PHASE
     if action < SUPPLY:
         return CH_HOLDINGS | CH_PHASE
     if action < SUPPLY_SKIP:
@@ -565,7 +574,7 @@ class RapaNuiState(State):
         self._legal = None
         ph = self._phase
         p = self._cur
-        self._deltas.append(_ACTION_TOUCHES[action])
+        self._deltas.append(_ACTION_TOUCHES[action] | (CH_SEAT << p))
         if ph == _BUY:
             if action != NO_BUY:
                 k = action - BUY
