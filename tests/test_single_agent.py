@@ -280,3 +280,28 @@ def test_an_opponent_that_needs_the_state_is_not_handed_parts():
     env = SingleAgentEnv(raw_env("rapa_nui", num_players=2), opponents=spy)
     _run(env, 0, 30)
     assert spy.seen == []
+
+
+def test_reseeded_heuristic_opponents_play_as_new_ones():
+    # A named bot that says seed() makes it as good as new (the Rapa Nui heuristic) is kept
+    # from episode to episode and reseeded; against an env that builds its opponents afresh
+    # at every reset, every step of several episodes is the same. A spec given as an object
+    # is never kept (it is the caller's), and set_opponents() forgets the kept bots.
+    def make():
+        return gymnasium.make("RapaNui-v0", seat_mode="rotate", num_players=3).unwrapped
+
+    kept, fresh = make(), make()
+    fresh._build_opponents = lambda: (fresh._kept_bots.clear(),
+                                      SingleAgentEnv._build_opponents(fresh))[1]
+    assert _run(kept, 5, 500) == _run(fresh, 5, 500)
+    bots = dict(kept._kept_bots)
+    assert len(bots) == 2
+    kept.reset()
+    assert all(kept._kept_bots[j] is bots[j] for j in bots)
+    kept.set_opponents("heuristic")
+    assert kept._kept_bots == {}
+    spy = _PartsSpy()
+    spy.seed_resets = True
+    kept.set_opponents([spy, "random"])
+    kept.reset()
+    assert kept._kept_bots == {}

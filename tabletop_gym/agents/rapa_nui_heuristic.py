@@ -714,6 +714,11 @@ class RapaNuiHeuristic:
     forced_moves_blind = True
     """With one legal action it plays it without reading its observation or its generator."""
 
+    seed_resets = True
+    """After ``seed(s)`` it decides exactly as a bot built afresh and seeded with ``s``: its
+    generator is its only state (the memo tables hold pure valuations), so an env may keep one
+    bot from episode to episode and reseed it."""
+
     def act_on(self, vector: np.ndarray, legal: Sequence[int]) -> int:
         """:meth:`act` from the parts of the observation dict, for envs that have them apart.
 

@@ -531,7 +531,8 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
 
     def _after_change(self) -> None:
         """Point agent_selection at the seat to act and refresh infos; handle the end."""
-        state = self._require_state()
+        state = self.state_obj
+        assert state is not None  # called only once reset() has dealt a game
         cur = state.current_player()
         if cur == SIMULTANEOUS:
             raise RuntimeError(
@@ -625,11 +626,12 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        action = as_action(action, self._num_actions, agent)
+        if type(action) is not int or not 0 <= action < self._num_actions:
+            action = as_action(action, self._num_actions, agent)
         try:
-            if self._acting_mask[action]:
-                # The mask was built from this position's legal actions: the engine need not
-                # check the action again.
+            if action in self._acting_legal:
+                # This position's legal actions (those of the mask): the engine need not check
+                # the action again.
                 state.apply_trusted_action(action)
             else:
                 state.apply_action(action)  # raises IllegalActionError, changing nothing

@@ -30,7 +30,8 @@ What it leaves out, and why that changes nothing:
   steps and resets stay equal to a copy taken when they were returned.
 * **The masks one env at a time.** ``MaskablePPO`` asks for the masks every step through
   ``env_method("action_masks")``; here that writes every env's mask into one preallocated bool
-  array and returns its rows.
+  array and returns its rows, converting a row only when its env's (read-only) mask array is
+  another than at the last call.
 
 Example (needs the ``train`` extra)::
 
@@ -114,6 +115,7 @@ class SingleAgentVecEnv(VecEnv):
         assert isinstance(space, spaces.Box)
         self._obs = np.zeros((n, *space.shape), dtype=space.dtype)
         self._masks = np.zeros((n, int(first.action_space.n)), dtype=bool)
+        self._mask_views: list[np.ndarray | None] = [None] * n
         self._actions: list[Any] | None = None
         self._started = False
         self.t_start = time.time()
@@ -201,8 +203,15 @@ class SingleAgentVecEnv(VecEnv):
     def action_masks(self) -> np.ndarray:
         """Bool ``(num_envs, num_actions)``: each env's legal actions for its learner now."""
         masks = self._masks
+        views = self._mask_views
         for i, env in enumerate(self.envs):
-            masks[i] = env.action_mask_view()
+            # The arrays action_mask_view() hands out are read-only and never change, so a
+            # row is converted again only when its env hands out another one (MaskablePPO and
+            # a hint wrapper both ask once per step).
+            view = env.action_mask_view()
+            if view is not views[i]:
+                masks[i] = view
+                views[i] = view
         return masks.copy()
 
     def close(self) -> None:

@@ -167,6 +167,8 @@ class SingleAgentEnv(gymnasium.Env):
         """
         specs = self._normalise_specs(opponents)
         self._opponent_specs = [self._load_checkpoint(s) for s in specs]
+        # Bots built from the named specs (by spec index) that a reseed makes as good as new.
+        self._kept_bots: dict[int, Any] = {}
 
     @staticmethod
     def _load_checkpoint(spec: Any) -> Any:
@@ -179,10 +181,17 @@ class SingleAgentEnv(gymnasium.Env):
     def _build_opponents(self) -> None:
         others = [s for s in range(self.num_players) if s != self.learner_seat]
         self._opponents = {}
-        for spec, seat in zip(self._opponent_specs, others, strict=True):
+        for j, (spec, seat) in enumerate(zip(self._opponent_specs, others, strict=True)):
             child = np.random.default_rng(int(self.np_random.integers(0, 2**63 - 1)))
-            agent = make_agent(spec, self.aec.game, self.aec.observer, child)
-            if hasattr(agent, "seed") and isinstance(spec, str):
+            named = isinstance(spec, str)
+            # A named bot whose seed() makes it as good as new (seed_resets) is built once and
+            # reseeded at every reset, as a new one would be.
+            agent = self._kept_bots.get(j) if named else None
+            if agent is None:
+                agent = make_agent(spec, self.aec.game, self.aec.observer, child)
+                if named and getattr(agent, "seed_resets", False) is True:
+                    self._kept_bots[j] = agent
+            if hasattr(agent, "seed") and named:
                 agent.seed(int(child.integers(0, 2**63 - 1)))
             name = self.aec.possible_agents[seat]
             self._opponents[name] = agent
@@ -342,7 +351,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _observation(self) -> Any:
         if self.observation_type == "flat":
-            return self.aec.observer.encode(self.aec.game_state, self.learner_seat)
+            aec = self.aec
+            return aec.observer.encode(aec._require_state(), self.learner_seat)
         return self.aec.observe(self._learner)
 
     def _info(self) -> dict[str, Any]:

@@ -276,3 +276,37 @@ def test_only_our_single_agent_envs_are_accepted():
     with pytest.raises(ValueError, match="same observation and action spaces"):
         SingleAgentVecEnv([env, other])
 
+
+
+def test_masks_follow_every_change_of_an_env_however_it_is_made():
+    # The batch keeps each env's last (read-only) mask array and converts a row only when the
+    # env hands out another one: asked twice per step (MaskablePPO and a hint wrapper), after
+    # an env is stepped or reset directly, and at an episode's end, every row equals that
+    # env's own action_masks().
+    fast = make_vec_env("RapaNui-v0", n_envs=3, seed=2, env_kwargs={"seat_mode": "rotate"})
+    fast.reset()
+    rng = np.random.default_rng(2)
+
+    def check():
+        got = fast.action_masks()
+        for i, env in enumerate(fast.envs):
+            np.testing.assert_array_equal(got[i], env.action_masks())
+        return got
+
+    ended = 0
+    for step in range(300):
+        check()
+        masks = check()
+        if step % 50 == 25:
+            # Stepped outside the vector env: the next batch still follows it.
+            env = fast.envs[1]
+            _, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(masks[1]))))
+            if done:
+                env.reset()
+            masks = check()
+        if step % 70 == 35:
+            fast.envs[2].reset(seed=step)
+            masks = check()
+        _, _, dones, _ = fast.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+        ended += int(dones.sum())
+    assert ended >= 3

@@ -14,7 +14,7 @@ import pytest
 
 from tabletop_gym.envs.rapa_nui import RapaNuiGame, RapaNuiObserver, RapaNuiState
 from tabletop_gym.envs.rapa_nui.render import render_text
-from tabletop_gym.envs.rapa_nui.rules import NUM_ACTIONS, PHASES
+from tabletop_gym.envs.rapa_nui.rules import CH_PHASE, NUM_ACTIONS, PHASES
 from tests.rapa_nui.helpers import FISH, GRAIN, MULB, SWEET, M, P, W, disp, load, position
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "envs" / "rapa_nui.md"
@@ -231,3 +231,20 @@ def test_docs_json_example_loads() -> None:
     example = text.split("```json\n", 1)[1].split("```", 1)[0]
     s = RapaNuiGame().state_from_json(example)
     assert s.phase() == "buy" and s.legal_actions() == [4]
+
+
+def test_a_shared_vector_not_kept_by_the_observer_is_rewritten_whole() -> None:
+    # The kept vector is written through the array under it; a plain numpy vector handed to
+    # _write_shared gets every group from a fresh encoding, whatever the mask names.
+    game = RapaNuiGame(num_players=3)
+    observer = RapaNuiObserver(game)
+    state = game.new_initial_state(random.Random(4))
+    rng = random.Random(4)
+    for _ in range(30):
+        state.apply_action(rng.choice(state.legal_actions()))
+    plain = np.full(observer.shared_size, 9, dtype=np.float32)
+    observer._write_shared(state, plain, CH_PHASE)
+    np.testing.assert_array_equal(plain, observer._new_shared(state))
+    for seat in range(3):
+        np.testing.assert_array_equal(plain.take(observer.gather[seat]),
+                                      observer.encode(state.clone(), seat))

@@ -11,7 +11,7 @@ stone cards they placed, the order of the draw pile.
 from __future__ import annotations
 
 from array import array
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -190,13 +190,11 @@ class RapaNuiObserver(SharedObserver):
         self._decider_at = place["decider"]
         self._draws_at = place["draws"]
         # Groups the shared vector holds exactly as the engine's flat list does.
-        self._plain = [
-            (CH_UNITS, place["units"], "_units"),
-            (CH_WOOD, place["wood"], "_wood"),
-            (CH_VP, place["vp"], "_vp"),
-            (CH_STONE, place["stone"], "_stone_up"),
-            (CH_SUPPLY, place["supply"], "_supply"),
-        ]
+        self._wood_at = place["wood"]
+        self._vp_at = place["vp"]
+        self._units_at = place["units"]
+        self._stone_at = place["stone"]
+        self._supply_at = place["supply"]
         self._plain_bits = CH_UNITS | CH_WOOD | CH_VP | CH_STONE | CH_SUPPLY
         # The seats (columns) named by the 4 seat (column) bits of a log entry: hands and
         # displays are rewritten for those seats only, the columns block for those columns.
@@ -268,20 +266,15 @@ class RapaNuiObserver(SharedObserver):
         The observer is the engine's partner in this package: it reads the state's lists
         without the accessors' copies (and never changes them). ``vec`` is a vector of
         :meth:`_new_shared` (written through its ``array``) or any other of the right size
-        and dtype (written through a fresh one, then copied).
+        and dtype (every group copied from a fresh one).
         """
-        assert isinstance(state, RapaNuiState)
+        s = cast(RapaNuiState, state)  # this observer is built for a Rapa Nui game only
         view: Any = vec.base
         a: Any = view.obj if type(view) is memoryview else None
         if type(a) is not array:
-            fresh = self._new_shared(state)
-            if mask == -1:
-                vec[:] = fresh
-            else:  # only the named groups: entries of other groups keep what vec holds
-                for lo, hi in self._group_ranges(mask):
-                    vec[lo:hi] = fresh[lo:hi]
+            # Every group rewritten is as right as the named ones (all hold the state's facts).
+            vec[:] = self._new_shared(state)
             return
-        s = state
         at = self._at
         n = s._n
         code = a.typecode
@@ -324,10 +317,16 @@ class RapaNuiObserver(SharedObserver):
             counts = [sum(h[b : b + 4]) for b in range(0, 4 * n, 4)]
             a[i : i + 5 * n + 1] = array(code, h + counts + [sum(counts)])
         if mask & self._plain_bits:
-            for bit, i, attr in self._plain:
-                if mask & bit:
-                    facts = getattr(s, attr)
-                    a[i : i + len(facts)] = array(code, facts)
+            if mask & CH_WOOD:
+                a[self._wood_at : self._wood_at + n] = array(code, s._wood)
+            if mask & CH_VP:
+                a[self._vp_at : self._vp_at + n] = array(code, s._vp)
+            if mask & CH_UNITS:
+                a[self._units_at : self._units_at + n] = array(code, s._units)
+            if mask & CH_STONE:
+                a[self._stone_at : self._stone_at + NUM_KINDS] = array(code, s._stone_up)
+            if mask & CH_SUPPLY:
+                a[self._supply_at : self._supply_at + NUM_KINDS] = array(code, s._supply)
         if mask & CH_COLUMNS:
             start = at["columns"]
             block = COLUMN_SIZE * NUM_CARD_TYPES
@@ -342,21 +341,3 @@ class RapaNuiObserver(SharedObserver):
             a[at["pile"]] = len(s._pile)  # the pile's size follows the columns
         if mask & CH_REMOVED:
             a[at["removed"]] = s._removed
-
-    def _group_ranges(self, mask: int) -> list[tuple[int, int]]:
-        """The shared-vector ranges the groups of ``mask`` are written to."""
-        at = self._at
-        n = self.game.num_players
-        t = NUM_CARD_TYPES
-        groups = [
-            (CH_PHASE, at["phase"], self._draws_at + 1),
-            (CH_HANDS, at["hands"], at["hands"] + (t + 1) * n),
-            (CH_HOLDINGS, at["holdings"], at["holdings"] + 5 * n),
-            (CH_FACE_DOWN, at["face_down"], at["face_down"] + 5 * n + 1),
-            (CH_COLUMNS, at["columns"], at["pile"] + 1),
-            (CH_REMOVED, at["removed"], at["removed"] + 1),
-        ]
-        groups.append((CH_DISPLAYS, at["displays"], at["displays"] + n * t))
-        sizes = {CH_UNITS: n, CH_WOOD: n, CH_VP: n, CH_STONE: NUM_KINDS, CH_SUPPLY: NUM_KINDS}
-        groups += [(bit, i, i + sizes[bit]) for bit, i, _ in self._plain]
-        return [(lo, hi) for bit, lo, hi in groups if mask & bit]
