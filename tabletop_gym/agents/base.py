@@ -2,7 +2,10 @@
 
 An agent sees exactly what an RL policy sees: its own observation dict
 (``{"observation": float32 vector, "action_mask": int8 vector}``) and nothing else. Bots never
-get the engine state, so they cannot cheat.
+get the engine state, so they cannot cheat. A bot may also offer ``act_on(vector, legal)``, the
+same decision from the dict's parts (the ``observation`` vector and the ids its mask sets,
+ascending); the single-agent env then hands it those, and with ``forced_moves_blind = True``
+plays its forced moves without asking it (see ``tabletop_gym.wrappers.single_agent``).
 
 An opponent may be given as:
 

@@ -4,7 +4,11 @@ The wrapper steps the opponents itself: after the learner acts, every other seat
 policy on its own observation until it is the learner's turn again or the game ends. The reward
 returned is the **learner's own** reward accumulated over that whole stretch, so a loss reaches the
 learner as its -1 even when the game ends on an opponent's move (PettingZoo's SB3 tutorial never
-delivers it). Opponents see only their own observations.
+delivers it). Opponents see only their own observations: an agent gets its observation dict,
+or, if it has ``act_on(vector, legal)`` (the Rapa Nui heuristic), the dict's parts (its
+``observation`` vector and the legal ids its mask sets); one with ``forced_moves_blind = True``
+plays a move that is the only legal one without being asked, and a named bot with
+``seed_resets = True`` is built once and reseeded at each reset.
 
 For ``MaskablePPO`` the wrapper has ``action_masks()`` (Gymnasium's wrappers do not forward
 attributes: through ``gymnasium.make`` reach it with ``env.get_wrapper_attr("action_masks")()``,
