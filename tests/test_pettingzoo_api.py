@@ -210,6 +210,8 @@ def test_acting_parts_are_those_of_observe(item):
     env = raw_env(game, **cfg)
     with pytest.raises(RuntimeError, match="reset"):
         env.acting_observation()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.acting_legal()
     rng = np.random.default_rng(2)
     env.reset(seed=2)
     while not env.terminations[env.agent_selection]:

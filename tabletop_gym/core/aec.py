@@ -705,7 +705,12 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         """The legal action ids of ``agent_selection``, ascending (empty once the game is over).
 
         The ids its ``info["action_mask"]`` sets, found once per position (no copy is made).
+
+        Raises:
+            RuntimeError: Before the first reset.
         """
+        if self.state_obj is None:
+            self._require_state()
         if self.terminations.get(self.agent_selection, True):
             return ()
         return self._acting_legal
