@@ -738,10 +738,8 @@ def _unmet(results: dict[str, Any], seeds: dict[str, Any],
                    f"({min(cpu, default=0):.0f}–{max(cpu, default=0):.0f} CPU s, what the "
                    f"shared machine allowed) it leaves the heuristic's move at {span} of its "
                    f"decisions; the seeds' {what} does not lie above a tie. What was tried "
-                   "and measured besides (cloning the guided search's moves or regressing on "
-                   "its gain estimates, from a few hundred games; more PPO steps) is in "
-                   "docs/training.md. What is left to try: distilling the guided search (which "
-                   "gains in both games) from far more games, and many more PPO steps.")
+                   "and measured on the way to the recipe (other warm-ups, rewards and "
+                   "budgets) is in docs/training.md.")
     return ["### Why a target is not met", "", *out, ""] if out else []
 
 
