@@ -270,8 +270,9 @@ SEED_ENVS = tuple((spec.gym_id, spec.name, int(spec.single_agent_defaults["num_p
 def train_seeds(folder: str | pathlib.Path, seeds: Sequence[int] = TRAIN_SEEDS) -> None:
     """Train every seed of every env that has no run in ``folder`` yet.
 
-    The recipe of ``make train``: :data:`tabletop_gym.training.DEFAULT_HPARAMS`, with the budget
-    of :data:`SEED_TIMESTEPS` where it names the env and the default budget elsewhere.
+    Each env's recipe (:func:`tabletop_gym.training.recipe`: what ``tabletop-gym train --env ID``
+    runs), with the budget of :data:`SEED_TIMESTEPS` where it names the env and the default
+    budget elsewhere.
     """
     from tabletop_gym.training import train
 
@@ -571,8 +572,9 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
               "league heatmaps. A league reuses the games of the row that played the same pair "
               "on the same deals.",
               "- `python -m tabletop_gym.baselines --train-seeds --eval-seeds --ship` trains "
-              f"seeds {', '.join(map(str, TRAIN_SEEDS))} of each env with the recipe of "
-              "`make train` into `runs/final/` (the budget of `tabletop_gym.baselines."
+              f"seeds {', '.join(map(str, TRAIN_SEEDS))} of each env with its recipe "
+              "(`tabletop_gym.training.recipe`) into `runs/final/` (the budget of "
+              "`tabletop_gym.baselines."
               "SEED_TIMESTEPS` where it names the env), evaluates them and ships the best "
               "seed of each env; `--timing` measures the search's CPU seconds per move.",
               "- CPU seconds of every job are in `docs/baselines.json` (`cpu_seconds`).", ""]
@@ -634,9 +636,10 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
                   "<game>_<players>p.zip` exist (`tabletop_gym.training.ship_checkpoint`).", ""]
     if seeds:
         lines += ["### Training seeds", "",
-                  "The recipe of `make train` (`tabletop_gym.training.DEFAULT_HPARAMS`: the "
-                  "residual policy, a value warm-up on the heuristic's games, then PPO; "
-                  "`docs/training.md`) once per seed "
+                  "Each env's recipe (`tabletop_gym.training.recipe(env)`: the residual "
+                  "policy, a warm-up (solo Positano: the value head on the heuristic's games; "
+                  "Rapa Nui: also the policy regressed on the guided search's gain estimates), "
+                  "then PPO; `docs/training.md`) once per seed "
                   "for the budget in the timesteps column "
                   "(`tabletop_gym.training.train(env, timesteps=T, seed=s, out=\"runs/final\")`"
                   ", then `python -m tabletop_gym.baselines --eval-seeds --ship`). Each seed "
@@ -647,7 +650,8 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
                   "Leaves heuristic: the share of the decisions with a choice, over the first "
                   f"{HINT_GAMES} of those games, where the greedy policy plays another move "
                   "than the heuristic's (`tabletop_gym.baselines.leaves_hint`). CPU s: the "
-                  "value warm-up and PPO together, on the shared machine. The shipped "
+                  "warm-up (with the search's labels where the recipe has them) and PPO "
+                  "together, on the shared machine. The shipped "
                   "checkpoint is the best seed (win rate, then score difference).", "",
                   "| env | seed | timesteps | leaves heuristic | CPU s | win rate [95 % CI] | "
                   "diff [95 % CI] |", "|---|---|---|---|---|---|---|"]
@@ -734,10 +738,8 @@ def _unmet(results: dict[str, Any], seeds: dict[str, Any],
                    f"({min(cpu, default=0):.0f}–{max(cpu, default=0):.0f} CPU s, what the "
                    f"shared machine allowed) it leaves the heuristic's move at {span} of its "
                    f"decisions; the seeds' {what} does not lie above a tie. What was tried "
-                   "and measured besides (cloning the guided search's moves or regressing on "
-                   "its gain estimates, from a few hundred games; more PPO steps) is in "
-                   "docs/training.md. What is left to try: distilling the guided search (which "
-                   "gains in both games) from far more games, and many more PPO steps.")
+                   "and measured on the way to the recipe (other warm-ups, rewards and "
+                   "budgets) is in docs/training.md.")
     return ["### Why a target is not met", "", *out, ""] if out else []
 
 

@@ -380,7 +380,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="env kwargs, e.g. num_players=2 opponents=heuristic")
     t.add_argument("--hp", nargs="*", default=[], metavar="KEY=VALUE",
                    help="PPO settings over the defaults, e.g. net_arch=[64,64] "
-                        "obs_scaling=none (see tabletop_gym.training.DEFAULT_HPARAMS; rllib: "
+                        "obs_scaling=none (see tabletop_gym.training.recipe(env); rllib: "
                         "lr=1e-4 hiddens=[64,64], tabletop_gym.integrations.rllib."
                         "DEFAULT_HPARAMS)")
     t.add_argument("--time-limit", type=float, default=None,

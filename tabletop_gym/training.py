@@ -85,6 +85,34 @@ GAME_OF = {spec.gym_id: spec.name for spec in game_specs()}
 """Gymnasium id -> game name, for every registered game."""
 
 
+ENV_HPARAMS: dict[str, dict[str, Any]] = {
+    "RapaNui-v0": {"teacher": "ismcts:24:guided", "bc_target": "gain", "bc_games": 200,
+                   "bc_epochs": 10, "gain_margin": 0.02},
+}
+"""Where an env's recipe departs from :data:`DEFAULT_HPARAMS` (the recipe :func:`train` uses
+unless ``hparams`` says otherwise; :func:`recipe` merges the two).
+
+``RapaNui-v0``: before PPO, the residual policy regresses on the gain estimates of the guided
+search ``ismcts:24:guided`` over 200 games of the heuristic in every seat (``bc_target="gain"``,
+10 passes): each move's logit over the heuristic's move is fitted to the search's estimate of
+its mean gain less a margin of 0.02, so the greedy policy leaves the heuristic's move where the
+fitted gain exceeds the margin. The labels take about 20 CPU minutes (``docs/training.md``).
+In Rapa Nui PPO from the heuristic alone does not leave it profitably (its deviations lose on
+average and it learns to follow the hint), while the search's paired estimates, averaged by the
+regression over similar positions, show where leaving it pays."""
+
+
+def recipe(env_id: str) -> dict[str, Any]:
+    """The settings :func:`train` uses for ``env_id`` when ``hparams`` overrides nothing.
+
+    Raises:
+        ValueError: When ``env_id`` is not a registered id.
+    """
+    if env_id not in GAME_OF:
+        raise ValueError(f"unknown env {env_id!r}; choose one of {sorted(GAME_OF)}")
+    return {**DEFAULT_HPARAMS, **ENV_HPARAMS.get(env_id, {})}
+
+
 @dataclasses.dataclass
 class TrainResult:
     """What a training run produced.
@@ -173,7 +201,8 @@ def train(
         progress_bar: Show SB3's progress bar.
         env_kwargs: Extra keyword arguments of the env (player count, opponents, variants).
         verbose: Print the evaluation table.
-        hparams: Overrides of :data:`DEFAULT_HPARAMS`: ``lr_schedule`` is ``"constant"`` or
+        hparams: Overrides of the env's :func:`recipe` (:data:`DEFAULT_HPARAMS` with the env's
+            :data:`ENV_HPARAMS`): ``lr_schedule`` is ``"constant"`` or
             ``"linear"`` (decays to 0 at the end of the budget); ``obs_scaling`` is ``"none"`` or
             ``"log"`` (:class:`tabletop_gym.agents.ppo.LogScaledExtractor`).
         time_limit: Stop training after this many seconds of wall time even if the budget is not
@@ -198,7 +227,7 @@ def train(
     run_dir = pathlib.Path(out) / f"{env_id}-{stamp}-s{seed}"
     run_dir.mkdir(parents=True, exist_ok=True)
 
-    hp = {**DEFAULT_HPARAMS, **(hparams or {})}
+    hp = {**recipe(env_id), **(hparams or {})}
     unknown = sorted(set(hp) - set(DEFAULT_HPARAMS))
     if unknown:
         raise ValueError(f"unknown hparams {unknown}; allowed: {sorted(DEFAULT_HPARAMS)}")

@@ -38,12 +38,16 @@ def test_self_play_example():
     assert "self-play" in out
 
 
-@pytest.mark.parametrize("env_id", ["Positano-v0", "RapaNui-v0"])
-def test_cli_train_short_budget(tmp_path, env_id):
+@pytest.mark.parametrize(("env_id", "warm_up"), [
+    ("Positano-v0", "behaviour cloning (value) from heuristic"),
+    ("RapaNui-v0", "behaviour cloning (gain) from ismcts:24:guided"),
+])
+def test_cli_train_short_budget(tmp_path, env_id, warm_up):
+    # each env's own recipe (training.recipe), its warm-up on one game
     out = run("-m", "tabletop_gym.cli", "train", "--env", env_id, "--timesteps", "1024",
               "--eval-games", "4", "--n-envs", "2", "--no-progress", "--out", str(tmp_path),
-              "--hp", "bc_games=2", "bc_epochs=1")  # the value warm-up of the recipe, in small
-    assert "win rate" in out and "behaviour cloning (value) from heuristic" in out
+              "--hp", "bc_games=1", "bc_epochs=1")
+    assert "win rate" in out and warm_up in out
     runs = list(tmp_path.iterdir())
     assert len(runs) == 1
     names = {p.name for p in runs[0].iterdir()}

@@ -31,15 +31,16 @@ def test_log_scaled_extractor_by_hand():
 
 def test_train_with_time_limit_and_settings_records_them(tmp_path):
     pytest.importorskip("sb3_contrib")
-    from tabletop_gym.training import DEFAULT_HPARAMS, train
+    from tabletop_gym.training import DEFAULT_HPARAMS, ENV_HPARAMS, train
 
     small = {"net_arch": [16], "n_steps": 64, "batch_size": 64, "bc_games": 1, "bc_epochs": 1,
-             "teacher": "heuristic"}
+             "teacher": "heuristic", "bc_target": "value"}
     res = train("RapaNui-v0", timesteps=10_000_000, out=tmp_path, n_envs=2, eval_games=0,
                 progress_bar=False, verbose=False, time_limit=3.0, hparams=small)
     assert 0 < res.timesteps < 10_000_000  # stopped by the time limit
     summary = json.loads((res.run_dir / "summary.json").read_text())
-    assert summary["hparams"] == {**DEFAULT_HPARAMS, **small}
+    # the env's recipe (DEFAULT_HPARAMS with RapaNui-v0's own entries) under the overrides
+    assert summary["hparams"] == {**DEFAULT_HPARAMS, **ENV_HPARAMS["RapaNui-v0"], **small}
     assert summary["behaviour_cloning"]["decisions"] > 50  # one 2-player game of the heuristic
     assert summary["env_kwargs"]["seat_mode"] == "rotate"
     assert summary["metadata"]["package"] == "tabletop-gym"
@@ -111,6 +112,84 @@ def test_behaviour_cloning_fits_the_teacher_on_its_games():
     # heuristic played than the untrained policy (which picks one of ~4 legal moves)
     assert after["agreement"] > 0.75 and after["agreement"] > before["agreement"] + 0.25
     assert after["decisions"] == len(data["action"])
+
+
+def test_recipe_is_the_defaults_with_the_env_entries():
+    from tabletop_gym.training import DEFAULT_HPARAMS, recipe
+
+    assert recipe("Positano-v0") == DEFAULT_HPARAMS
+    rn = recipe("RapaNui-v0")
+    # Rapa Nui's warm-up regresses on the guided search's gains; its PPO settings are the shared
+    # ones (the bench's PPO rows time exactly these).
+    assert {k: rn[k] for k in ("teacher", "bc_target", "bc_games", "bc_epochs", "gain_margin")} \
+        == {"teacher": "ismcts:24:guided", "bc_target": "gain", "bc_games": 200,
+            "bc_epochs": 10, "gain_margin": 0.02}
+    ppo_keys = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "ent_coef",
+                "clip_range", "net_arch", "hint", "hint_weight")
+    assert {k: rn[k] for k in ppo_keys} == {k: DEFAULT_HPARAMS[k] for k in ppo_keys}
+    rn["bc_games"] = 0  # a copy: the recipe itself is unchanged
+    assert recipe("RapaNui-v0")["bc_games"] == 200
+    with pytest.raises(ValueError, match=r"unknown env 'Chess-v0'; choose one of"):
+        recipe("Chess-v0")
+
+
+def test_gain_regression_fits_each_move_to_its_gain_less_the_margin():
+    pytest.importorskip("sb3_contrib")
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from tabletop_gym.agents.base import with_hints
+    from tabletop_gym.agents.ppo import HintedPolicy, HintVecEnv
+    from tabletop_gym.integrations.sb3 import make_vec_env
+    from tabletop_gym.training import behaviour_clone, teacher_dataset
+
+    torch.manual_seed(0)
+    vec = HintVecEnv(make_vec_env("RapaNui-v0", n_envs=1, seed=0), seed=0)
+    n = int(vec.action_space.n)
+    model = MaskablePPO(HintedPolicy, vec, seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [64], "hint_weight": 3.0})
+    real = teacher_dataset("RapaNui-v0", games=1, seed=0)
+    rows = [k for k in range(len(real["action"])) if real["mask"][k].sum() >= 3][:6]
+    assert len(rows) == 6
+    data = {key: real[key][rows] for key in ("obs", "mask", "hint", "action", "ret")}
+    # At each decision the search weighed the heuristic's move (gain 0.10) and one other legal
+    # move. Gains in units of 0.02 over the heuristic's move, less the margin 0.02: a move
+    # estimated at 0.16 should get a logit (0.16 - 0.10 - 0.02) / 0.02 = +2 above the
+    # heuristic's, one at 0.11 gets (0.11 - 0.10 - 0.02) / 0.02 = -0.5 (within the margin: the
+    # heuristic's move stays the greedy choice), and the legal moves it did not weigh -8.
+    gain = np.full((6, n), np.nan, dtype=np.float32)
+    other, want = [], []
+    for i in range(6):
+        legal = [a for a in np.flatnonzero(data["mask"][i]) if a != data["hint"][i]]
+        other.append(int(legal[0]))
+        gain[i, data["hint"][i]] = 0.10
+        gain[i, legal[0]] = 0.16 if i % 2 == 0 else 0.11
+        want.append(2.0 if i % 2 == 0 else -0.5)
+    data["gain"] = gain
+    data["action"] = np.where(np.arange(6) % 2 == 0, other, data["hint"])
+    data["obs"] = with_hints(data["obs"], data["hint"], n)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a tiny net: one thread is faster, and fair to a parallel run
+    try:
+        out = behaviour_clone(model, data, epochs=1000, lr=1e-2, target="gain", gain_unit=0.02,
+                              gain_margin=0.02)
+    finally:
+        torch.set_num_threads(threads)
+    with torch.no_grad():
+        obs = torch.as_tensor(data["obs"]).float()
+        latent_pi, _ = model.policy.mlp_extractor(model.policy.extract_features(
+            obs, model.policy.features_extractor))
+        logits = model.policy.action_net(latent_pi).numpy()
+    for i in range(6):
+        lead = logits[i] - logits[i, data["hint"][i]]
+        assert lead[other[i]] == pytest.approx(want[i], abs=0.3)
+        unweighed = [a for a in np.flatnonzero(data["mask"][i])
+                     if a not in (other[i], data["hint"][i])]
+        assert all(lead[a] == pytest.approx(-8.0, abs=0.5) for a in unweighed)
+    # the greedy policy leaves the heuristic's move exactly where the gain beat the margin
+    assert out["agreement"] == 1.0 and out["leaves_hint"] == 0.5
+    with pytest.raises(ValueError, match="target='gains'; choose 'action', 'gain' or 'value'"):
+        behaviour_clone(model, data, target="gains")
 
 
 @pytest.mark.parametrize(("game", "players"), [("positano", 1), ("rapa_nui", 2)])
