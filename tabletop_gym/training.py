@@ -96,7 +96,7 @@ unless ``hparams`` says otherwise; :func:`recipe` merges the two).
 search ``ismcts:24:guided`` over 200 games of the heuristic in every seat (``bc_target="gain"``,
 10 passes): each move's logit over the heuristic's move is fitted to the search's estimate of
 its mean gain less a margin of 0.02, so the greedy policy leaves the heuristic's move where the
-fitted gain exceeds the margin. The labels take about 20 CPU minutes (``docs/training.md``).
+fitted gain exceeds the margin. The labels take about 23 CPU minutes (``docs/training.md``).
 In Rapa Nui PPO from the heuristic alone does not leave it profitably (its deviations lose on
 average and it learns to follow the hint), while the search's paired estimates, averaged by the
 regression over similar positions, show where leaving it pays."""
