@@ -73,11 +73,6 @@ Positano, both policies on the deal) or 40 CPU ms (Rapa Nui, 2 players)."""
 SEED_GAMES = PPO_GAMES
 """Games of each training seed's evaluation against the heuristic."""
 
-SEED_TIMESTEPS = {"Positano-v0": 1_000_000}
-"""PPO budget of the training seeds where it is not ``make train``'s default
-(:data:`tabletop_gym.training.DEFAULT_TIMESTEPS`): solo Positano's gain over the heuristic
-appears between 300,000 and 1,000,000 steps (``docs/training.md``)."""
-
 HINT_GAMES = 20
 """Games over which :func:`leaves_hint` counts a hinted model's own moves."""
 
@@ -270,9 +265,9 @@ SEED_ENVS = tuple((spec.gym_id, spec.name, int(spec.single_agent_defaults["num_p
 def train_seeds(folder: str | pathlib.Path, seeds: Sequence[int] = TRAIN_SEEDS) -> None:
     """Train every seed of every env that has no run in ``folder`` yet.
 
-    Each env's recipe (:func:`tabletop_gym.training.recipe`: what ``tabletop-gym train --env ID``
-    runs), with the budget of :data:`SEED_TIMESTEPS` where it names the env and the default
-    budget elsewhere.
+    Each env's recipe (:func:`tabletop_gym.training.recipe`) and default budget
+    (:data:`tabletop_gym.training.DEFAULT_TIMESTEPS`): what ``tabletop-gym train --env ID``
+    runs.
     """
     from tabletop_gym.training import train
 
@@ -280,8 +275,7 @@ def train_seeds(folder: str | pathlib.Path, seeds: Sequence[int] = TRAIN_SEEDS) 
         done = {r["seed"] for r in seed_runs(folder, env_id)}
         for seed in seeds:
             if seed not in done:
-                train(env_id, timesteps=SEED_TIMESTEPS.get(env_id), seed=seed, out=folder,
-                      eval_games=0, progress_bar=False)
+                train(env_id, seed=seed, out=folder, eval_games=0, progress_bar=False)
 
 
 def evaluate_seed_runs(folder: str | pathlib.Path, games: int = SEED_GAMES) -> None:
@@ -573,9 +567,9 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
               "on the same deals.",
               "- `python -m tabletop_gym.baselines --train-seeds --eval-seeds --ship` trains "
               f"seeds {', '.join(map(str, TRAIN_SEEDS))} of each env with its recipe "
-              "(`tabletop_gym.training.recipe`) into `runs/final/` (the budget of "
-              "`tabletop_gym.baselines."
-              "SEED_TIMESTEPS` where it names the env), evaluates them and ships the best "
+              "(`tabletop_gym.training.recipe`) and default budget "
+              "(`tabletop_gym.training.DEFAULT_TIMESTEPS`) into `runs/final/`, evaluates "
+              "them and ships the best "
               "seed of each env; `--timing` measures the search's CPU seconds per move.",
               "- CPU seconds of every job are in `docs/baselines.json` (`cpu_seconds`).", ""]
     lines += ["## The heuristic bots against random", ""]

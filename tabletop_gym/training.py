@@ -25,15 +25,20 @@ from tabletop_gym.registry import game_spec, game_specs
 from tabletop_gym.wrappers.single_agent import WRAPPER_KWARGS
 
 FINETUNE_TIMESTEPS = 300_000
-"""PPO steps after the value head's warm-up, the same for every env: the budget of the shipped
-checkpoints (``docs/baselines.md``), a few CPU minutes per run. Without the hint
+"""PPO steps after the warm-up for an env :data:`ENV_TIMESTEPS` does not name. Without the hint
 (``--hp hint=false``, a plain MLP policy) give ``--timesteps`` a budget such as the registry's
 ``GameSpec.train_timesteps`` (the tasks' recommended budget)."""
 
+ENV_TIMESTEPS = {"Positano-v0": 1_000_000}
+"""PPO budgets of the recipes that need more: solo Positano's gain over the heuristic appears
+between 300,000 and 1,000,000 steps (``docs/training.md``), about 15 CPU minutes."""
+
 DEFAULT_TIMESTEPS = {
-    spec.gym_id: FINETUNE_TIMESTEPS for spec in sorted(game_specs(), key=lambda s: s.gym_id)
+    spec.gym_id: ENV_TIMESTEPS.get(spec.gym_id, FINETUNE_TIMESTEPS)
+    for spec in sorted(game_specs(), key=lambda s: s.gym_id)
 }
-"""Default budget of :func:`train` per env (``tabletop-gym train`` without ``--timesteps``)."""
+"""Default budget of :func:`train` per env (``tabletop-gym train`` and ``make train`` without
+``--timesteps``): the budget of the shipped checkpoints (``docs/baselines.md``)."""
 
 DEFAULT_HPARAMS: dict[str, Any] = {
     "learning_rate": 1e-4,
