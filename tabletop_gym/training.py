@@ -62,8 +62,8 @@ DEFAULT_HPARAMS: dict[str, Any] = {
     "gain_unit": 0.02,
     "gain_margin": 0.0,
 }
-"""MaskablePPO settings of :func:`train` (any may be overridden with ``hparams``): the settings
-of the shipped checkpoints.
+"""MaskablePPO settings of :func:`train` (any may be overridden with ``hparams``): with an env's
+:data:`ENV_HPARAMS`, the settings of its shipped checkpoint (:func:`recipe`).
 
 With ``hint`` the policy is a residual policy over the heuristic bot
 (:class:`tabletop_gym.agents.ppo.HintedPolicy`): besides the seat's own observation it reads the
@@ -75,7 +75,8 @@ returns (``bc_target="value"``, ``bc_epochs`` passes, Adam at ``bc_lr`` decaying
 :func:`behaviour_clone`), so the first advantages are not noise. ``bc_target="action"`` also
 clones ``teacher``'s moves (``"heuristic"`` or a search such as ``"ismcts:12:guided"``), and
 ``"gain"`` regresses the logits on a guided search's estimated gains (``gain_unit``,
-``gain_margin``); neither beat the value-only warm-up (``docs/training.md``). ``bc_games=0``
+``gain_margin``): in solo Positano neither beat the value-only warm-up, in Rapa Nui the gain
+regression does and is its recipe (``docs/training.md``). ``bc_games=0``
 skips the warm-up; ``hint=False`` is a plain MLP policy (cloned with ``bc_target="action"``).
 PPO fine-tunes with a small learning rate, clip range and entropy bonus. The rewards are
 terminal, so there is nothing to discount (``gamma=1``); counts are log-scaled
