@@ -224,21 +224,18 @@ def train(
     import tabletop_gym  # noqa: F401 - registers the env ids
     from tabletop_gym.integrations.sb3 import make_vec_env
 
-    if env_id not in GAME_OF:
-        raise ValueError(f"unknown env {env_id!r}; choose one of {sorted(GAME_OF)}")
+    hp = {**recipe(env_id), **(hparams or {})}  # recipe() refuses an unknown env
+    unknown = sorted(set(hp) - set(DEFAULT_HPARAMS))
+    if unknown:
+        raise ValueError(f"unknown hparams {unknown}; allowed: {sorted(DEFAULT_HPARAMS)}")
+    if not isinstance(hp["hint"], bool):
+        raise ValueError(f"hint={hp['hint']!r}; choose true or false")
     torch.set_num_threads(1)
     env_kwargs = {**DEFAULT_ENV_KWARGS.get(env_id, {}), **(env_kwargs or {})}
     timesteps = int(timesteps or DEFAULT_TIMESTEPS[env_id])
     stamp = time.strftime("%Y%m%d-%H%M%S")
     run_dir = pathlib.Path(out) / f"{env_id}-{stamp}-s{seed}"
     run_dir.mkdir(parents=True, exist_ok=True)
-
-    hp = {**recipe(env_id), **(hparams or {})}
-    unknown = sorted(set(hp) - set(DEFAULT_HPARAMS))
-    if unknown:
-        raise ValueError(f"unknown hparams {unknown}; allowed: {sorted(DEFAULT_HPARAMS)}")
-    if not isinstance(hp["hint"], bool):
-        raise ValueError(f"hint={hp['hint']!r}; choose true or false")
     hint = hp["hint"]
     vec: Any = make_vec_env(env_id, n_envs=n_envs, seed=seed, env_kwargs=env_kwargs)
     if hint:

@@ -50,8 +50,12 @@ def test_train_with_time_limit_and_settings_records_them(tmp_path):
 
     model = MaskablePPO.load(res.run_dir / "model.zip", device="cpu")
     assert isinstance(model.policy.features_extractor, LogScaledExtractor)
+    # bad settings or an unknown env are refused before anything is written
     with pytest.raises(ValueError, match="unknown hparams"):
-        train("RapaNui-v0", timesteps=64, out=tmp_path, hparams={"lr": 1})
+        train("RapaNui-v0", timesteps=64, out=tmp_path / "refused", hparams={"lr": 1})
+    with pytest.raises(ValueError, match=r"unknown env 'Chess-v0'; choose one of"):
+        train("Chess-v0", timesteps=64, out=tmp_path / "refused")
+    assert not (tmp_path / "refused").exists()
 
 
 def test_ppo_without_a_checkpoint_for_the_config_says_which_exist():
