@@ -213,7 +213,9 @@ def train_model(env_id: str, vec: Any) -> Any:
     )
 
 
-def ppo_env_share(env_id: str, timesteps: int, dummy: bool = False) -> dict[str, float]:
+def ppo_env_share(
+    env_id: str, timesteps: int, dummy: bool = False, time_opponents: bool = False
+) -> dict[str, float]:
     """Share of a MaskablePPO run's time spent in the vector env, as ``make train`` runs it.
 
     The run is the model ``train()`` builds (:func:`train_model`: the policy, its hint wrapper
@@ -228,8 +230,10 @@ def ppo_env_share(env_id: str, timesteps: int, dummy: bool = False) -> dict[str,
     the rest of the hint wrapper's ``reset``/``step_wait`` (the heuristic's move for each
     learner observation, the policy's extra input). ``env_share`` counts the hint on the
     policy's side (it is the agent's input); ``env_share_hint_in`` counts it with the env.
-    ``opponent_share_of_env`` is the part of the vector-env time spent choosing the opponents'
-    moves (their decision, observation included).
+    With ``time_opponents``, ``opponent_share_of_env`` is the part of the vector-env time spent
+    choosing the opponents' moves (their decision, observation included). Its timer costs about
+    a microsecond per opponent move, which it adds to the vector env's time, so the runs the
+    targets read leave it out.
     """
     import torch
     from profile_step import make_train_vec
@@ -246,8 +250,9 @@ def ppo_env_share(env_id: str, timesteps: int, dummy: bool = False) -> dict[str,
     for name in ("reset", "step_async", "step_wait", "env_method", "action_masks"):
         setattr(vec, name, timer.wrap(getattr(vec, name), "env"))
     choose = single_agent.SingleAgentEnv._opponent_action
-    single_agent.SingleAgentEnv._opponent_action = timer.wrap(  # type: ignore[method-assign]
-        choose, "opponents")
+    if time_opponents:
+        single_agent.SingleAgentEnv._opponent_action = timer.wrap(  # type: ignore[method-assign]
+            choose, "opponents")
     model = train_model(env_id, vec)
     outer = model.get_env()
     if outer is not vec:
@@ -262,10 +267,12 @@ def ppo_env_share(env_id: str, timesteps: int, dummy: bool = False) -> dict[str,
     opponents = timer.spent.get("opponents", 0.0)
     env = timer.spent.get("env", 0.0) + opponents
     hint = timer.spent.get("hint", 0.0)
-    return {"env_share": env / total, "env_share_hint_in": (env + hint) / total,
-            "timesteps_per_s": timesteps / total, "env_us_per_step": 1e6 * env / timesteps,
-            "hint_us_per_step": 1e6 * hint / timesteps,
-            "opponent_share_of_env": opponents / env if env else 0.0}
+    out = {"env_share": env / total, "env_share_hint_in": (env + hint) / total,
+           "timesteps_per_s": timesteps / total, "env_us_per_step": 1e6 * env / timesteps,
+           "hint_us_per_step": 1e6 * hint / timesteps}
+    if time_opponents:
+        out["opponent_share_of_env"] = opponents / env if env else 0.0
+    return out
 
 
 def openspiel_connect_four(seconds: float) -> dict[str, float]:
@@ -459,6 +466,11 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{name}: {runs[-1]}", flush=True)
             for name, runs in runs_by.items():
                 extra[name] = {k: med([r[k] for r in runs]) for k in runs[0]}
+            # The opponents' part comes from a run of its own (its timer would add to the
+            # env time of the runs the targets read).
+            diag = ppo_env_share(env_id, args.ppo_steps, time_opponents=True)
+            print(f"ppo {env_id} with the opponents timed: {diag}", flush=True)
+            extra[f"ppo {env_id}"]["opponent_share_of_env"] = diag["opponent_share_of_env"]
     rows = targets(paired, extra)
     command = "python bench/run.py " + " ".join(argv if argv is not None else sys.argv[1:])
     meta = {"date": time.strftime("%Y-%m-%d"), "machine": platform.machine(),
