@@ -197,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warmup", type=int, default=300, help="untimed vector steps first")
     p.add_argument("--learner", choices=("heuristic", "random"), default="heuristic")
     p.add_argument("--n-envs", type=int, default=8,
-                   help="envs in the vector env (train()'s 8; 1 shows what interleaving costs)")
+                   help="envs in the vector env (train() steps 8)")
     p.add_argument("--ppo-steps", type=int, default=8192,
                    help="learner steps of the bench's MaskablePPO row (0: skip the budget)")
     p.add_argument("--ppo-reps", type=int, default=3, help="MaskablePPO runs (the median is used)")
