@@ -7,8 +7,9 @@ alternating order, each in a fresh interpreter that imports its own tree:
 
 * ``vec``: the vector env ``train()`` builds (8 envs, ``seat_mode="rotate"``, seed 0) stepped as
   ``MaskablePPO`` steps it, both mask fetches of a step included (``action_masks()`` and
-  ``env_method("action_masks")``) and a random masked choice in place of the policy (not timed):
-  CPU microseconds per learner step over ``--vec-steps`` vector steps after 300 of warm-up;
+  ``env_method("action_masks")``) and a random masked choice in place of the policy (not timed),
+  with this checkout's ``bench/floor.py`` loop (``timed_steps``) for both trees: CPU
+  microseconds per learner step over ``--vec-steps`` vector steps after 300 of warm-up;
 * ``ppo``: ``bench/run.py``'s ``ppo_env_share("RapaNui-v0", --ppo-steps)`` of that tree (the
   env share of the bench's MaskablePPO run and the vector env's microseconds per learner step).
 
@@ -28,28 +29,22 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 VEC = """
-import json, sys, time
+import importlib.util, json, sys
 import numpy as np
 from tabletop_gym.integrations.sb3 import make_vec_env
+spec = importlib.util.spec_from_file_location("bench_floor", sys.argv[2])
+floor = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(floor)
 venv = make_vec_env("RapaNui-v0", n_envs=8, seed=0, env_kwargs={"seat_mode": "rotate"})
 rng = np.random.default_rng(0)
-venv.reset()
-def loop(n):
-    spent = 0.0
-    for _ in range(n):
-        t = time.process_time()
-        masks = venv.action_masks()
-        venv.env_method("action_masks")
-        spent += time.process_time() - t
-        actions = (rng.random(masks.shape) * masks).argmax(axis=1)
-        t = time.process_time()
-        venv.step(actions)
-        spent += time.process_time() - t
-    return spent
-loop(300)
+choose = lambda obs, masks: (rng.random(masks.shape) * masks).argmax(axis=1)
+obs = floor.timed_steps(venv, venv.reset(), 300, choose)[1]
 steps = int(sys.argv[1])
-print(json.dumps({"vec_us_per_step": loop(steps) / (steps * venv.num_envs) * 1e6}))
+spent = floor.timed_steps(venv, obs, steps, choose)[0]
+print(json.dumps({"vec_us_per_step": spent / (steps * venv.num_envs) * 1e6}))
 """
+FLOOR = ROOT / "bench" / "floor.py"
+"""This checkout's timing loop (``floor.timed_steps``), the same for both trees."""
 
 PPO = """
 import json, sys
@@ -63,7 +58,7 @@ print(json.dumps({"env_share": r["env_share"], "env_us_per_step": r["env_us_per_
 def run_in(tree: pathlib.Path, code: str, arg: int) -> dict[str, float]:
     """Run ``code`` with ``arg`` in a fresh interpreter importing ``tree``; its JSON line."""
     env = dict(os.environ, PYTHONPATH=str(tree), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    out = subprocess.run([sys.executable, "-c", code, str(arg)], cwd=tree, env=env,
+    out = subprocess.run([sys.executable, "-c", code, str(arg), str(FLOOR)], cwd=tree, env=env,
                          capture_output=True, text=True, check=True)
     result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
     return result

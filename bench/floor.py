@@ -47,18 +47,41 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 ENV_ID = "RapaNui-v0"
 
 
 Game = tuple[int, list[int], int]
 """A finished game: its engine seed, its actions and the learner's engine seat."""
+
+
+def timed_steps(
+    venv: Any, obs: np.ndarray, steps: int, choose: Callable[[np.ndarray, np.ndarray], Any]
+) -> tuple[float, np.ndarray]:
+    """Step ``venv`` as ``MaskablePPO`` steps it; its CPU seconds and the last observations.
+
+    Each of the ``steps`` vector steps fetches the masks both ways a step does
+    (``action_masks()`` and ``env_method("action_masks")``) and steps the actions
+    ``choose(obs, masks)`` picks; only the env's calls are timed, not ``choose``.
+    ``bench/compare.py`` times another checkout's vector env with this same loop.
+    """
+    spent = 0.0
+    for _ in range(steps):
+        t = time.process_time()
+        masks = venv.action_masks()
+        venv.env_method("action_masks")
+        spent += time.process_time() - t
+        actions = choose(obs, masks)
+        t = time.process_time()
+        obs = venv.step(actions)[0]
+        spent += time.process_time() - t
+    return spent, obs
 
 
 def play_vec(steps: int, learner: str, warmup: int = 300, n_envs: int = 8) -> tuple[
@@ -93,33 +116,24 @@ def play_vec(steps: int, learner: str, warmup: int = 300, n_envs: int = 8) -> tu
             finished.append((aec._engine_seed, list(aec._actions), aec.seat_of(self._learner)))
         return reset(self, **kwargs)
 
+    def choose(obs: np.ndarray, masks: np.ndarray) -> Any:
+        if learner == "random":
+            return (rng.random(masks.shape) * masks).argmax(axis=1)
+        return np.array([chooser.act_on(o, m.nonzero()[0].tolist())
+                         for o, m in zip(obs, masks, strict=True)])
+
     SingleAgentEnv.reset = reset_keeping  # type: ignore[method-assign]
     try:
         obs = venv.reset()
-
-        def loop(n: int) -> float:
-            nonlocal obs
-            spent = 0.0
-            for _ in range(n):
-                t = time.process_time()
-                masks = venv.action_masks()
-                venv.env_method("action_masks")
-                spent += time.process_time() - t
-                if learner == "random":
-                    actions = (rng.random(masks.shape) * masks).argmax(axis=1)
-                else:
-                    actions = np.array([chooser.act_on(o, m.nonzero()[0].tolist())
-                                        for o, m in zip(obs, masks, strict=True)])
-                t = time.process_time()
-                obs = venv.step(actions)[0]
-                spent += time.process_time() - t
-            return spent
-
-        loop(warmup)
+        obs = timed_steps(venv, obs, warmup, choose)[1]
         keep[0] = True
         # The median of three thirds: one disturbed stretch of a shared machine moves it less.
         third = max(1, steps // 3)
-        spent = statistics.median(loop(third) for _ in range(3))
+        thirds = []
+        for _ in range(3):
+            spent, obs = timed_steps(venv, obs, third, choose)
+            thirds.append(spent)
+        spent = statistics.median(thirds)
         steps = third
     finally:
         SingleAgentEnv.reset = reset  # type: ignore[method-assign]
@@ -203,6 +217,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--ppo-reps", type=int, default=3, help="MaskablePPO runs (the median is used)")
     p.add_argument("--target", type=float, default=0.15, help="the env share to budget for")
     args = p.parse_args(argv)
+    # This checkout's package (only when run as a script: bench/compare.py loads this file to
+    # time another checkout's package with timed_steps).
+    sys.path.insert(0, str(ROOT))
     scale = 8 / args.n_envs  # as many learner steps as 8 envs take
     per_step, games, config = play_vec(int(args.steps * scale), args.learner,
                                        int(args.warmup * scale), args.n_envs)
