@@ -125,7 +125,7 @@ def test_quitting_and_ending_input_end_cleanly(monkeypatch, capsys):
     (["play", "--opponents", "missing/model.zip"], "checkpoint 'missing/model.zip' not found"),
     (["play", "--game", "rapa_nui", "--players", "3", "--opponents", "random,random,random"],
      "--opponents needs one spec or 2 comma-separated specs"),
-    (["play", "--set", "num_player=3"], "unknown keyword argument(s) ['num_player'] for raw_env (did you mean 'num_players'?)"),
+    (["play", "--set", "num_player=3"], "raw_env got an unexpected keyword argument 'num_player' (did you mean 'num_players'?)"),
     (["play", "--set", "oops"], "--set expects key=value"),
     (["eval", "--games", "0"], "--games must be at least 1, got 0"),
     (["eval", "--games", "2", "--candidate", "heuristc"], "unknown opponent 'heuristc'"),

@@ -32,7 +32,7 @@ def test_config_defaults_and_values():
 @pytest.mark.parametrize(
     ("kwargs", "fragment"),
     [
-        ({"colour": "red"}, "unknown config key(s) ['colour']"),
+        ({"colour": "red"}, "got an unexpected config key 'colour'"),
         ({"num_players": 5}, "num_players=5 is out of range; allowed: 2..4"),
         ({"num_players": "2"}, "num_players must be an integer"),
         ({"num_players": True}, "num_players must be an integer"),

@@ -8,6 +8,7 @@ faulty opponents, and guards that survive ``python -O``.
 
 from __future__ import annotations
 
+import ast
 import json
 import random
 
@@ -452,6 +453,28 @@ def test_unknown_keyword_arguments_are_type_errors_with_a_suggestion(make, wrong
     with pytest.raises(TypeError, match=rf"'{wrong}'.*did you mean '{right}'") as info:
         make()
     assert isinstance(info.value, ConfigError)
+
+
+@pytest.mark.parametrize("env_id", ["RapaNui-v0", "Positano-v0"])
+def test_unknown_keyword_error_lists_each_allowed_name_once_sorted(env_id):
+    # Issue #26 item 4: illegal_action, render_mode and render_view were listed twice.
+    with pytest.raises(TypeError) as info:
+        gymnasium.make(env_id, colour="red")
+    # Gymnasium appends its own words after ours.
+    listed = ast.literal_eval(str(info.value).split("allowed: ", 1)[1].split("]")[0] + "]")
+    assert listed == sorted(set(listed))
+    assert {"illegal_action", "render_mode", "render_view", "opponents"} <= set(listed)
+
+
+@pytest.mark.parametrize("env_id", ["RapaNui-v0", "Positano-v0"])
+def test_unknown_keyword_error_uses_pythons_wording(env_id):
+    # Issue #26 item 2: TorchRL's GymEnv retries without ``frameskip`` only when the TypeError
+    # reads as Python's own "unexpected keyword argument 'frameskip'".
+    with pytest.raises(TypeError, match="unexpected keyword argument 'frameskip'"):
+        gymnasium.make(env_id, frameskip=1)
+    with pytest.raises(TypeError, match="an unexpected keyword argument 'a', "
+                                        "an unexpected keyword argument 'b'"):
+        rapa_nui_v0.env(a=1, b=2)
 
 
 # --- 7. silent no-ops and guards ----------------------------------------------------------------

@@ -101,9 +101,11 @@ def check_names(
         if close:
             hints.append(f"{close[0]!r}" + (f" for {name!r}" if len(unknown) > 1 else ""))
     hint = f" (did you mean {', '.join(hints)}?)" if hints else ""
+    # Python's own wording ("unexpected keyword argument 'x'") for each name: libraries that
+    # probe keywords (TorchRL's GymEnv passing ``frameskip``) retry only on that text.
+    names = ", ".join(f"an unexpected {kind} {shown(u)}" for u in unknown)
     raise UnknownArgumentError(
-        f"unknown {kind}(s) [{', '.join(shown(u) for u in unknown)}] for {where}{hint}; "
-        f"allowed: {sorted(allowed)}"
+        f"{where} got {names}{hint}; allowed: {sorted(set(allowed))}"
     )
 
 

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from tensordict.nn import TensorDictModule
+from tensordict.nn import TensorDictModule, TensorDictSequential
 from torchrl.collectors import Collector
 from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor
 
@@ -103,3 +103,61 @@ def test_masked_rollout_through_a_collector(game, cfg, parallel):
     collector.shutdown()
     assert frames == 400
     assert ends >= 2  # games last 58-132 steps (one step per decision)
+
+
+# --- TorchRL's GymEnv over the single-agent ids (issue #26 item 2) ------------------------------
+# GymEnv passes ``frameskip`` to ``gymnasium.make`` and retries without it only when the
+# TypeError reads as Python's own "unexpected keyword argument 'frameskip'".
+
+GYM_IDS = ["tabletop_gym:RapaNui-v0", "tabletop_gym:Positano-v0"]
+
+
+@pytest.mark.parametrize("env_id", GYM_IDS)
+def test_gym_env_builds_and_rolls_out(env_id):
+    from torchrl.envs import GymEnv
+
+    env = GymEnv(env_id, observation_type="dict", categorical_action_encoding=True)
+    env.set_seed(0)
+    td = env.rollout(8, break_when_any_done=False)
+    assert td.batch_size == torch.Size([8])
+    mask = td["action_mask"].bool()
+    assert mask.any(-1).all()  # every step had a legal action to choose from
+    plain = GymEnv(env_id)  # the default observation: the vector alone
+    assert plain.observation_spec["observation"].shape[-1] == td["observation"].shape[-1]
+
+
+@pytest.mark.parametrize("env_id", GYM_IDS)
+def test_gym_env_masked_policy_through_a_collector(env_id):
+    from torchrl.envs import GymEnv
+
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    env = GymEnv(env_id, observation_type="dict", categorical_action_encoding=True)
+    env.set_seed(0)
+    obs_dim = env.observation_spec["observation"].shape[-1]
+    n_actions = env.action_spec.space.n
+    net = TensorDictModule(MLP(in_features=obs_dim, out_features=n_actions, num_cells=[32]),
+                           in_keys=["observation"], out_keys=["logits"])
+    # The env's masks are int8 (the PettingZoo classic convention); MaskedCategorical wants bool.
+    as_bool = TensorDictModule(lambda m: m.bool(), in_keys=["action_mask"], out_keys=["legal"])
+    actor = ProbabilisticActor(net, in_keys={"logits": "logits", "mask": "legal"},
+                               out_keys=["action"], distribution_class=MaskedCategorical,
+                               spec=env.action_spec)
+    policy = TensorDictSequential(as_bool, actor)
+    collector = Collector(env, policy, frames_per_batch=100, total_frames=300)
+    frames = ends = 0
+    for batch in collector:
+        frames += batch.numel()
+        chosen = batch["action"]
+        legal = batch["action_mask"].bool().gather(-1, chosen.unsqueeze(-1)).squeeze(-1)
+        assert legal.all()  # the masked policy only ever chose legal actions
+        done = batch["next", "done"].squeeze(-1)
+        reward = batch["next", "reward"].squeeze(-1)
+        ends += int(done.sum())
+        # the single-agent reward is terminal: 0 before the end, the learner's return at it
+        assert (reward[~done] == 0).all()
+        if "RapaNui" in env_id:  # win_loss against the heuristic: +1 or -1 (or 0 if all win)
+            assert set(reward[done].tolist()) <= {-1.0, 0.0, 1.0}
+    collector.shutdown()
+    assert frames == 300
+    assert ends >= 1

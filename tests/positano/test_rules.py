@@ -779,7 +779,7 @@ def test_scores_during_play_use_the_same_formula():
             "not both",
         ),
         ({"reward_type": "points"}, "choose one of"),
-        ({"players": 2}, "unknown config key"),
+        ({"players": 2}, "unexpected config key"),
     ],
 )
 def test_config_errors(kwargs, words):
