@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import json
 import random
+import subprocess
+import sys
 
 import gymnasium
 import numpy as np
@@ -478,6 +480,46 @@ def test_unknown_keyword_error_uses_pythons_wording(env_id):
 
 
 # --- 7. silent no-ops and guards ----------------------------------------------------------------
+
+
+# Every public method of the raw AEC env that needs a game (issue #26 item 6: last() raised an
+# AttributeError on agent_selection, public_action_string a bare assert that -O removes).
+_BEFORE_RESET_CALLS = {
+    "last": (), "agent_iter": (), "public_action_string": (0,), "seat_of": ("player_0",),
+    "agent_of": (0,), "acting_mask": (), "acting_mask_view": (), "acting_legal": (),
+    "acting_observation": (), "observe": ("player_0",), "step": (0,), "legal_actions": (),
+    "action_to_string": (0,), "record": (), "state": (), "render": (),
+}
+
+
+@pytest.mark.parametrize("make", [positano_v0.raw_env, rapa_nui_v0.raw_env],
+                         ids=["positano", "rapa_nui"])
+@pytest.mark.parametrize("call", sorted(_BEFORE_RESET_CALLS))
+def test_every_raw_env_call_before_reset_says_reset_first(make, call):
+    env = make(num_players=2, render_mode="ansi")
+    with pytest.raises(RuntimeError, match=r"no game yet: call reset\(\) first"):
+        getattr(env, call)(*_BEFORE_RESET_CALLS[call])
+
+
+def test_calls_before_reset_say_reset_first_under_python_O():
+    code = (
+        "from tabletop_gym.envs import positano_v0, rapa_nui_v0\n"
+        f"calls = {_BEFORE_RESET_CALLS!r}\n"
+        "for make in (positano_v0.raw_env, rapa_nui_v0.raw_env):\n"
+        "    for name, args in calls.items():\n"
+        "        env = make(num_players=2, render_mode='ansi')\n"
+        "        try:\n"
+        "            getattr(env, name)(*args)\n"
+        "        except RuntimeError as err:\n"
+        "            assert 'call reset() first' in str(err), (name, err)\n"
+        "        else:\n"
+        "            raise SystemExit(f'{name} did not raise')\n"
+        "print('ok', len(calls))\n"
+    )
+    out = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True,
+                         check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["ok", str(len(_BEFORE_RESET_CALLS))]
 
 
 def test_split_bids_in_solo_is_refused_with_a_reason():

@@ -681,12 +681,46 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
     # --- extras -------------------------------------------------------------------------------
 
     def seat_of(self, agent: str) -> int:
-        """The engine seat ``agent`` plays this episode."""
-        return self._seat_of[agent]
+        """The engine seat ``agent`` plays this episode.
+
+        Raises:
+            RuntimeError: Before the first reset.
+            KeyError: When ``agent`` is not one of ``possible_agents``.
+        """
+        if self.state_obj is None:
+            self._require_state()
+        try:
+            return self._seat_of[agent]
+        except KeyError:
+            raise KeyError(f"{agent!r} is not an agent; agents: {self.possible_agents}") from None
 
     def agent_of(self, seat: int) -> str:
-        """The agent playing engine seat ``seat`` this episode."""
+        """The agent playing engine seat ``seat`` this episode.
+
+        Raises:
+            RuntimeError: Before the first reset.
+        """
+        self._require_state()
         return self._seat_agent[seat]
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``last()``: the agent to act's observation, reward, flags and info.
+
+        Raises:
+            RuntimeError: Before the first reset.
+        """
+        if self.state_obj is None:
+            self._require_state()
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> Any:
+        """PettingZoo's ``agent_iter()``.
+
+        Raises:
+            RuntimeError: Before the first reset.
+        """
+        self._require_state()
+        return super().agent_iter(max_iter)
 
     def acting_mask(self) -> np.ndarray:
         """A copy of the int8 mask of ``agent_selection`` (all zeros once the game is over)."""
@@ -698,6 +732,8 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         For wrappers that convert it at once; :meth:`acting_mask` hands out a copy.
         """
         if self.state_obj is None or self.terminations.get(self.agent_selection, True):
+            if self.state_obj is None:
+                self._require_state()
             return self._zero_mask
         return self._acting_mask
 
@@ -748,9 +784,9 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         :meth:`step` applies ``action``. Use this form for anything shown to a person or written
         to a shared log.
         """
-        assert self.state_obj is not None, "call reset() first"
-        seat = None if viewer is None else self._seat_of[viewer]
-        return self.state_obj.public_action_string(action, seat)
+        state = self._require_state()
+        seat = None if viewer is None else self.seat_of(viewer)
+        return state.public_action_string(action, seat)
 
     def record(self) -> GameRecord:
         """Config, engine seed, seat assignment and actions of this episode (replays exactly).
