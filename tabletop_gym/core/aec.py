@@ -711,7 +711,8 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         """
         if self.state_obj is None:
             self._require_state()
-        return super().last(observe)
+        result: tuple[Any, float, bool, bool, dict[str, Any]] = super().last(observe)
+        return result
 
     def agent_iter(self, max_iter: int = 2**63) -> Any:
         """PettingZoo's ``agent_iter()``.
