@@ -15,6 +15,10 @@ RLLIB_STAMP := $(RLLIB_VENV)/.installed
 MIN_VENV := .venv-min
 MIN_STAMP := $(MIN_VENV)/.installed
 MIN_PINS := gymnasium==1.0.0 pettingzoo==1.24.0
+# What `pip install tabletop-gym` gives a user: no extra of the package (dev: the test runner).
+CORE_VENV := .venv-core
+CORE_STAMP := $(CORE_VENV)/.installed
+CORE_ONLY_TESTS := tests/test_core_install.py tests/integrations/test_gymnasium.py
 RLLIB_TESTS := tests/integrations/rllib
 CORE_TESTS := tests/test_pettingzoo_api.py tests/integrations/test_pettingzoo_suite.py \
 	tests/integrations/test_gymnasium.py
@@ -40,6 +44,12 @@ $(MIN_STAMP): pyproject.toml
 	$(MIN_VENV)/bin/python -m pip install --quiet -e ".[dev,human]" $(MIN_PINS)
 	touch $(MIN_STAMP)
 
+$(CORE_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(CORE_VENV)
+	$(CORE_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(CORE_VENV)/bin/python -m pip install --quiet -e ".[dev]"
+	touch $(CORE_STAMP)
+
 venv: $(STAMP)
 
 # The browser tests (tests/web/test_browser.py) drive the system's Chromium. Install Debian's
@@ -59,13 +69,14 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-test: $(STAMP) $(RLLIB_STAMP) $(MIN_STAMP) browser
+test: $(STAMP) $(RLLIB_STAMP) $(MIN_STAMP) $(CORE_STAMP) browser
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir build/site
 	$(PY) -m pytest -n 2 -q --ignore=$(RLLIB_TESTS)
 	$(RLLIB_VENV)/bin/python -m pytest -q $(RLLIB_TESTS)
 	$(MIN_VENV)/bin/python -m pytest -n 2 -q $(CORE_TESTS)
+	TABLETOP_GYM_CORE_ONLY=1 $(CORE_VENV)/bin/python -m pytest -n 2 -q $(CORE_ONLY_TESTS)
 
 # The documentation site: `make docs` serves it at http://127.0.0.1:8000 and rebuilds on change.
 docs: $(STAMP)
@@ -102,4 +113,4 @@ screenshots: $(STAMP) browser
 	TABLETOP_GYM_SCREENSHOTS=docs/images $(PY) -m pytest -q -n 0 tests/web/test_browser.py
 
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) $(MIN_VENV) build site *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(RLLIB_VENV) $(MIN_VENV) $(CORE_VENV) build site *.egg-info .pytest_cache .ruff_cache

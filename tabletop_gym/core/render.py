@@ -4,7 +4,9 @@
 * ``"rgb_array"``: the drawn table (each game's ``picture`` module), one fixed frame size per
   configuration for the whole episode, so video writers accept it;
 * ``"human"``: the same picture in a window (pygame, from the ``human`` extra); ``render()``
-  returns ``None``.
+  returns ``None``. Without pygame, or without a screen to open a window on, the table is
+  printed as text instead (the same view), with a one-time note, so a core install passes
+  Gymnasium's ``check_env`` and PettingZoo's ``render_test`` in every declared mode.
 
 Whose view is drawn is the ``render_view`` option: ``"public"`` (a spectator: public information
 only; the default for ``rgb_array`` and ``human``), a seat number (that seat's view, its own hand
@@ -14,8 +16,9 @@ included), or the env's own default for text (``"acting"``: the seat to act, as 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -72,45 +75,68 @@ def render_frame(
     """
     if render_mode == "ansi":
         return text(state, seat)
-    frame = picture(state, seat)
     if render_mode == "human":
-        assert window is not None
-        window.show(frame)
+        if window is None:
+            raise RuntimeError('render_mode="human" needs the env\'s window; none was made')
+        if not window.show(picture(state, seat) if window.graphical else None):
+            window.show_text(text(state, seat))
         return None
-    return frame
+    return picture(state, seat)
 
 
 class HumanWindow:
-    """A pygame window that shows rgb frames (``render_mode="human"``).
+    """A pygame window that shows rgb frames (``render_mode="human"``), or text without one.
 
-    pygame is imported on the first frame, so only ``human`` needs the ``human`` extra; with
-    ``SDL_VIDEODRIVER=dummy`` it runs headless (tests, servers).
+    pygame is imported on the first frame, so only the window needs the ``human`` extra; with
+    ``SDL_VIDEODRIVER=dummy`` it runs headless (tests, servers). Where pygame is missing or no
+    window can be opened (no display), :meth:`show` says so and the env prints the table as text
+    through :meth:`show_text`, after a one-time note that says what to install.
 
     Args:
         title: The window caption.
         fps: Frames per second to pace at (the env's ``render_fps``; 0: no pacing).
+        out: Where the text fallback is written (default: ``sys.stdout`` at the time).
     """
 
-    def __init__(self, title: str, fps: int = 0):
+    def __init__(self, title: str, fps: int = 0, out: TextIO | None = None):
         self.title = title
         self.fps = fps
+        self.out = out
         self._screen: Any = None
         self._clock: Any = None
+        self._no_window: str | None = None
+        self._noted = False
 
-    def show(self, frame: np.ndarray) -> None:
-        """Draw ``frame`` (``(H, W, 3)`` uint8) and pump the window's events."""
+    @property
+    def graphical(self) -> bool:
+        """Whether frames go to a window (False once pygame or a display proved missing)."""
+        return self._no_window is None
+
+    def show(self, frame: np.ndarray | None) -> bool:
+        """Draw ``frame`` (``(H, W, 3)`` uint8) and pump the window's events.
+
+        Returns:
+            False when there is no window to draw in (pygame missing, no display): the caller
+            shows the text view instead.
+        """
+        if frame is None or self._no_window is not None:
+            return False
         try:
             import pygame
         except ImportError:
-            raise ImportError(
-                'render_mode="human" needs pygame: pip install "tabletop-gym[human]"'
-            ) from None
+            self._no_window = 'pygame is not installed (pip install "tabletop-gym[human]")'
+            return False
         h, w = frame.shape[:2]
         if self._screen is None:
-            pygame.init()
-            pygame.display.init()
-            pygame.display.set_caption(self.title)
-            self._screen = pygame.display.set_mode((w, h))
+            try:
+                pygame.init()
+                pygame.display.init()
+                pygame.display.set_caption(self.title)
+                self._screen = pygame.display.set_mode((w, h))
+            except pygame.error as err:
+                pygame.quit()
+                self._no_window = f"no window could be opened ({err})"
+                return False
             self._clock = pygame.time.Clock()
         surface = pygame.surfarray.make_surface(np.ascontiguousarray(frame.swapaxes(0, 1)))
         self._screen.blit(surface, (0, 0))
@@ -118,6 +144,16 @@ class HumanWindow:
         pygame.display.flip()
         if self.fps:
             self._clock.tick(self.fps)
+        return True
+
+    def show_text(self, text: str) -> None:
+        """Print ``text`` as this frame, after a one-time note on why there is no window."""
+        out = self.out if self.out is not None else sys.stdout
+        if not self._noted:
+            out.write(f"[{self.title}: {self._no_window}; showing the table as text]\n")
+            self._noted = True
+        out.write(text.rstrip("\n") + "\n\n")
+        out.flush()
 
     def close(self) -> None:
         """Close the window (if one was opened)."""
