@@ -68,10 +68,14 @@ def render_text(state: State, player: int | None = None) -> str:
         f"Draw pile: {s.draw_pile_size()} cards   Moai removed from the game: {s.removed_moai()}"
     )
     lines.append(f"Offering supply: {_counts(s.supply(), KIND_NAMES)}")
-    lines.append(
-        f"Offering stone: face up {_counts(s.stone_face_up(), KIND_NAMES)}; "
-        f"face down {s.face_down_count()}"
-    )
+    # The final scoring reveals the face-down cards (§3.1.5), so after the game every view
+    # names them.
+    if s.is_terminal():
+        down = [sum(s.face_down(q)[k] for q in range(n)) for k in range(NUM_KINDS)]
+        hidden = f"face down (revealed) {_counts(down, KIND_NAMES)}"
+    else:
+        hidden = f"face down {s.face_down_count()}"
+    lines.append(f"Offering stone: face up {_counts(s.stone_face_up(), KIND_NAMES)}; {hidden}")
     for q in range(n):
         tag = " (you)" if q == player else ""
         lines.append(
@@ -93,6 +97,9 @@ def render_text(state: State, player: int | None = None) -> str:
         costs = ", ".join(f"{KIND_NAMES[k]} {buy_cost(disp[HG + k])}" for k in range(NUM_KINDS))
         lines.append(f"Your offering card costs: {costs}")
     if s.is_terminal():
+        # The whole final scoring (§7), so a player can check every total.
+        lines.append("Final scoring:")
+        lines += [f"  {line}" for line in reveal_lines(s)]
         scores = s.scores()
         lines.append(
             "Final scores: "

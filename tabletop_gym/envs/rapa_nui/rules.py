@@ -894,7 +894,9 @@ class RapaNuiState(State):
         (each place keeps its count). Everything public stays: the displays, the columns, the
         face-up stone, the supply stacks, every count. The hidden parts are shuffled from a
         canonical (sorted) order, so the copy is a function of ``player``'s view and ``rng``
-        alone: two states that ``player`` cannot tell apart give the same copy.
+        alone: two states that ``player`` cannot tell apart give the same copy. Once the game
+        is over the final scoring has revealed every offering card, held or face down
+        (docs/rules/rapa_nui.md §3.1.5, §7.4), so only the hands and the pile are re-drawn.
 
         Args:
             player: The seat whose view must stay the same.
@@ -923,6 +925,8 @@ class RapaNuiState(State):
                 s._hands[b + t] += 1
             pos += size
         s._pile = cards[pos:]
+        if s.is_terminal():
+            return s
         kinds: list[int] = []
         places = (s._holdings, s._face_down)
         for q in others:
