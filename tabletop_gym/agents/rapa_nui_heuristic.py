@@ -338,11 +338,29 @@ class RapaNuiHeuristic:
         self._supply_at = place["supply"]
         self._pile_at = place["draw_pile"]
         self._removed_at = place["removed_moai"]
+        self._attach_memo_tables()
+
+    def _attach_memo_tables(self) -> None:
         tables = _TABLES.setdefault((self._n, self._zero_rule, self._hg_bonus), _Tables())
         self._step_memo = tables.step
         self._dense_memo = tables.dense
         self._estimate_memo = tables.estimate
         self._opp_memo = tables.opp
+
+    _MEMOS = ("_step_memo", "_dense_memo", "_estimate_memo", "_opp_memo")
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The memo tables are this process's, shared by every bot of the config and never
+        # read by a decision's outcome: a pickle leaves them out, and a copy attaches to the
+        # tables of the process it is loaded in.
+        state = self.__dict__.copy()
+        for name in self._MEMOS:
+            del state[name]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._attach_memo_tables()
 
     def seed(self, seed: int | None) -> None:
         """Reseed the tie-breaking generator."""

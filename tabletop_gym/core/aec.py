@@ -680,6 +680,12 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
 
     # --- extras -------------------------------------------------------------------------------
 
+    def __getstate__(self) -> dict[str, Any]:
+        # A pickle or deep copy carries the game, not the cache of masks per legal set.
+        state = self.__dict__.copy()
+        state["_masks"] = {}
+        return state
+
     def seat_of(self, agent: str) -> int:
         """The engine seat ``agent`` plays this episode.
 

@@ -634,6 +634,20 @@ class State(abc.ABC):
 
     # --- copies and serialisation ------------------------------------------------------------
 
+    _unpickled_empty: tuple[str, ...] = ()
+    """Attributes that are caches of the position (rebuilt on first use from ``None``): a
+    pickle or deep copy carries ``None`` in their place."""
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A pickle carries the game, not the observers' kept vectors (keyed by the observers'
+        # ids, which a copy does not keep) nor the caches a subclass names.
+        state = self.__dict__.copy()
+        state.pop("_kept_observations", None)
+        for name in self._unpickled_empty:
+            if name in state:
+                state[name] = None
+        return state
+
     @abc.abstractmethod
     def clone(self) -> State:
         """A deep copy that shares no mutable object with this state."""

@@ -165,6 +165,15 @@ class Observer(abc.ABC):
         """Bind the observer to a game (its player count and switches fix the layout)."""
         self.game = game
 
+    def _init_args(self) -> tuple[Any, ...]:
+        """The arguments ``__init__`` builds this observer from (for pickling)."""
+        return (self.game,)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The layout and index tables are derived from the game: a pickle or deep copy carries
+        # the game (and the dtype) and rebuilds them.
+        return (_rebuilt_observer, (type(self), self._init_args(), np.dtype(self.dtype).str))
+
     @property
     def size(self) -> int:
         """Length of the observation vector."""
@@ -210,6 +219,13 @@ class Observer(abc.ABC):
     def describe(self, vector: np.ndarray) -> dict[str, list[float]]:
         """A JSON-ready dict of the named slices of ``vector``."""
         return {k: v.tolist() for k, v in self.layout.view(vector).items()}
+
+
+def _rebuilt_observer(cls: type[Observer], args: tuple[Any, ...], dtype: str) -> Observer:
+    observer = cls(*args)
+    if np.dtype(dtype) != observer.dtype:
+        observer.set_dtype(np.dtype(dtype).name)
+    return observer
 
 
 ZERO = 0

@@ -421,6 +421,9 @@ class TurnBasedObserver(Observer):
             pad = np.full((g.shape[0], self.layout.size - base.size), inner_observer.zero_index)
             self._gather = np.concatenate([g, pad.astype(g.dtype)], axis=1)
 
+    def _init_args(self) -> tuple[Any, ...]:
+        return (self.game, self.inner)
+
     def set_dtype(self, obs_dtype: Any) -> None:
         """Encode into ``obs_dtype`` (the inner observer too, whose part this vector holds)."""
         super().set_dtype(obs_dtype)

@@ -315,7 +315,8 @@ class PositanoGame(Game):
         self._start_blocks = split(self.block_tiles)
         self._start_builds = split(self.build_tiles)
         self.fact_tables = facts.Tables(self)
-        """Index tables the observable facts are written with (:mod:`.facts`)."""
+        """Index tables the observable facts are written with (:mod:`.facts`); derived from
+        the config, so a pickle rebuilds them instead of carrying them."""
         if cfg.goals:
             self.fixed_goals: tuple[str, ...] = tuple(cfg.goals)
         elif cfg.solo_goal_set:
@@ -409,6 +410,15 @@ class PositanoGame(Game):
         return (A_BID_CARD + card, A_BID_BOOSTER + booster)
 
     # --- set-up (rules §2, §7) ------------------------------------------------------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["fact_tables"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.fact_tables = facts.Tables(self)
 
     def new_initial_state(self, rng: random.Random) -> PositanoState:
         """Set up a game (rules §2; solo §7); every chance event is drawn from ``rng``.
@@ -560,6 +570,7 @@ class PositanoState(State):
     _facts: Any
     """The observable facts (:mod:`.facts`) as an ``array('f')``, kept up to date by every
     change once an observer created it; ``None`` until then."""
+    _unpickled_empty = ("_facts",)
 
     def change_log(self) -> list[int]:
         """Masks of the ``CH_*`` fact groups each engine step touched (see :class:`State`)."""
