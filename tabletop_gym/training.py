@@ -13,8 +13,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import pathlib
+import sys
 import time
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -139,7 +140,43 @@ class TrainResult:
     evaluations: list[EvalResult]
 
 
-def _make_callback(curve: list[tuple[int, float]], deadline: float | None = None) -> Any:
+class ProgressLines:
+    """A progress line every ``every`` of the budget, for output that is not a terminal.
+
+    SB3's progress bar is drawn only on a terminal; a log file or CI would show nothing for
+    the whole run. Each line says the steps done, the share of the budget, the rate and the
+    time left at that rate.
+
+    Args:
+        total: The budget in steps.
+        out: Where the lines go.
+        every: The share of the budget between two lines.
+    """
+
+    def __init__(self, total: int, out: TextIO, every: float = 0.05):
+        self.total = max(1, int(total))
+        self.out = out
+        self.step = max(1, int(self.total * every))
+        self.next = self.step
+        self.t0 = time.perf_counter()
+
+    def update(self, done: int) -> None:
+        """Print a line if ``done`` steps passed the next mark (at most one line per call)."""
+        if done < self.next:
+            return
+        self.next = (done // self.step + 1) * self.step
+        seconds = time.perf_counter() - self.t0
+        rate = done / seconds if seconds > 0 else 0.0
+        left = (self.total - done) / rate if rate > 0 else 0.0
+        share = min(100, 100 * done // self.total)
+        self.out.write(f"progress: {done:,}/{self.total:,} steps ({share} %), "
+                       f"{rate:,.0f} steps/s, {seconds:,.0f} s elapsed, "
+                       f"about {max(0.0, left):,.0f} s left\n")
+        self.out.flush()
+
+
+def _make_callback(curve: list[tuple[int, float]], deadline: float | None = None,
+                   lines: ProgressLines | None = None) -> Any:
     from stable_baselines3.common.callbacks import BaseCallback
 
     class CurveCallback(BaseCallback):
@@ -150,6 +187,8 @@ def _make_callback(curve: list[tuple[int, float]], deadline: float | None = None
                 ep = info.get("episode")
                 if ep is not None:
                     curve.append((self.num_timesteps, float(ep["r"])))
+            if lines is not None:
+                lines.update(self.num_timesteps)
             return deadline is None or time.perf_counter() < deadline
 
     return CurveCallback()
@@ -204,7 +243,8 @@ def train(
         out: Parent folder of the run folder.
         n_envs: Parallel environments in the (in-process) vector env.
         eval_games: Games per evaluation matchup (at least 200 for the published numbers).
-        progress_bar: Show SB3's progress bar.
+        progress_bar: Show progress: SB3's progress bar on a terminal, otherwise a line
+            every 5 % of the budget (:class:`ProgressLines`).
         env_kwargs: Extra keyword arguments of the env (player count, opponents, variants).
         verbose: Print the evaluation table.
         hparams: Overrides of the env's :func:`recipe` (:data:`DEFAULT_HPARAMS` with the env's
@@ -301,10 +341,14 @@ def train(
             print(f"behaviour cloning ({hp['bc_target']}) from {hp['teacher']}: {bc}",
                   flush=True)
     curve: list[tuple[int, float]] = []
+    # SB3 draws its bar only on a terminal; elsewhere (a log, CI) a line every 5 %.
+    terminal = sys.stdout.isatty()
+    lines = ProgressLines(timesteps, sys.stdout) if progress_bar and not terminal else None
     t0 = time.perf_counter()
     model.learn(total_timesteps=timesteps,
-                callback=_make_callback(curve, None if time_limit is None else t0 + time_limit),
-                progress_bar=progress_bar)
+                callback=_make_callback(curve, None if time_limit is None else t0 + time_limit,
+                                        lines),
+                progress_bar=progress_bar and lines is None)
     seconds = time.perf_counter() - t0
     cpu_seconds = time.process_time() - cpu0
     timesteps = int(model.num_timesteps)

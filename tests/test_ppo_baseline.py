@@ -267,3 +267,35 @@ def test_hinted_policy_starts_as_the_heuristic_and_sees_only_its_own_view():
         raw.step(action)
         moves += 1
     assert moves == 60
+
+
+def test_progress_lines_every_five_percent_by_hand():
+    import io
+
+    from tabletop_gym.training import ProgressLines
+
+    out = io.StringIO()
+    lines = ProgressLines(1000, out)  # a line every 50 steps
+    for done in (10, 49, 50, 51, 160, 999, 1000):
+        lines.update(done)
+    got = out.getvalue().splitlines()
+    # 50 passes the first mark; 160 passes 100 and 150 but prints once; 999 passes 950, and
+    # 1000 the last mark
+    assert [s.split(" steps")[0] for s in got] == ["progress: 50/1,000", "progress: 160/1,000",
+                                                   "progress: 999/1,000", "progress: 1,000/1,000"]
+    assert [s.split("(")[1].split(")")[0] for s in got] == ["5 %", "16 %", "99 %", "100 %"]
+    assert all("steps/s" in s and "s left" in s for s in got)
+
+
+def test_training_without_a_terminal_prints_progress_lines(tmp_path, capsys):
+    # Issue #26 item 7: SB3's bar is drawn only on a terminal, so a log showed nothing.
+    pytest.importorskip("sb3_contrib")
+    from tabletop_gym.training import train
+
+    small = {"net_arch": [8], "n_steps": 64, "batch_size": 64, "bc_games": 0}
+    train("RapaNui-v0", timesteps=256, out=tmp_path, n_envs=2, eval_games=0, progress_bar=True,
+          verbose=False, hparams=small)
+    got = [s for s in capsys.readouterr().out.splitlines() if s.startswith("progress: ")]
+    # 2 envs: the step count goes 2, 4, ..., 256 and each mark (every 12 steps, 5 % of 256)
+    # is passed once: 12, 24, ..., 252.
+    assert [int(s.split()[1].split("/")[0]) for s in got] == list(range(12, 253, 12))
