@@ -259,7 +259,8 @@ gives one per game). The protocol, the same for every agent and for the referenc
   `tabletop-gym suite references`).
 * **Aggregate**: the interquartile mean of the (seed, task) normalised scores, with a stratified
   bootstrap 95 % interval (each replicate resamples the seeds of every task independently), as
-  `rliable` computes it.
+  `rliable` computes it: for the same seed the IQM, the mean and both intervals equal rliable's
+  to the last bit (`tests/test_rliable_agreement.py`).
 
 The results file (schema: `tabletop_gym/tasks/results.schema.json`) holds the task ids and
 versions, the seeds, the package version, commit and library versions, every task's score with its

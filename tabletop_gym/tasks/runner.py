@@ -36,7 +36,7 @@ import numpy as np
 from tabletop_gym.evaluation import evaluate, mean_interval, wilson_interval
 from tabletop_gym.provenance import metadata
 from tabletop_gym.tasks import SUITES, TASKS, Task, suite_tasks
-from tabletop_gym.tasks.stats import iqm, normalize, stratified_bootstrap_ci
+from tabletop_gym.tasks.stats import iqm, mean, normalize, stratified_bootstrap_ci
 
 RESULTS_FORMAT = "tabletop-gym-suite-results"
 RESULTS_FORMAT_VERSION = 1
@@ -318,8 +318,8 @@ def aggregate(rows: Sequence[Mapping[str, Any]], reps: int = 2000) -> dict[str, 
         "runs": int(mat.shape[0]),
         "iqm": iqm(mat),
         "iqm_ci": list(stratified_bootstrap_ci(mat, iqm, reps=reps)),
-        "mean": float(mat.mean()),
-        "mean_ci": list(stratified_bootstrap_ci(mat, lambda m: float(m.mean()), reps=reps)),
+        "mean": mean(mat),
+        "mean_ci": list(stratified_bootstrap_ci(mat, mean, reps=reps)),
         "bootstrap_reps": reps,
     }
 

@@ -5,9 +5,17 @@
 * :func:`iqm`: the interquartile mean of every (run, task) score: the mean of the middle 50 %
   after cutting ``floor(0.25 · N)`` values from each end (``scipy.stats.trim_mean(x, 0.25)``,
   which is ``rliable.metrics.aggregate_iqm``).
+* :func:`mean`: the mean of the per-task means (``rliable.metrics.aggregate_mean``).
 * :func:`stratified_bootstrap_ci`: ``rliable.library.get_interval_estimates`` with its defaults:
   every replicate resamples the runs of each task with replacement, independently per task
   (stratified by task), and the interval is the percentile interval of the replicates.
+
+The replicates are drawn as ``rliable.library.StratifiedBootstrap`` draws them (one
+``choice(runs, (runs, tasks))`` of a legacy ``numpy.random.RandomState`` per replicate), so with
+the same seed the intervals equal rliable's to the last bit (rliable draws from the global
+``numpy.random`` state: seed it with ``numpy.random.seed(seed)``);
+``tests/test_rliable_agreement.py`` checks this against rliable itself. The package keeps its
+own few lines rather than depending on rliable (arch, statsmodels, pandas, seaborn) at run time.
 """
 
 from __future__ import annotations
@@ -27,11 +35,22 @@ def normalize(score: float, random_score: float, heuristic_score: float) -> floa
 
 def iqm(scores: np.ndarray) -> float:
     """Interquartile mean of all entries of ``scores`` (any shape)."""
-    flat = np.sort(np.asarray(scores, dtype=float).reshape(-1))
+    flat = np.asarray(scores, dtype=float).reshape(-1)
     if flat.size == 0:
         raise ValueError("the interquartile mean of no scores is undefined")
     cut = int(0.25 * flat.size)
-    return float(flat[cut: flat.size - cut].mean())
+    # scipy.stats.trim_mean's own steps (a partition, then the mean of the middle), so the
+    # result is rliable's to the last bit.
+    kept = np.partition(flat, (cut, flat.size - cut - 1))[cut: flat.size - cut]
+    return float(kept.mean())
+
+
+def mean(scores: np.ndarray) -> float:
+    """Mean over tasks of each task's mean over runs (``rliable.metrics.aggregate_mean``)."""
+    mat = np.asarray(scores, dtype=float)
+    if mat.size == 0:
+        raise ValueError("the mean of no scores is undefined")
+    return float(np.mean(np.mean(mat, axis=0)))
 
 
 def stratified_bootstrap(
@@ -43,17 +62,20 @@ def stratified_bootstrap(
     """Bootstrap replicates of ``statistic`` on a ``(runs, tasks)`` score matrix.
 
     Each replicate draws, for every task independently, ``runs`` row indices with replacement
-    and takes that task's scores at them.
+    and takes that task's scores at them, drawn as rliable draws them (see the module
+    docstring).
     """
     mat = np.asarray(scores, dtype=float)
     if mat.ndim != 2 or mat.size == 0:
         raise ValueError(f"scores must be a non-empty (runs, tasks) matrix, got shape {mat.shape}")
     runs, tasks = mat.shape
-    rng = np.random.default_rng(seed)
-    cols = np.arange(tasks)
+    # rliable's StratifiedBootstrap.update_indices: np.random.choice(runs, (runs, tasks)),
+    # which is the legacy RandomState's stream (a Generator would give other intervals).
+    rng = np.random.RandomState(seed)
+    cols = np.arange(tasks)[None, :]
     out = np.empty(reps)
     for r in range(reps):
-        rows = rng.integers(0, runs, size=(runs, tasks))
+        rows = rng.choice(runs, (runs, tasks), replace=True)
         out[r] = statistic(mat[rows, cols])
     return out
 
