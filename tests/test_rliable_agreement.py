@@ -2,7 +2,7 @@
 
 The IQM and the stratified-bootstrap intervals of a score matrix equal rliable's
 (``metrics.aggregate_iqm``, ``library.get_interval_estimates`` with its percentile method) to
-the last bit, for the same seed. rliable is in the ``dev`` extra, installed by ``make test``.
+the last bit, for the same seed. rliable is in the ``bench`` extra, installed by ``make test``.
 """
 
 from __future__ import annotations
