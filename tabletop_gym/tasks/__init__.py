@@ -230,9 +230,11 @@ class Suite:
         name: Suite name.
         task_ids: The tasks, in report order.
         description: One line.
-        seeds: Evaluation seeds (each seed is a block of fresh deals).
-        deals_per_seed: Deals per seed; a multi-player deal is played once from every seat
-            (seat rotation), a solo deal once by the agent and once by the reference policy.
+        seeds: Evaluation seeds (each seed is a block of fresh deals). The deals per seed are
+            the protocol's, set per task by the power rule and recorded with its reference
+            scores (:func:`tabletop_gym.tasks.runner.protocol_deals`); a multi-player deal is
+            played once from every seat (seat rotation), a solo deal once by the agent and once
+            by the reference policy.
         train_timesteps: Recommended training budget per task (environment steps of the learner).
     """
 
@@ -240,7 +242,6 @@ class Suite:
     task_ids: tuple[str, ...]
     description: str
     seeds: int = 5
-    deals_per_seed: int = 4
 
     def train_timesteps(self, task_id: str) -> int:
         """Recommended training budget for one task of the suite."""

@@ -130,12 +130,20 @@ def _standard_switches() -> str:
 
 
 def _suites_table() -> str:
+    from tabletop_gym.tasks.runner import load_references, protocol_deals
+
+    refs = load_references()
     lines = ["| suite | tasks | seeds | deals per seed | training budget per task | what |",
              "|---|---|---|---|---|---|"]
     for s in SUITES.values():
         budgets = sorted({s.train_timesteps(t) for t in s.task_ids})
         budget = " or ".join(f"{b / 1e6:g}M steps" for b in budgets)
-        lines.append(f"| `{s.name}` | {len(s.task_ids)} | {s.seeds} | {s.deals_per_seed} | "
+        deals = [protocol_deals(TASKS[t], refs) for t in s.task_ids]
+        known = [d for d in deals if d]
+        per = (f"{min(known)}–{max(known)} (per task)" if known else "–")
+        if len(known) < len(deals):
+            per += f"; {len(deals) - len(known)} without references yet"
+        lines.append(f"| `{s.name}` | {len(s.task_ids)} | {s.seeds} | {per} | "
                      f"{budget} | {s.description} |")
     lines.append("")
     lines.append("`core`: " + ", ".join(f"`{t}`" for t in SUITES["core"].task_ids) + ".")
@@ -151,20 +159,39 @@ def _references_table() -> str:
         return "No reference scores are committed yet (`tabletop-gym suite references`)."
     proto = refs["protocol"]
     meta = refs.get("metadata", {})
+    half = proto["half_width"]
     lines = [
-        f"Mean return by the suite protocol ({len(proto['seeds'])} seeds × "
-        f"{proto['deals_per_seed']} deals), tabletop-gym {meta.get('package_version')}:",
+        f"Mean return by the suite protocol (version {proto['version']}: {len(proto['seeds'])} "
+        f"seeds, at least {proto['min_games']:,} games per agent and task), tabletop-gym "
+        f"{meta.get('package_version')}, with 95 % intervals over the games. *Deals per seed*: "
+        f"the protocol's for the task, chosen so that the heuristic bot's task score has a 95 % "
+        f"interval no wider than ±{half:g} normalised: from the spread of its returns (*sd*) "
+        f"and the span heuristic − random, the games needed are (1.96 · sd / ({half:g} · "
+        f"span))², spread over the seeds and the games of a deal (one per seat and table of "
+        f"opponents); a task is played on at least enough deals for the minimum of games. "
+        f"*±*: the half-width reached, normalised.",
         "",
-        "| task | random agent (0) | heuristic bot (1) |",
-        "|---|---|---|",
+        "| task | deals per seed | games | random agent (0) | heuristic bot (1) | sd | ± |",
+        "|---|---|---|---|---|---|---|",
     ]
+    missing = []
     for task_id in TASKS:
         r = rows.get(task_id)
-        if r is None:
-            lines.append(f"| `{task_id}` | – | – |")
+        if r is None or "power" not in r:
+            missing.append(task_id)
             continue
-        lines.append(f"| `{task_id}` | {r['random']['score']:.3f} | "
-                     f"{r['heuristic']['score']:.3f} |")
+        cells = []
+        for a in ("random", "heuristic"):
+            lo, hi = r[a]["ci"]
+            cells.append(f"{r[a]['score']:.3f} [{lo:.3f}, {hi:.3f}]")
+        p = r["power"]
+        lines.append(f"| `{task_id}` | {r['deals_per_seed']} | {r['heuristic']['games']:,} | "
+                     f"{cells[0]} | {cells[1]} | {p['heuristic_return_sd']:.3f} | "
+                     f"{p['heuristic_half_width']:.3f} |")
+    if missing:
+        lines += ["", "No references under this protocol yet (their scores are not "
+                  "normalised until `tabletop-gym suite references` reaches them): "
+                  + ", ".join(f"`{t}`" for t in missing) + "."]
     lines += [
         "",
         "Each reference is an estimate from the same deals every run plays, so the random agent",

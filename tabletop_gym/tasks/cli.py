@@ -46,12 +46,15 @@ def parse_agents(items: list[str]) -> Any:
 def cmd_list(args: argparse.Namespace) -> int:
     """Print the suites and their tasks."""
     from tabletop_gym.tasks import SUITES, TASKS
+    from tabletop_gym.tasks.runner import load_references, protocol_deals
 
+    refs = load_references()
     for s in SUITES.values():
-        print(f"{s.name}: {s.description} ({len(s.task_ids)} tasks, {s.seeds} seeds × "
-              f"{s.deals_per_seed} deals)")
+        print(f"{s.name}: {s.description} ({len(s.task_ids)} tasks, {s.seeds} seeds)")
         for t in s.task_ids:
-            print(f"  {t:<32} {TASKS[t].description}")
+            deals = protocol_deals(TASKS[t], refs)
+            per = f"{deals} deals per seed" if deals else "no references yet"
+            print(f"  {t:<32} {TASKS[t].description} ({per})")
     return 0
 
 
@@ -119,25 +122,12 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_references(args: argparse.Namespace) -> int:
     """Recompute the random and heuristic reference scores (all tasks, or --task ones merged)."""
-    from tabletop_gym.tasks.runner import (
-        REFERENCE_FILE,
-        compute_references,
-        load_references,
-        write_results,
-    )
+    from tabletop_gym.tasks.runner import REFERENCE_FILE, compute_references
 
     out = pathlib.Path(args.out) if args.out else REFERENCE_FILE
-    fresh = compute_references(args.task or None, seeds=args.seeds, deals_per_seed=args.deals,
-                               jobs=args.jobs, progress=True)
-    if args.task:
-        old = load_references(out)
-        if old.get("protocol") and old["protocol"] != fresh["protocol"]:
-            raise SystemExit(f"{out} was made with protocol {old['protocol']}; recompute every "
-                             "task (no --task) to change the protocol")
-        old_tasks = old.get("tasks", {})
-        old_tasks.update(fresh["tasks"])
-        fresh["tasks"] = old_tasks
-    write_results(fresh, out)
+    # Written after every task and resumed from what is there under the same protocol.
+    compute_references(args.task or None, seeds=args.seeds, min_games=args.min_games,
+                       half_width=args.half_width, jobs=args.jobs, progress=True, out=out)
     print(f"saved {out}")
     return 0
 
@@ -167,6 +157,7 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 def add_suite_parser(sub: Any) -> None:
     """Add ``suite`` and its subcommands to the ``tabletop-gym`` parser."""
     from tabletop_gym.tasks import SUITES, TASKS
+    from tabletop_gym.tasks.runner import MIN_REFERENCE_GAMES, TARGET_HALF_WIDTH
 
     p = sub.add_parser("suite", help="benchmark tasks and suites: list, describe, run, report")
     ss = p.add_subparsers(dest="suite_command", required=True)
@@ -184,7 +175,8 @@ def add_suite_parser(sub: Any) -> None:
                    help="random, heuristic, another opponent name, a checkpoint .zip, or "
                         "game=spec (repeat, one per game)")
     r.add_argument("--seeds", type=int, default=None, help="evaluation seeds (suite default)")
-    r.add_argument("--deals", type=int, default=None, help="deals per seed (suite default)")
+    r.add_argument("--deals", type=int, default=None,
+                   help="deals per seed (default: each task's, by the protocol)")
     r.add_argument("--task", action="append", default=[], choices=list(TASKS),
                    metavar="TASK_ID", help="only this task of the suite (repeatable)")
     r.add_argument("--label", default=None, help="agent name written to the results")
@@ -203,7 +195,10 @@ def add_suite_parser(sub: Any) -> None:
     ref.add_argument("--task", action="append", default=[], choices=list(TASKS),
                      metavar="TASK_ID", help="only this task, merged into the file (repeatable)")
     ref.add_argument("--seeds", type=int, default=SUITES["full"].seeds)
-    ref.add_argument("--deals", type=int, default=SUITES["full"].deals_per_seed)
+    ref.add_argument("--min-games", type=int, default=MIN_REFERENCE_GAMES,
+                     help="fewest games per agent and task")
+    ref.add_argument("--half-width", type=float, default=TARGET_HALF_WIDTH,
+                     help="target half-width of the heuristic's interval, normalised")
     ref.add_argument("--jobs", type=int, default=1)
     ref.add_argument("--out", default=None)
     ref.set_defaults(func=cmd_references)

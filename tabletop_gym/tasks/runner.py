@@ -33,19 +33,29 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.evaluation import evaluate, mean_interval, wilson_interval
+from tabletop_gym.evaluation import Z95, evaluate, mean_interval, wilson_interval
 from tabletop_gym.provenance import metadata
 from tabletop_gym.tasks import SUITES, TASKS, Task, suite_tasks
 from tabletop_gym.tasks.stats import iqm, mean, normalize, stratified_bootstrap_ci
 
 RESULTS_FORMAT = "tabletop-gym-suite-results"
-RESULTS_FORMAT_VERSION = 1
+RESULTS_FORMAT_VERSION = 2
 HERE = pathlib.Path(__file__).resolve().parent
 REFERENCE_FILE = HERE / "reference_scores.json"
 SCHEMA_FILE = HERE / "results.schema.json"
 REFERENCE_AGENTS = ("random", "heuristic")
 SEED_STRIDE = 1000
 """Deal seeds of evaluation seed ``s`` start at ``SEED_STRIDE * s``."""
+PROTOCOL_VERSION = 1
+"""Version of the evaluation protocol. 1: the deals per seed are set per task by the power rule
+(:func:`deals_needed`); 0 (before): 4 deals per seed on every task."""
+MIN_REFERENCE_GAMES = 2000
+"""The reference scores of a task come from at least this many seat-rotated games."""
+FALLBACK_DEALS = 4
+"""Deals per seed of a task without references under this protocol (it is then not normalised)."""
+TARGET_HALF_WIDTH = 0.05
+"""The half-width, on the normalised scale, of the heuristic bot's 95 % task-score interval
+that the protocol's deals per task are chosen to reach."""
 
 
 def deal_base(seed: int) -> int:
@@ -57,15 +67,37 @@ def _games(task: Task, deals: int) -> int:
     return deals * task.num_players
 
 
-def score_task(task: Task, agent: Any, seeds: Sequence[int], deals_per_seed: int) -> dict[str, Any]:
-    """Play the protocol on one task; the per-seed scores, the pooled interval and breakdowns.
+def games_per_deal(task: Task) -> int:
+    """Games one deal gives: one per seat, against every table of reference opponents."""
+    return task.num_players * len(task.reference_opponents)
+
+
+def deals_needed(return_sd: float, span: float, task: Task, seeds: int,
+                 half_width: float = TARGET_HALF_WIDTH) -> int:
+    """Deals per seed for a 95 % task-score interval of ``half_width`` on the normalised scale.
+
+    The task score's interval is the normal interval over all its games (:func:`score_task`),
+    ``Z95 · sd / sqrt(games)`` on the return scale, and one normalised unit is ``span``
+    (heuristic minus random) returns, so the games needed are
+    ``(Z95 · sd / (half_width · span))²``, spread over ``seeds`` blocks of deals.
 
     Args:
-        task: The task.
-        agent: Agent spec (``"random"``, ``"heuristic"``, an Agent, a callable, a model).
+        return_sd: Standard deviation of the returns of the agent's games.
+        span: Heuristic reference minus random reference, in returns.
+        task: The task (its seats and tables of opponents give the games per deal).
         seeds: Evaluation seeds.
-        deals_per_seed: Deals of every seed.
+        half_width: Target half-width, normalised.
     """
+    if span <= 0:
+        raise ValueError(f"the references of {task.id} have no positive span ({span})")
+    games = (Z95 * return_sd / (half_width * span)) ** 2
+    return max(1, math.ceil(games / (games_per_deal(task) * seeds)))
+
+
+def _play(
+    task: Task, agent: Any, seeds: Sequence[int], deals_per_seed: int,
+) -> tuple[list[float], list[float], dict[str, dict[str, list[float]]]]:
+    """The protocol's games: per-seed scores, every game's return, and per opponent table."""
     if deals_per_seed < 1:
         raise ValueError(f"deals_per_seed must be at least 1, got {deals_per_seed}")
     per_seed: list[float] = []
@@ -78,13 +110,26 @@ def score_task(task: Task, agent: Any, seeds: Sequence[int], deals_per_seed: int
         for opp in task.reference_opponents:
             res = evaluate(task.game, agent, opp, n_games=_games(task, deals_per_seed),
                            seed=deal_base(s), **task.config, **task.env_settings)
-            rets = [g["return"] for g in res.per_game]
+            rets = [float(g["return"]) for g in res.per_game]
             seed_means.append(float(np.mean(rets)))
             returns.extend(rets)
             by_opp[opp]["returns"].extend(rets)
             by_opp[opp]["outcomes"].extend(g["outcome"] for g in res.per_game)
             by_opp[opp]["scores"].append(res.mean_score)
         per_seed.append(float(np.mean(seed_means)))
+    return per_seed, returns, by_opp
+
+
+def score_task(task: Task, agent: Any, seeds: Sequence[int], deals_per_seed: int) -> dict[str, Any]:
+    """Play the protocol on one task; the per-seed scores, the pooled interval and breakdowns.
+
+    Args:
+        task: The task.
+        agent: Agent spec (``"random"``, ``"heuristic"``, an Agent, a callable, a model).
+        seeds: Evaluation seeds.
+        deals_per_seed: Deals of every seed.
+    """
+    per_seed, returns, by_opp = _play(task, agent, seeds, deals_per_seed)
     _, lo, hi = mean_interval(returns)
     breakdown = {}
     for opp, d in by_opp.items():
@@ -110,61 +155,114 @@ def score_task(task: Task, agent: Any, seeds: Sequence[int], deals_per_seed: int
 # --- reference scores --------------------------------------------------------------------------
 
 
-def _reference_cell(args: tuple[str, str, tuple[int, ...], int]) -> tuple[str, str, list[float]]:
+def _reference_cell(
+    args: tuple[str, str, tuple[int, ...], int],
+) -> tuple[str, str, list[float], list[float]]:
     task_id, agent, seeds, deals = args
-    return task_id, agent, score_task(TASKS[task_id], agent, seeds, deals)["per_seed"]
+    per_seed, returns, _ = _play(TASKS[task_id], agent, seeds, deals)
+    return task_id, agent, per_seed, returns
 
 
-def compute_references(
-    task_ids: Iterable[str] | None = None,
-    seeds: int | None = None,
-    deals_per_seed: int | None = None,
-    jobs: int = 1,
-    progress: bool = False,
-) -> dict[str, Any]:
-    """Scores of the random agent and the heuristic bot on each task, by the suite protocol.
-
-    Args:
-        task_ids: Tasks (default: every task).
-        seeds: Number of evaluation seeds.
-        deals_per_seed: Deals of every seed.
-        jobs: Worker processes (each (task, agent, seed) cell is independent and deterministic).
-        progress: Print one line per finished cell to stderr.
-    """
-    ids = list(task_ids) if task_ids is not None else list(TASKS)
-    seeds = SUITES["full"].seeds if seeds is None else seeds
-    deals_per_seed = SUITES["full"].deals_per_seed if deals_per_seed is None else deals_per_seed
-    cells = [(t, a, (s,), deals_per_seed) for t in ids for a in REFERENCE_AGENTS
-             for s in range(seeds)]
-    done = []
+def _reference_row(task: Task, seeds: int, deals: int, jobs: int,
+                   progress: bool) -> dict[str, Any]:
+    cells = [(task.id, a, (s,), deals) for a in REFERENCE_AGENTS for s in range(seeds)]
     if jobs > 1:
         import multiprocessing
 
         with multiprocessing.get_context("spawn").Pool(jobs) as pool:
-            for k, cell in enumerate(pool.imap(_reference_cell, cells, chunksize=1)):
-                done.append(cell)
-                if progress:
-                    print(f"[{k + 1}/{len(cells)}] {cell[0]} {cell[1]}", file=sys.stderr)
+            done = list(pool.imap(_reference_cell, cells, chunksize=1))
     else:
-        for k, c in enumerate(cells):
-            done.append(_reference_cell(c))
-            if progress:
-                print(f"[{k + 1}/{len(cells)}] {c[0]} {c[1]}", file=sys.stderr)
-    table: dict[str, Any] = {
-        t: {"version": TASKS[t].version, **{a: {"per_seed": []} for a in REFERENCE_AGENTS}}
-        for t in ids
-    }
-    for task_id, agent, seed_scores in done:  # in cell order, so seeds stay in order
-        table[task_id][agent]["per_seed"].extend(seed_scores)
-    for row in table.values():
-        for a in REFERENCE_AGENTS:
-            row[a]["score"] = float(np.mean(row[a]["per_seed"]))
-    return {
-        "protocol": {"seeds": list(range(seeds)), "deals_per_seed": deals_per_seed,
-                     "seed_stride": SEED_STRIDE},
-        "metadata": metadata(command="tabletop-gym suite references"),
-        "tasks": table,
-    }
+        done = [_reference_cell(c) for c in cells]
+    row: dict[str, Any] = {"version": task.version, "deals_per_seed": deals}
+    for a in REFERENCE_AGENTS:
+        per_seed = [x for _, agent, seed_scores, _ in done if agent == a for x in seed_scores]
+        returns = [x for _, agent, _, rets in done if agent == a for x in rets]
+        _, lo, hi = mean_interval(returns)
+        row[a] = {"per_seed": per_seed, "score": float(np.mean(per_seed)), "ci": [lo, hi],
+                  "games": len(returns), "return_sd": float(np.std(returns, ddof=1))}
+    if progress:
+        print(f"{task.id}: {deals} deals per seed, {row['heuristic']['games']} games per agent",
+              file=sys.stderr, flush=True)
+    return row
+
+
+def compute_references(
+    task_ids: Iterable[str] | None = None,
+    seeds: int = 5,
+    min_games: int = MIN_REFERENCE_GAMES,
+    half_width: float = TARGET_HALF_WIDTH,
+    jobs: int = 1,
+    progress: bool = False,
+    out: str | pathlib.Path | None = None,
+    deals_per_seed: int | None = None,
+) -> dict[str, Any]:
+    """Scores of the random agent and the heuristic bot on each task, and its protocol deals.
+
+    Each task is first played on enough deals for ``min_games`` games per agent. From the
+    heuristic bot's returns and the two references, :func:`deals_needed` gives the deals per
+    seed for a task-score interval of ``half_width`` (normalised); where that is more, the task
+    is played again on that many deals. Those deals are the task's deals per seed under the
+    protocol, so the references come from exactly the deals every run of the task plays.
+
+    Args:
+        task_ids: Tasks (default: every task).
+        seeds: Number of evaluation seeds.
+        min_games: Fewest games per agent and task.
+        half_width: Target half-width of the heuristic's task-score interval, normalised.
+        jobs: Worker processes (each (task, agent, seed) cell is independent and deterministic).
+        progress: Print one line per finished task to stderr.
+        out: Write the document here after every task, merged with the tasks already there
+            under this protocol (which are not played again), so a long run resumes.
+        deals_per_seed: Play exactly this many deals per seed instead (tests, quick looks).
+    """
+    ids = list(task_ids) if task_ids is not None else list(TASKS)
+    protocol = {"version": PROTOCOL_VERSION, "seeds": list(range(seeds)),
+                "seed_stride": SEED_STRIDE, "min_games": min_games, "half_width": half_width}
+    doc: dict[str, Any] = {"protocol": protocol, "metadata": {}, "tasks": {}}
+    if out is not None and pathlib.Path(out).is_file():
+        old = load_references(out)
+        if old.get("protocol") == protocol:
+            doc["tasks"] = dict(old.get("tasks", {}))
+    for task_id in ids:
+        task = TASKS[task_id]
+        kept = doc["tasks"].get(task_id)
+        if kept is not None and kept.get("version") == task.version and deals_per_seed is None:
+            continue
+        if deals_per_seed is not None:
+            row = _reference_row(task, seeds, deals_per_seed, jobs, progress)
+        else:
+            first = max(1, math.ceil(min_games / (games_per_deal(task) * seeds)))
+            row = _reference_row(task, seeds, first, jobs, progress)
+            for _ in range(3):
+                # The need is itself estimated: play 10 % more, and again if still short.
+                need = _power(row, task, seeds, half_width)["deals_per_seed_needed"]
+                if need <= row["deals_per_seed"]:
+                    break
+                row = _reference_row(task, seeds, math.ceil(1.1 * need), jobs, progress)
+        row["power"] = _power(row, task, seeds, half_width)
+        doc["tasks"][task_id] = row
+        doc["metadata"] = metadata(command="tabletop-gym suite references")
+        if out is not None:
+            write_results(doc, out)
+    return doc
+
+
+def _power(row: Mapping[str, Any], task: Task, seeds: int, half_width: float) -> dict[str, Any]:
+    """The heuristic's measured spread, the normalised half-width reached and the deals needed."""
+    h, r = row["heuristic"], row["random"]
+    span = float(h["score"]) - float(r["score"])
+    sd = float(h["return_sd"])
+    reached = Z95 * sd / math.sqrt(h["games"]) / span if span > 0 else None
+    return {"span": span, "heuristic_return_sd": sd, "heuristic_half_width": reached,
+            "deals_per_seed_needed": deals_needed(sd, span, task, seeds, half_width)}
+
+
+def protocol_deals(task: Task, references: Mapping[str, Any]) -> int | None:
+    """Deals per seed of ``task`` under the protocol: those of its committed references."""
+    row = references.get("tasks", {}).get(task.id)
+    if row is None or row.get("version") != task.version or "deals_per_seed" not in row:
+        return None
+    return int(row["deals_per_seed"])
 
 
 def load_references(path: str | pathlib.Path = REFERENCE_FILE) -> dict[str, Any]:
@@ -250,15 +348,17 @@ def run_suite(
                              f"{list(spec.task_ids)}")
         tasks = [t for t in tasks if t.id in task_ids]
     n_seeds = spec.seeds if seeds is None else int(seeds)
-    deals = spec.deals_per_seed if deals_per_seed is None else int(deals_per_seed)
-    if n_seeds < 1 or deals < 1:
+    if n_seeds < 1 or (deals_per_seed is not None and int(deals_per_seed) < 1):
         raise ValueError(f"seeds and deals_per_seed must be at least 1, got {n_seeds} and "
-                         f"{deals}")
+                         f"{deals_per_seed}")
     agents = {t.game: agent_for(agent, t.game) for t in tasks}
     for task in tasks:  # an unknown name or a wrong checkpoint fails before any game is played
         check_agent(task, agents[task.game])
     refs = load_references() if references is None else references
     ref_tasks = refs.get("tasks", {})
+    # The protocol's deals of each task are those of its references (the power rule).
+    deals_of = {t.id: int(deals_per_seed) if deals_per_seed is not None
+                else protocol_deals(t, refs) or FALLBACK_DEALS for t in tasks}
     seed_list = list(range(n_seeds))
     rows = []
     for task in tasks:
@@ -266,8 +366,9 @@ def run_suite(
             "id": task.id, "name": task.name, "version": task.version, "game": task.game,
             "mode": task.mode, "num_players": task.num_players,
             "reference_opponents": list(task.reference_opponents),
+            "deals_per_seed": deals_of[task.id],
         }
-        row.update(score_task(task, agents[task.game], seed_list, deals))
+        row.update(score_task(task, agents[task.game], seed_list, deals_of[task.id]))
         ref = ref_tasks.get(task.id)
         if ref is None or ref.get("version") != task.version:
             warnings.warn(f"no reference scores for {task.id}; its normalised score is left "
@@ -289,8 +390,9 @@ def run_suite(
         "agent": agent_label or _label(agent),
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "protocol": {
+            "version": PROTOCOL_VERSION,
             "seeds": seed_list,
-            "deals_per_seed": deals,
+            "deals_per_seed": deals_of,
             "seed_stride": SEED_STRIDE,
             "seat_rotation": "every multi-player deal is played once from every seat",
             "score": "mean return of the agent (the task's reward for a whole game)",
@@ -299,7 +401,7 @@ def run_suite(
         },
         "references": {"protocol": refs.get("protocol", {}),
                        "package_version": refs.get("metadata", {}).get("package_version")},
-        "metadata": metadata(suite=suite, seeds=seed_list, deals_per_seed=deals,
+        "metadata": metadata(suite=suite, seeds=seed_list, deals_per_seed=deals_of,
                              tasks={t.id: t.version for t in tasks}),
         "tasks": rows,
         "aggregate": aggregate(rows, reps=bootstrap_reps),
