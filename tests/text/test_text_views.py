@@ -3,10 +3,10 @@
 * the text and the move list of a seat do not change when anything it may not see is resampled
   (the information rule of observations), in every configuration and the split Positano bid;
 * the moves are numbered, unique and name exactly the legal actions;
-* the public history is the public form of each action, so a face-down offering (Rapa Nui §3.1.2)
-  and a sealed bid (Positano §3.1) read as such to the other seats;
+* the public history is the public form of each action, so a face-down offering (docs/rules/rapa_nui.md §3.1.2)
+  and a sealed bid (docs/rules/positano.md §3.1) read as such to the other seats;
 * the end of a Rapa Nui game reveals every face-down offering, the stone's count of each kind,
-  each kind's value and every seat's offering points (§3.1.5, §7.4).
+  each kind's value and every seat's offering points (docs/rules/rapa_nui.md §3.1.5, §7.4).
 """
 
 from __future__ import annotations
@@ -163,7 +163,7 @@ def test_history_since_last_decision_starts_after_the_seats_own_move():
     assert "- nothing" in first.text
     tracker.decided()
     env.step(first.legal_actions[0])
-    assert env.agent_selection == "player_0"  # §3: the buy phase is followed by the play phase
+    assert env.agent_selection == "player_0"  # docs/rules/rapa_nui.md §3: buy, then play is followed by the play phase
     second = tracker.view(env, "player_0")
     assert f"- you (seat 0): {first.legal_moves[0]}\n" in second.text
     tracker.decided()
