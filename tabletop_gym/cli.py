@@ -42,7 +42,12 @@ def _parse_kv(items: list[str]) -> dict[str, Any]:
 
 
 def _agent_spec(text: str) -> Any:
-    """An opponent spec from the command line: an agent name, or a checkpoint path."""
+    """An opponent spec from the command line: an agent name, an LLM spec or a checkpoint path."""
+    if text.startswith("llm:"):
+        from tabletop_gym.agents.base import check_spec
+
+        check_spec(text)  # a malformed spec is one clear line before anything is played
+        return text
     if text.endswith(".zip") or os.sep in text or "/" in text:
         path = pathlib.Path(text)
         if not path.exists():
@@ -143,16 +148,34 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _record_saver(folder: pathlib.Path) -> Any:
+    """A record sink that writes each game's record to ``folder/game_<k>.json``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    count = [0]
+
+    def save(record: Any) -> None:
+        count[0] += 1
+        (folder / f"game_{count[0]:04d}.json").write_text(record.to_json(indent=1))
+
+    return save
+
+
 def cmd_league(args: argparse.Namespace) -> int:
     """Play a round-robin league and save its matrix, ratings, heatmap and table."""
     from tabletop_gym.league import run_league
 
     cfg = _parse_kv(args.set)
     cfg["num_players"] = args.players
-    res = run_league(args.game, [_agent_spec(a) for a in args.agents],
-                     games_per_pair=args.games, seed=args.seed, bootstrap=args.bootstrap,
-                     verbose=True, **cfg)
+    specs = [_agent_spec(a) for a in args.agents]
+    sink = None
+    if any(isinstance(a, str) and a.startswith("llm:") for a in specs):
+        sink = _record_saver(pathlib.Path(args.out) / "records")
+    res = run_league(args.game, specs, games_per_pair=args.games, seed=args.seed,
+                     bootstrap=args.bootstrap, verbose=True, record_sink=sink, **cfg)
     print(res.markdown())
+    if sink is not None:
+        print(f"saved the game records with the LLM transcripts to {pathlib.Path(args.out)}"
+              "/records/ (tabletop-gym replay shows them)")
     for path in res.save(args.out, heatmap=not args.no_heatmap):
         print(f"saved {path}")
     return 0
@@ -260,6 +283,41 @@ def _parse_view(text: str, n: int) -> int | None:
     raise CLIError(f"--view {text!r} is not allowed; choose public or a seat 0..{n - 1}")
 
 
+def transcript_lines(logs: list[dict[str, Any]] | None, index: int, view: int | None,
+                     prompts: bool = False) -> list[str]:
+    """The LLM log of the decision that chose action ``index``, as the viewer may read it.
+
+    A seat's prompts and answers hold its private cards, so only that seat's view shows them
+    (``--view SEAT``); any other view sees each answer's class, the fallback flag, latency and
+    token counts.
+    """
+    out: list[str] = []
+    for log in logs or []:
+        for d in log.get("decisions", []):
+            if d.get("index") != index:
+                continue
+            own = view is not None and view == log.get("seat")
+            model = log.get("header", {}).get("model", "?")
+            if own and prompts:
+                out.append(f"llm {model} prompt:")
+                out += ["  | " + x for x in str(d.get("prompt", "")).splitlines()]
+            for k, att in enumerate(d.get("attempts", []), 1):
+                tokens = (f", {att.get('prompt_tokens')}+{att.get('completion_tokens')} tokens"
+                          if att.get("prompt_tokens") is not None else "")
+                head = f"llm {model} try {k}: {att.get('class')}"
+                if own:
+                    if k > 1 and prompts:
+                        out.append(f"llm {model} rethink prompt: {att.get('sent')}")
+                    answer = att.get("answer")
+                    head += (f" <- {answer!r}" if answer is not None else "")
+                    if att.get("reason"):
+                        head += f" ({att['reason']})"
+                out.append(f"{head}; {att.get('latency_s')} s{tokens}")
+            if d.get("fallback"):
+                out.append(f"llm {model}: FALLBACK, a random legal move was played for it")
+    return out
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     """Step through a saved game record in the terminal, or draw it as a GIF / PNG frames."""
     import random
@@ -290,6 +348,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         state.apply_action(action)
         if not pictures:
             print(f"[{i + 1}] seat {actor}: {line}")
+            for text in transcript_lines(rec.agent_logs, i, view, args.prompts):
+                print(f"    {text}")
             for event in cls.narrator(before, action, state):
                 print(f"  {event}")
             if args.pause:
@@ -435,6 +495,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--every", type=int, default=1, help="draw every N-th action (default 1)")
     r.add_argument("--delay", type=int, default=500, help="GIF milliseconds per frame")
     r.add_argument("--pause", action="store_true", help="wait for Enter after each action")
+    r.add_argument("--prompts", action="store_true",
+                   help="with --view SEAT: also print the full prompts of that seat's LLM agent")
     r.set_defaults(func=cmd_replay)
 
     sv = sub.add_parser("serve", help="play, watch and replay games in the browser (web extra)")

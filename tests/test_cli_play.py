@@ -145,7 +145,7 @@ def test_replay_of_another_record_format_says_so(tmp_path, monkeypatch, capsys):
     rc, _, err = _run(["replay", str(path)], monkeypatch, capsys)
     assert rc == 2
     assert "record format 99 (written by tabletop-gym 9.0)" in err
-    assert f"tabletop-gym {__version__} reads record formats 1, 2" in err
+    assert f"tabletop-gym {__version__} reads record formats 1, 2, 3" in err
 
 
 def test_replay_view_must_be_public_or_a_seat(tmp_path, monkeypatch, capsys):
