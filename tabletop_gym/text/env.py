@@ -10,7 +10,8 @@ the AEC env underneath (``agents``, ``agent_selection``, ``rewards``, ``terminat
 Example:
     >>> env = TextEnv("rapa_nui", num_players=2)
     >>> env.reset(seed=0)
-    >>> env.observe("player_0")["legal_moves"]
+    >>> moves = env.observe("player_0")["legal_moves"]
+    >>> moves
     ['no purchase']
     >>> env.step(1)
     >>> env.agent_selection
