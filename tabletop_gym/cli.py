@@ -270,7 +270,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     print("scores:", [float(x) for x in state.scores()],
           "winners:", [env.agent_of(s) for s in state.winners()])
     if args.save_record:
-        pathlib.Path(args.save_record).write_text(env.record().to_json(indent=1))
+        from tabletop_gym.agents.llm import record_with_logs
+
+        # the record carries the transcripts of language-model opponents (agent_logs)
+        pathlib.Path(args.save_record).write_text(record_with_logs(env, bots).to_json(indent=1))
         print(f"saved {args.save_record}")
     return 0
 

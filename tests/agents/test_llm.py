@@ -351,3 +351,31 @@ def test_record_with_logs_lists_only_llm_seats():
     assert log["agent"] == "player_0" and log["seat"] == 0
     assert [d["index"] for d in log["decisions"]] == [
         i for i in range(len(rec.actions)) if rec.replay(i).current_player() == 0]
+
+
+def test_play_against_an_llm_opponent_saves_its_transcript(tmp_path, monkeypatch, capsys):
+    import io
+    import sys
+
+    record = tmp_path / "game.json"
+    monkeypatch.setattr(sys, "stdin", io.StringIO("0\n" * 600))
+    with ScriptedServer(lambda messages, k: Reply("Move: 1")) as server:
+        code = main(["play", "--game", "rapa_nui", "--players", "2", "--seed", "3",
+                     "--opponents", f"llm:scripted@{server.base_url}?timeout=5",
+                     "--save-record", str(record)])
+        served = len(server.requests)
+    out = capsys.readouterr().out
+    assert code == 0 and "player_1: " in out and "scores:" in out
+    rec = GameRecord.from_json(record.read_text())
+    (log,) = rec.agent_logs
+    assert log["agent"] == "player_1" and len(log["decisions"]) == served > 0
+    assert {a["class"] for d in log["decisions"] for a in d["attempts"]} == {"legal"}
+
+
+def test_suite_run_accepts_an_llm_spec():
+    from tabletop_gym.tasks.catalog import TASKS
+    from tabletop_gym.tasks.runner import check_agent
+
+    with ScriptedServer(lambda messages, k: Reply("Move: 1")) as server:
+        check_agent(TASKS["RapaNui-2p-vsHeuristic-v0"], f"llm:s@{server.base_url}?timeout=5")
+        assert len(server.requests) == 1
