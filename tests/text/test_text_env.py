@@ -157,3 +157,23 @@ def test_textarena_env_refuses_num_players_in_its_config_and_unplayed_steps():
     with pytest.raises(RuntimeError, match="reset"):
         TabletopTextArenaEnv("rapa_nui").step("1")
     assert register_envs() == register_envs()  # idempotent
+
+
+def test_textarenas_own_openai_agent_plays_a_whole_game_over_loopback_http():
+    from textarena.agents import OpenAIAgent
+
+    from tests.llm_server import Reply, ScriptedServer, listed_moves
+
+    def script(messages, k):
+        # TextArena's agent sends its own system prompt and the observation as one message
+        return Reply(f"[{len(listed_moves(messages))}]")  # the last listed move
+
+    with ScriptedServer(script) as server:
+        agents = {p: OpenAIAgent("scripted", api_key="local-test-key", base_url=server.base_url)
+                  for p in range(2)}
+        env, rewards, game_info, turns, _ = _play("RapaNui-v0", 2, agents, seed=4)
+        served = len(server.requests)
+    text_env = env.env.text_env
+    assert text_env.env.game_state.is_terminal()
+    assert served == turns == len(text_env.env.episode_actions())
+    assert set(rewards) == {0, 1}
