@@ -308,7 +308,11 @@ class LiveGame:
             if not self.state.is_terminal():
                 raise WebError(409, "the record is available once the game is over (its seed "
                                     "fixes every hidden card and tile)")
-            rec = self.env.record()
+            from tabletop_gym.agents.llm import record_with_logs
+
+            # with the transcripts of language-model seats (agent_logs)
+            rec = record_with_logs(self.env, {self.env.agent_of(q): bot
+                                              for q, bot in self.bots.items()})
         rec.provenance = metadata(seats=list(self.seats), source="web")
         return rec
 
