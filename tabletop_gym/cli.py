@@ -286,45 +286,11 @@ def _parse_view(text: str, n: int) -> int | None:
     raise CLIError(f"--view {text!r} is not allowed; choose public or a seat 0..{n - 1}")
 
 
-def transcript_lines(logs: list[dict[str, Any]] | None, index: int, view: int | None,
-                     prompts: bool = False) -> list[str]:
-    """The LLM log of the decision that chose action ``index``, as the viewer may read it.
-
-    A seat's prompts and answers hold its private cards, so only that seat's view shows them
-    (``--view SEAT``); any other view sees each answer's class, the fallback flag, latency and
-    token counts.
-    """
-    out: list[str] = []
-    for log in logs or []:
-        for d in log.get("decisions", []):
-            if d.get("index") != index:
-                continue
-            own = view is not None and view == log.get("seat")
-            model = log.get("header", {}).get("model", "?")
-            if own and prompts:
-                out.append(f"llm {model} prompt:")
-                out += ["  | " + x for x in str(d.get("prompt", "")).splitlines()]
-            for k, att in enumerate(d.get("attempts", []), 1):
-                tokens = (f", {att.get('prompt_tokens')}+{att.get('completion_tokens')} tokens"
-                          if att.get("prompt_tokens") is not None else "")
-                head = f"llm {model} try {k}: {att.get('class')}"
-                if own:
-                    if k > 1 and prompts:
-                        out.append(f"llm {model} rethink prompt: {att.get('sent')}")
-                    answer = att.get("answer")
-                    head += (f" <- {answer!r}" if answer is not None else "")
-                    if att.get("reason"):
-                        head += f" ({att['reason']})"
-                out.append(f"{head}; {att.get('latency_s')} s{tokens}")
-            if d.get("fallback"):
-                out.append(f"llm {model}: FALLBACK, a random legal move was played for it")
-    return out
-
-
 def cmd_replay(args: argparse.Namespace) -> int:
     """Step through a saved game record in the terminal, or draw it as a GIF / PNG frames."""
     import random
 
+    from tabletop_gym.agents.llm import transcript_lines
     from tabletop_gym.core.records import GameRecord
 
     path = pathlib.Path(args.record)

@@ -22,8 +22,9 @@ from tabletop_gym.agents.llm import (
     OpenAIBackend,
     parse_spec,
     record_with_logs,
+    transcript_lines,
 )
-from tabletop_gym.cli import main, transcript_lines
+from tabletop_gym.cli import main
 from tabletop_gym.core.records import GameRecord
 from tabletop_gym.evaluation import evaluate
 from tabletop_gym.text.rules import PROMPT_VERSION, system_prompt
