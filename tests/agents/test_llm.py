@@ -233,13 +233,17 @@ def test_a_refused_connection_is_a_counted_no_answer_and_the_game_still_ends():
     assert reasons == {"connection failed to http"}
 
 
-@pytest.mark.parametrize(("raw", "why"), [
-    (b"[]", "malformed response"),
-    (b'{"id": "x", "choices": []}', "malformed response"),
-    (b"<html>not json</html>", "malformed response"),
+@pytest.mark.parametrize(("reply", "why"), [
+    (Reply(raw=b"[]"), "malformed response"),
+    (Reply(raw=b'{"id": "x", "choices": []}'), "malformed response"),
+    (Reply(raw=b"<html>not json</html>"), "malformed response"),
+    (Reply(raw=b'{"choices": [{"message": {"role": "assistant", "content": null}}]}'),
+     "malformed response"),
+    (Reply(status=404), "HTTP 404"),
+    (Reply(status=429), "HTTP 429"),
 ])
-def test_a_malformed_response_is_a_counted_no_answer(raw, why):
-    with ScriptedServer(lambda messages, k: Reply(raw=raw)) as server:
+def test_a_malformed_response_is_a_counted_no_answer(reply, why):
+    with ScriptedServer(lambda messages, k: reply) as server:
         backend = OpenAIBackend("m", server.base_url, timeout=2)
         agent = LLMAgent(backend, "rapa_nui", rethinks=1, rng=0)
         env = raw_env("rapa_nui", num_players=2)

@@ -88,6 +88,9 @@ def test_moves_are_numbered_unique_and_exactly_the_legal_actions(item):
         view = seat_view(state, seat, type(env).renderer)
         assert view.legal_actions == sorted(state.legal_actions())
         assert len(set(view.legal_moves)) == len(view.legal_moves)
+        # the games' own names are already unique in a position: no id had to be appended
+        names = [state.action_to_string(a, seat) for a in view.legal_actions]
+        assert view.legal_moves == names
         for i, move in enumerate(view.legal_moves, 1):
             assert f"\n{i}. {move}\n" in view.text
         # a seat not to act has no moves
