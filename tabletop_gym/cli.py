@@ -142,6 +142,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
     res = evaluate(args.game, _agent_spec(args.candidate), _agent_spec(args.opponent),
                    n_games=args.games, seed=args.seed, **cfg)
     print(format_table([res]))
+    llm = llm_report(res.per_game, res.candidate, res.opponent)
+    if llm:
+        print(llm)
     if args.out:
         for p in save_results([res], args.out):
             print(f"saved {p}")
@@ -158,6 +161,18 @@ def _record_saver(folder: pathlib.Path) -> Any:
         (folder / f"game_{count[0]:04d}.json").write_text(record.to_json(indent=1))
 
     return save
+
+
+def llm_report(per_game: list[dict[str, Any]], candidate: str, opponent: str) -> str:
+    """The LLM report of an evaluation's games (``""`` when no language model played)."""
+    from tabletop_gym.agents.llm import add_stats, empty_stats, report_markdown, report_rows
+
+    totals: dict[str, dict[str, Any]] = {}
+    for g in per_game:
+        for role, name in (("candidate", candidate), ("opponent", opponent)):
+            if role in g.get("llm", {}):
+                add_stats(totals.setdefault(name, empty_stats()), g["llm"][role])
+    return report_markdown(report_rows(totals)) if totals else ""
 
 
 def cmd_league(args: argparse.Namespace) -> int:

@@ -384,3 +384,16 @@ def test_suite_run_accepts_an_llm_spec():
     with ScriptedServer(lambda messages, k: Reply("Move: 1")) as server:
         check_agent(TASKS["RapaNui-2p-vsHeuristic-v0"], f"llm:s@{server.base_url}?timeout=5")
         assert len(server.requests) == 1
+
+
+def test_eval_cli_prints_the_llm_report(capsys):
+    with ScriptedServer(lambda messages, k: Reply("Move: 1")) as server:
+        spec = f"llm:scripted@{server.base_url}?timeout=5"
+        code = main(["eval", "--game", "positano", "--players", "2", "--candidate", spec,
+                     "--opponent", "heuristic", "--games", "1"])
+        served = len(server.requests)
+    out = capsys.readouterr().out
+    assert code == 0
+    (row,) = [line for line in out.splitlines() if line.startswith(f"| `{spec}` |")]
+    # every answer legal at the first try: one answer per decision, no fallback, no failure
+    assert row.startswith(f"| `{spec}` | {served} | {served} | 0.000 | 0.000 | 0.000 | 0.000 | ")
