@@ -2,13 +2,14 @@
 
 Every answer gets one class (docs/llm.md):
 
-* ``legal``: it names one legal move, by number (``3``), by its exact string, or by a tolerant
-  match that is unambiguous (case, spacing, quotes, brackets and a trailing period ignored; or
-  exactly one legal move's string inside a longer answer);
+* ``legal``: it names one legal move, by number (``3``, or ``3. <its text>`` as listed), by
+  its exact string, or by a tolerant match that is unambiguous (case, spacing, quotes,
+  brackets and a trailing period ignored; or exactly one legal move's string inside a longer
+  answer);
 * ``illegal``: it names a move of the game that is not legal now (its exact or normalised
   string is another action's name in this position);
-* ``unparsable``: anything else, a number outside the list and an answer that mentions more
-  than one legal move included;
+* ``unparsable``: anything else, a number outside the list, a number with another move's
+  text and an answer that mentions more than one legal move included;
 * ``no_answer``: no text came back (a timeout or an error; decided by the caller).
 
 Nothing is ever guessed: a tolerant match is accepted only when exactly one legal move fits.
@@ -31,6 +32,7 @@ _ANSWER_LINE = re.compile(r"^\s*(?:final\s+)?(?:answer|move)\s*[:=]\s*(.+?)\s*$"
                           re.IGNORECASE | re.MULTILINE)
 _STRIP = " \t\r\n\"'`*[]()<>."
 _NUMBER = re.compile(r"^(?:move\s*|no\.?\s*|#)?(\d+)$", re.IGNORECASE)
+_NUMBERED = re.compile(r"^(\d+)[.)]\s+(.+)$")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,6 +96,16 @@ def parse_move(
             return Parsed(LEGAL, i - 1, "number")
         return Parsed(UNPARSABLE, reason=f"{i} is not a move number; the moves are numbered "
                                          f"1 to {k}")
+    numbered = _NUMBERED.match(bare)
+    if numbered:
+        # "3. draw column 3": the number and the text must name the same move
+        i, text = int(numbered.group(1)), normalise(numbered.group(2))
+        if 1 <= i <= k and normalise(legal[i - 1]) == text:
+            return Parsed(LEGAL, i - 1, "number")
+        if text in {normalise(m) for m in legal} or 1 <= i <= k:
+            return Parsed(UNPARSABLE, reason=f"the number {i} and the text "
+                                             f"'{numbered.group(2)}' do not name the same "
+                                             "move; give one move")
     if cand in legal:
         return Parsed(LEGAL, legal.index(cand), "exact")
     if bare in legal:

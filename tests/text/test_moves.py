@@ -22,6 +22,8 @@ OTHERS = ["build 3 blocks at 2D", "no purchase"]
     ("'play 1× H&G Grain (0 wood)'", 2, "tolerant"),
     ("[build 1 block at 2D]", 0, "tolerant"),
     ("Best is to build 1 block at 2D, keeping blocks.", 0, "tolerant"),
+    ("2. build 2 blocks at 2D", 1, "number"),
+    ("Move: 3. play 1× H&G Grain (0 wood)", 2, "number"),
 ])
 def test_legal_answers(answer, index, match):
     got = parse_move(answer, LEGAL_MOVES, lambda: OTHERS)
@@ -45,6 +47,8 @@ def test_a_move_of_the_game_that_is_not_legal_now_is_illegal(answer, match):
     ("I choose 2", "names no legal move"),
     ("build 1 block at 2D or build 2 blocks at 2D", "more than one legal move"),
     ("hmm", "names no legal move"),
+    ("1. build 2 blocks at 2D", "the number 1 and the text 'build 2 blocks at 2D' do not name"),
+    ("Move: 2. no purchase", "the number 2 and the text 'no purchase' do not name the same"),
 ])
 def test_unparsable_answers_say_why(answer, why):
     got = parse_move(answer, LEGAL_MOVES, lambda: OTHERS)
