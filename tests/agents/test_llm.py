@@ -86,7 +86,7 @@ class PatternScript:
             self.intended.append("no_answer")
             if not self.slept:
                 self.slept = True
-                return Reply("Move: 1", sleep=self.timeout * 3)
+                return Reply("Move: 1", sleep=self.timeout + 0.6)
             return Reply(status=500)
         if self.attempt == 1:
             self.intended.append("no_answer")
@@ -111,7 +111,7 @@ def _attempts(records):
 def test_whole_games_over_http_exercise_every_class_the_rethinks_the_fallback_and_the_timeout(
         game, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret-0001")
-    timeout = 0.4
+    timeout = 1.5  # far above a loopback answer even on a loaded machine
     script = PatternScript(game, timeout)
     records = []
     with ScriptedServer(script) as server:
@@ -164,10 +164,10 @@ def test_whole_games_over_http_exercise_every_class_the_rethinks_the_fallback_an
 
 def test_the_record_round_trips_and_replay_shows_the_transcript_beside_the_moves(
         tmp_path, capsys):
-    script = PatternScript("rapa_nui", 0.4)
+    script = PatternScript("rapa_nui", 1.5)
     records = []
     with ScriptedServer(script) as server:
-        evaluate("rapa_nui", f"llm:scripted@{server.base_url}?timeout=0.4", "heuristic",
+        evaluate("rapa_nui", f"llm:scripted@{server.base_url}?timeout=1.5", "heuristic",
                  n_games=1, seed=0, num_players=2, record_sink=records.append)
     rec = GameRecord.from_json(records[0].to_json())
     assert rec.agent_logs == records[0].agent_logs
@@ -191,9 +191,9 @@ def test_the_record_round_trips_and_replay_shows_the_transcript_beside_the_moves
 
 
 def test_league_cli_rates_the_llm_beside_the_heuristic_and_prints_its_report(tmp_path, capsys):
-    script = PatternScript("rapa_nui", 0.4)
+    script = PatternScript("rapa_nui", 1.5)
     with ScriptedServer(script) as server:
-        spec = f"llm:scripted@{server.base_url}?timeout=0.4"
+        spec = f"llm:scripted@{server.base_url}?timeout=1.5"
         code = main(["league", "--game", "rapa_nui", "--players", "2", "--agents", "heuristic",
                      spec, "--games", "2", "--bootstrap", "20", "--out", str(tmp_path),
                      "--no-heatmap"])
