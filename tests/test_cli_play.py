@@ -103,8 +103,9 @@ def test_rapa_nui_whole_game_hides_face_down_offerings_until_the_end(tmp_path, m
     assert not any("face down" in s and "offer own" in s for s in others)
     assert any(s.strip().startswith("Revealed and scored:") for s in lines)
     # docs/rules/rapa_nui.md §7: at the end the face-down cards and kind values are revealed
-    assert any(s.strip().startswith("Face-down offerings revealed:") for s in lines)
-    assert any("kind values:" in s for s in lines)
+    assert any(s.strip().startswith("Final scoring (every face-down offering is now revealed)")
+               for s in lines)
+    assert any("-> worth" in s for s in lines)
     played = _scores(out)
     rc, out, err = _run(["replay", str(record)], monkeypatch, capsys)
     assert rc == 0 and _scores(out) == played

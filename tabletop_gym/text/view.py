@@ -89,13 +89,13 @@ def legal_moves(state: State, seat: int) -> list[tuple[int, str]]:
     return list(zip(actions, names, strict=True))
 
 
-def final_lines(state: State, game_name: str) -> list[str]:
-    """The end-of-game lines every seat reads: the scoring the rules reveal and the winners."""
-    lines: list[str] = []
-    if game_name == "rapa_nui":
-        from tabletop_gym.envs.rapa_nui.scoring_text import final_scoring_lines
+def final_lines(state: State) -> list[str]:
+    """The end-of-game lines every seat reads: the scores and the winners.
 
-        lines += final_scoring_lines(state)
+    The final scoring that the rules reveal (Rapa Nui's face-down offerings and kind values) is
+    part of the table's own text at the end, which the view shows above.
+    """
+    lines: list[str] = []
     scores = state.scores()
     lines.append("Game over. Final scores: "
                  + ", ".join(f"seat {q} {float(v):g}" for q, v in enumerate(scores))
@@ -135,7 +135,7 @@ def seat_view(
     parts += [f"- {line}" for line in history] if history else ["- nothing"]
     parts += ["", "== Decision =="]
     if over:
-        parts += final_lines(state, game_name_of(state))
+        parts += final_lines(state)
     elif moves:
         parts.append(f"You are to act (phase {state.phase()}). Legal moves:")
         parts += [f"{i}. {name}" for i, (_, name) in enumerate(moves, 1)]

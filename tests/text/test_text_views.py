@@ -223,10 +223,12 @@ def test_end_of_game_text_reveals_the_final_scoring_to_every_seat(n):
     down = [sum(s.face_down(q)[k] for q in range(n)) for k in range(NUM_KINDS)]
     for agent in env.possible_agents:
         text = trackers[agent].view(env, agent).text
-        final = text.split("== Decision ==")[1]
+        # the table's own text ends with the final scoring; the decision part with the scores
+        final = text.split("== Table ==")[1]
+        assert "Game over. Final scores: " in text.split("== Decision ==")[1]
         for q in range(n):
             fd = s.face_down(q)
-            shown = ", ".join(f"{KIND_NAMES[k]} {c}" for k, c in enumerate(fd) if c) or "none"
+            shown = ", ".join(f"{KIND_NAMES[k]}×{c}" for k, c in enumerate(fd) if c) or "-"
             assert f"seat {q} placed face down: {shown}\n" in final
             held = s.holdings(q)
             points = sum(h * v for h, v in zip(held, values, strict=True))
@@ -235,4 +237,3 @@ def test_end_of_game_text_reveals_the_final_scoring_to_every_seat(n):
             up = totals[k] - down[k]
             assert (f"{KIND_NAMES[k]}: {up} + {down[k]} = {totals[k]} -> worth {values[k]} "
                     "per card") in final
-        assert "Game over. Final scores: " in final
