@@ -128,7 +128,7 @@ CH_HAND = 1 << 11
 CH_CLIFF = 1 << 17
 """``CH_CLIFF << column``: a building in that cliff column (``C.LOT_COLUMNS[pos]``) changed."""
 
-TILE_TYPES = ("lot", "block", "build")
+TILE_TYPES = facts.TILE_TYPES
 # The tile type whose bid order a phase follows.
 _PHASE_KIND = (-1, 0, 1, 1, 2, 2, 2, 2, -1)
 
