@@ -13,6 +13,7 @@ PURE = sorted(
     [*ROOT.glob("envs/*/rules.py"), *ROOT.glob("envs/*/components.py"),
      *ROOT.glob("envs/*/scoring.py"), *ROOT.glob("envs/*/automa.py"),
      *ROOT.glob("envs/*/state_json.py"), *ROOT.glob("envs/*/facts.py"),
+     *ROOT.glob("envs/*/actions.py"),
      ROOT / "core" / "game.py", ROOT / "core" / "layout.py"]
 )
 STDLIB = set(sys.stdlib_module_names)

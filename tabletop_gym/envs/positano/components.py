@@ -229,6 +229,14 @@ BOOSTERS: tuple[Booster, ...] = (
 )
 
 
+BID_VALUES: tuple[tuple[tuple[int, int, int], ...], ...] = tuple(
+    tuple((card.lot + b.value, card.block + b.value, card.build + b.value) for b in BOOSTERS)
+    for card in BID_CARDS
+)
+"""``BID_VALUES[card][booster]``: the (lot, block, build) bid of base card ``card`` (index 0..6)
+played with booster ``booster`` (index 0..5), each card value plus the booster's (rules §3.1)."""
+
+
 # --- lot tiles (rules §1.5) ----------------------------------------------------------------------
 
 

@@ -509,10 +509,6 @@ _CHOICE, _GAIN, _BUILD_TILE, _LIMIT, _BUILD_LOT = (
 )
 _CARD_GELATO = [c.gelato for c in C.BID_CARDS]
 _BOOSTER_GELATO = [b.gelato for b in C.BOOSTERS]
-# Bid values (lot, block, build) of card c with booster b at c * NUM_BOOSTERS + b (rules §3.1).
-BID_VALUES = [
-    tuple(v + bo.value for v in card.values) for card in C.BID_CARDS for bo in C.BOOSTERS
-]
 
 
 def _zeros(n: int) -> array:
@@ -610,7 +606,7 @@ def play_bid(s: Any, f: Any, c: int, card: int, booster: int) -> None:
     f[_BID_CARD + c * NUM_CARDS + card] = 1
     f[_BID_BOOSTER + c * NUM_BOOSTERS + booster] = 1
     b = _BID_VALUES + c * 3
-    f[b], f[b + 1], f[b + 2] = BID_VALUES[card * NUM_BOOSTERS + booster]
+    f[b], f[b + 1], f[b + 2] = C.BID_VALUES[card][booster]
     f[_GELATO + c] += _CARD_GELATO[card] + _BOOSTER_GELATO[booster]
     if s.game.solo and c == 1:
         f[_OTTO_DECK] = len(s.hand_cards[1])
@@ -867,7 +863,7 @@ def build(s: Any) -> array:
             f[_BID_CARD + c * NUM_CARDS + card] = 1
             f[_BID_BOOSTER + c * NUM_BOOSTERS + booster] = 1
             b = _BID_VALUES + c * 3
-            f[b], f[b + 1], f[b + 2] = BID_VALUES[card * NUM_BOOSTERS + booster]
+            f[b], f[b + 1], f[b + 2] = C.BID_VALUES[card][booster]
         f[_STAR + c * C.NUM_STAR_SETS + s.star_sets[c] - 1] = 1
         supply(s, f, c)
     if s._orders is not None:

@@ -25,29 +25,8 @@ Offering kinds (offering cards, the supply stacks, the offering stone): 0 Fish, 
 Seat *i* starts with its Woodcutter in the display, one H&G of every kind except kind *i* in
 hand, one offering card of each kind and ``2 + i`` wood; seat 0 starts (§2, Decisions table).
 
-Action ids (one layout for every player count and phase):
-
-=======  ======================  =====================================================
-id       constant                meaning
-=======  ======================  =====================================================
-0–3      ``BUY + k``             phase 1: buy an offering card of kind *k* (cost
-                                 max(0, 5 − own H&G of kind *k* in the display))
-4        ``NO_BUY``              phase 1: make no purchase
-5        ``PLAY_WOODCUTTER``     phase 2: play a Woodcutter
-6        ``PLAY_PRIEST``         phase 2: play a Priest
-7        ``PLAY_MOAI``           phase 2: build a Moai (7 wood; starts an offering round)
-8–19     ``PLAY_HG + 3k + c-1``  phase 2: play *c* = 1..3 H&G of kind *k* (*c* − 1 wood)
-20       ``REMOVE_MOAI``         phase 2: remove a Moai from the game (three Moai in hand)
-21–24    ``DRAW + c``            phase 3: take the front card of column *c* (0-based)
-25–28    ``OFFER + k``           offering round: place an own offering card of kind *k*
-                                 (face up by the other players, face down by the active one)
-29–32    ``SUPPLY + k``          offering round: the active player offers kind *k* from
-                                 the supply, face up
-33       ``SUPPLY_SKIP``         offering round: no supply card (only with
-                                 ``active_supply_offering_optional``)
-34–44    ``MOAI_VP + v``         Moai scoring: take *v* = 0..10 of the units as VP, the
-                                 rest as wood
-=======  ======================  =====================================================
+Action ids: :data:`ACTIONS`, 45 ids as named ranges, one layout for every player count and
+phase (playing *c* H&G of kind *k* is ``ACTIONS["play_hg"].encode(k, c - 1)``).
 
 The JSON ``"state"`` object and its loader live in
 :mod:`tabletop_gym.envs.rapa_nui.state_json`, which also holds the consistency checks behind
@@ -61,6 +40,7 @@ import random
 from typing import Any, ClassVar
 
 from tabletop_gym.core.game import TERMINAL, Game, GameConfig, State, as_int
+from tabletop_gym.core.layout import ActionLayout
 
 # --- components ---------------------------------------------------------------------------------
 
@@ -153,19 +133,81 @@ not change."""
 
 # --- actions ---------------------------------------------------------------------------------
 
-BUY = 0
-NO_BUY = 4
-PLAY_WOODCUTTER = 5
-PLAY_PRIEST = 6
-PLAY_MOAI = 7
-PLAY_HG = 8
-REMOVE_MOAI = 20
-DRAW = 21
-OFFER = 25
-SUPPLY = 29
-SUPPLY_SKIP = 33
-MOAI_VP = 34
-NUM_ACTIONS = MOAI_VP + MAX_MOAI_UNITS + 1
+ACTIONS = ActionLayout(
+    [
+        (
+            "buy",
+            NUM_KINDS,
+            "buy",
+            f"phase 1: buy an offering card of kind k (cost max(0, {BUY_BASE_COST} − own H&G of "
+            "kind k in the display))",
+        ),
+        ("no_buy", 1, "buy", "phase 1: make no purchase"),
+        ("play_woodcutter", 1, "play", "phase 2: play a Woodcutter"),
+        ("play_priest", 1, "play", "phase 2: play a Priest"),
+        (
+            "play_moai",
+            1,
+            "play",
+            f"phase 2: build a Moai ({MOAI_COST} wood; starts an offering round)",
+        ),
+        (
+            "play_hg",
+            (NUM_KINDS, HAND_SIZE),
+            "play",
+            f"phase 2: play c = 1..{HAND_SIZE} H&G of kind k (c − 1 wood), index (k, c − 1)",
+        ),
+        ("remove_moai", 1, "play", "phase 2: remove a Moai from the game (three Moai in hand)"),
+        ("draw", NUM_COLUMNS, "draw", "phase 3: take the front card of column c (0-based)"),
+        (
+            "offer",
+            NUM_KINDS,
+            "offer",
+            "offering round: place an own offering card of kind k (face up by the other "
+            "players, face down by the active one)",
+        ),
+        (
+            "supply",
+            NUM_KINDS,
+            "supply_offer",
+            "offering round: the active player offers kind k from the supply, face up",
+        ),
+        (
+            "supply_skip",
+            1,
+            "supply_offer",
+            "offering round: no supply card (only with active_supply_offering_optional)",
+        ),
+        (
+            "moai_vp",
+            MAX_MOAI_UNITS + 1,
+            "moai_split",
+            f"Moai scoring: take v = 0..{MAX_MOAI_UNITS} of the units as VP, the rest as wood",
+        ),
+    ]
+)
+"""Every action id, as named ranges (one layout for every player count and phase)."""
+
+PLAY_HG_RANGE = ACTIONS["play_hg"]
+"""Playing H&G cards: ``PLAY_HG_RANGE.encode(kind, count - 1)``."""
+BUY = ACTIONS["buy"].start
+NO_BUY = ACTIONS["no_buy"].start
+PLAY_WOODCUTTER = ACTIONS["play_woodcutter"].start
+PLAY_PRIEST = ACTIONS["play_priest"].start
+PLAY_MOAI = ACTIONS["play_moai"].start
+PLAY_HG = PLAY_HG_RANGE.start
+REMOVE_MOAI = ACTIONS["remove_moai"].start
+DRAW = ACTIONS["draw"].start
+OFFER = ACTIONS["offer"].start
+SUPPLY = ACTIONS["supply"].start
+SUPPLY_SKIP = ACTIONS["supply_skip"].start
+MOAI_VP = ACTIONS["moai_vp"].start
+NUM_ACTIONS = ACTIONS.size
+# (kind, count - 1) of each H&G id, and back, looked up in the engine's hot paths.
+_HG_OF = tuple((k, c) for k, c in map(PLAY_HG_RANGE.decode, range(PLAY_HG, PLAY_HG_RANGE.stop)))
+_HG_ID = tuple(
+    tuple(PLAY_HG_RANGE.encode(k, c) for c in range(HAND_SIZE)) for k in range(NUM_KINDS)
+)
 
 
 def _action_touches(action: int) -> int:
@@ -186,7 +228,7 @@ def _action_touches(action: int) -> int:
     if action == REMOVE_MOAI:
         return CH_HANDS | CH_REMOVED | CH_PHASE
     if action < REMOVE_MOAI:  # H&G: each card after the first costs a wood
-        extra = (action - PLAY_HG) % 3
+        _, extra = PLAY_HG_RANGE.decode(action)
         return CH_HANDS | CH_DISPLAYS | CH_PHASE | (CH_WOOD if extra else 0)
     if action < OFFER:
         return CH_COLUMNS | (CH_COLUMN << (action - DRAW)) | CH_HANDS | CH_PHASE
@@ -208,7 +250,7 @@ _SCORING_TOUCHES = tuple(
 
 def play_hg_action(kind: int, count: int) -> int:
     """Action id of playing ``count`` (1..3) H&G cards of ``kind``."""
-    return PLAY_HG + 3 * kind + count - 1
+    return PLAY_HG_RANGE.encode(kind, count - 1)
 
 
 def buy_cost(hg_in_display: int) -> int:
@@ -551,7 +593,7 @@ class RapaNuiState(State):
             for k in range(NUM_KINDS):
                 for c in range(1, h[b + HG + k] + 1):
                     if c - 1 <= wood:
-                        out.append(PLAY_HG + 3 * k + c - 1)
+                        out.append(_HG_ID[k][c - 1])
             return tuple(out)
         if ph == _DRAW:
             return tuple(DRAW + c for c in range(NUM_COLUMNS) if self._columns[c])
@@ -641,7 +683,7 @@ class RapaNuiState(State):
             self._removed += 1
             self._draws_left = 1
         else:
-            k, c = divmod(action - PLAY_HG, 3)
+            k, c = _HG_OF[action - PLAY_HG]
             c += 1
             h[b + HG + k] -= c
             self._displays[b + HG + k] += c
@@ -795,7 +837,7 @@ class RapaNuiState(State):
         if action == PLAY_MOAI:
             return f"play Moai ({MOAI_COST} wood)"
         if action < REMOVE_MOAI:
-            k, c = divmod(action - PLAY_HG, 3)
+            k, c = PLAY_HG_RANGE.decode(action)
             return f"play {c + 1}× H&G {KIND_NAMES[k]} ({c} wood)"
         if action == REMOVE_MOAI:
             return "remove a Moai from the game"
