@@ -52,7 +52,7 @@ from tabletop_gym.envs.positano.actions import (
     BIDS,
     NUM_ACTIONS,
 )
-from tabletop_gym.envs.positano.rules import (
+from tabletop_gym.envs.positano.facts import (
     ADD_ON,
     BID,
     BLOCK_CHOICE,
@@ -63,6 +63,8 @@ from tabletop_gym.envs.positano.rules import (
     OVER,
     PHASES,
     REMODEL,
+)
+from tabletop_gym.envs.positano.rules import (
     PositanoConfig,
     PositanoGame,
     PositanoState,

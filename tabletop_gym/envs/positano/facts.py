@@ -38,10 +38,17 @@ PHASES: tuple[str, ...] = (
     "terminal",
 )
 """Phase names, indexed by ``PositanoState.phase_index``."""
+BID, DRAFT_LOT, DRAFT_BLOCK, BLOCK_CHOICE, DRAFT_BUILD, BUILD, ADD_ON, REMODEL, OVER = range(
+    len(PHASES)
+)
+PHASE_INDEX = {name: i for i, name in enumerate(PHASES)}
+"""Phase name -> its index."""
+PHASE_KIND = (-1, 0, 1, 1, 2, 2, 2, 2, -1)
+"""Per phase, the tile type (:data:`TILE_TYPES` index) whose draft order it follows; -1 none."""
 TILE_TYPES = ("lot", "block", "build")
 """The tile types in bid-value order: a bid card's values and the three drafts of a round."""
-_BLOCK_CHOICE = PHASES.index("block_choice")
-_BUILD_PHASES = (PHASES.index("build"), PHASES.index("add_on"), PHASES.index("remodel"))
+_BLOCK_CHOICE = BLOCK_CHOICE
+_BUILD_PHASES = (BUILD, ADD_ON, REMODEL)
 _CONTEXT_PHASES = (_BLOCK_CHOICE, *_BUILD_PHASES)
 
 MAX_COLOURS = 6

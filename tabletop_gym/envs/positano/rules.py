@@ -67,6 +67,18 @@ from tabletop_gym.envs.positano.actions import (
     BOOSTERS_PER_CARD,
     NUM_ACTIONS,
 )
+from tabletop_gym.envs.positano.facts import (
+    ADD_ON,
+    BID,
+    BLOCK_CHOICE,
+    BUILD,
+    DRAFT_BLOCK,
+    DRAFT_BUILD,
+    DRAFT_LOT,
+    OVER,
+    REMODEL,
+)
+from tabletop_gym.envs.positano.state_json import check_state, parse_state
 
 __all__ = [
     "ACTIONS",
@@ -80,8 +92,7 @@ __all__ = [
 
 PHASES = facts.PHASES
 
-BID, DRAFT_LOT, DRAFT_BLOCK, BLOCK_CHOICE, DRAFT_BUILD, BUILD, ADD_ON, REMODEL, OVER = range(9)
-_PHASE_INDEX = {name: i for i, name in enumerate(PHASES)}
+_PHASE_INDEX = facts.PHASE_INDEX
 
 # What an engine step touched, appended to :meth:`PositanoState.change_log` as a bit mask (a
 # kept observation catches up when the log grew; the facts themselves are written in place by
@@ -115,7 +126,7 @@ CH_CLIFF = 1 << 17
 
 TILE_TYPES = facts.TILE_TYPES
 # The tile type whose bid order a phase follows.
-_PHASE_KIND = (-1, 0, 1, 1, 2, 2, 2, 2, -1)
+_PHASE_KIND = facts.PHASE_KIND
 
 _LOT_NAMES = tuple(C.lot_name(p) for p in range(C.NUM_POSITIONS))
 _NUM_CARDS = len(C.BID_CARDS)
@@ -198,43 +209,9 @@ class PositanoConfig(GameConfig):
                     f"give either goals={list(self.goals)} or solo_goal_set="
                     f"{self.solo_goal_set}, not both"
                 )
-            problem = goal_problem(list(self.goals), self.size)
+            problem = C.goal_problem(list(self.goals), self.size)
             if problem:
                 raise ConfigError(f"goals: {problem}")
-
-
-def goal_problem(goals: Sequence[Any], size: int) -> str:
-    """Why ``goals`` cannot be the goals of a game on a ``size`` cliff ("" when they can).
-
-    Args:
-        goals: Goal names.
-        size: 4 or 5.
-
-    Returns:
-        An explanation naming what was wrong and what is allowed, or an empty string.
-    """
-    if len(goals) != 3:
-        return (
-            f"exactly 3 goals are in play (or none for a random draw), got {len(goals)}: "
-            f"{list(goals)}"
-        )
-    for g in goals:
-        if not isinstance(g, str) or g not in C.GOAL_NAMES:
-            return f"unknown goal {g!r}; goals are {list(C.GOAL_NAMES)}"
-        if g == "mezzo" and size != 4:
-            return "'mezzo' is played only on the 4×4 cliff; the 5×5 cliff uses 'centro'"
-        if g == "centro" and size != 5:
-            return "'centro' is played only on the 5×5 cliff; the 4×4 cliff uses 'mezzo'"
-    cards = [C.goal_card(g) for g in goals]
-    for i in range(3):
-        for j in range(i + 1, 3):
-            if cards[i] == cards[j]:
-                return (
-                    f"{goals[i]!r} and {goals[j]!r} are on the same card (its two faces never "
-                    f"play together); choose 3 goals on 3 different cards: "
-                    f"{[f'{a}/{b}' for a, b in C.GOAL_CARDS[size]]}"
-                )
-    return ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -463,9 +440,7 @@ class PositanoGame(Game):
             StateFormatError: On a missing/unknown key, a wrong type or range, broken
                 conservation or an inconsistent phase; the message names the field.
         """
-        from tabletop_gym.envs.positano.state_json import parse_state
-
-        return parse_state(self, data)
+        return parse_state(self, data, PositanoState)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1171,8 +1146,6 @@ class PositanoState(State):
         Raises:
             AssertionError: Naming the first broken invariant.
         """
-        from tabletop_gym.envs.positano.state_json import check_state
-
         check_state(self)
         if self._legal is not None:
             cached, self._legal = self._legal, None

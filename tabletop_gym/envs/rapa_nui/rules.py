@@ -41,59 +41,118 @@ from typing import Any, ClassVar
 
 from tabletop_gym.core.game import TERMINAL, Game, GameConfig, State, as_int
 from tabletop_gym.core.layout import ActionLayout
-
-# --- components ---------------------------------------------------------------------------------
-
-WOODCUTTER = 0
-PRIEST = 1
-MOAI = 2
-HG = 3
-"""Card id of the H&G of kind 0 (Fish); kind *k* is ``HG + k``."""
-NUM_CARD_TYPES = 7
-NUM_KINDS = 4
-FISH, GRAIN, PAPER_MULBERRY, SWEET_POTATO = range(NUM_KINDS)
-KIND_NAMES = ("Fish", "Grain", "Paper mulberry", "Sweet potato")
-CARD_NAMES = ("Woodcutter", "Priest", "Moai", *(f"H&G {k}" for k in KIND_NAMES))
-DECK_COUNTS = (12, 9, 9, 5, 5, 5, 5)
-"""Cards per id in the 50-card Rapa Nui deck (§1.2), start cards excluded."""
-
-NUM_COLUMNS = 4
-COLUMN_SIZE = 4
-HAND_SIZE = 3
-OFFERING_STACK_SIZE = 25
-MOAI_COST = 7
-BUY_BASE_COST = 5
-MOAI_END_VP = 4
-WOOD_PER_VP = 5
-START_WOOD = (2, 3, 4, 5)
-START_PILE = sum(DECK_COUNTS) - NUM_COLUMNS * COLUMN_SIZE
-"""Cards in the draw pile after setup (34)."""
-
-# --- bounds (proofs in comments; the JSON loader enforces them so observations stay in range) ---
-
-# Every draw takes one card out of the columns, and the columns only ever receive the 16 setup
-# cards plus 4 per refill; the 34-card pile allows 8 refills, so a game has at most 48 draws. A
-# turn draws at least once, so at most 48 turns; the last turn always ends the game without
-# scoring, so at most 47 turn scorings.
-MAX_DRAWS = NUM_COLUMNS * COLUMN_SIZE + COLUMN_SIZE * (START_PILE // COLUMN_SIZE)
-MAX_TURNS = MAX_DRAWS
-MAX_SCORINGS = MAX_TURNS - 1
-# A display holds at most 9 Moai (all of them), so a Moai scoring gives at most 9 + 1 units.
-MAX_MOAI_UNITS = DECK_COUNTS[MOAI] + 1
-# A display holds at most 12 + 1 Woodcutters: a Woodcutter scoring gives at most 14 wood, and wood
-# starts at most at 5; a Priest or Moai scoring gives at most 10 VP.
-MAX_WOOD = START_WOOD[-1] + MAX_SCORINGS * (DECK_COUNTS[WOODCUTTER] + 1 + 1)
-MAX_VP = MAX_SCORINGS * MAX_MOAI_UNITS
-# At most one face-down card per offering round and one round per Moai built.
-MAX_FACE_DOWN = DECK_COUNTS[MOAI]
-# Unlimited supply: 1 start card + one purchase per turn + 2 cards per H&G scoring.
-MAX_HELD_UNLIMITED = 1 + MAX_TURNS + 2 * MAX_SCORINGS
-# Unlimited supply: an offering round puts at most N face-up cards on the stone (N − 1 + 1).
-MAX_FACE_UP_UNLIMITED = DECK_COUNTS[MOAI] * 4
-
-PHASES = ("buy", "play", "draw", "offer", "supply_offer", "moai_split", "terminal")
-"""Phase names in the fixed order used by the observer's one-hot."""
-_BUY, _PLAY, _DRAW, _OFFER, _SUPPLY, _SPLIT, _TERMINAL = range(len(PHASES))
+from tabletop_gym.envs.rapa_nui.components import (
+    _BUY,
+    _DRAW,
+    _OFFER,
+    _PLAY,
+    _SPLIT,
+    _SUPPLY,
+    _TERMINAL,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    BUY_BASE_COST as BUY_BASE_COST,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    CARD_NAMES as CARD_NAMES,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    COLUMN_SIZE as COLUMN_SIZE,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    DECK_COUNTS as DECK_COUNTS,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    FISH as FISH,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    GRAIN as GRAIN,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    HAND_SIZE as HAND_SIZE,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    HG as HG,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    KIND_NAMES as KIND_NAMES,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_DRAWS as MAX_DRAWS,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_FACE_DOWN as MAX_FACE_DOWN,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_FACE_UP_UNLIMITED as MAX_FACE_UP_UNLIMITED,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_HELD_UNLIMITED as MAX_HELD_UNLIMITED,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_MOAI_UNITS as MAX_MOAI_UNITS,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_SCORINGS as MAX_SCORINGS,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_TURNS as MAX_TURNS,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_VP as MAX_VP,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_WOOD as MAX_WOOD,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MOAI as MOAI,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MOAI_COST as MOAI_COST,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MOAI_END_VP as MOAI_END_VP,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    NUM_CARD_TYPES as NUM_CARD_TYPES,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    NUM_COLUMNS as NUM_COLUMNS,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    NUM_KINDS as NUM_KINDS,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    OFFERING_STACK_SIZE as OFFERING_STACK_SIZE,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    PAPER_MULBERRY as PAPER_MULBERRY,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    PHASES as PHASES,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    PRIEST as PRIEST,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    START_PILE as START_PILE,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    START_WOOD as START_WOOD,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    SWEET_POTATO as SWEET_POTATO,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    WOOD_PER_VP as WOOD_PER_VP,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    WOODCUTTER as WOODCUTTER,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    card_totals as card_totals,
+)
+from tabletop_gym.envs.rapa_nui.state_json import check_state, load_state
 
 # --- change log: what an engine step touched (read by the observer, see State.change_log) ----
 
@@ -282,17 +341,6 @@ def offering_values(stone: list[int], zero_count_kind_value: str = "zero") -> li
     return values
 
 
-def card_totals(num_players: int) -> list[int]:
-    """How many Rapa Nui cards of each id a game with ``num_players`` seats holds."""
-    totals = list(DECK_COUNTS)
-    totals[WOODCUTTER] += num_players
-    for seat in range(num_players):
-        for kind in range(NUM_KINDS):
-            if kind != seat % NUM_KINDS:
-                totals[HG + kind] += 1
-    return totals
-
-
 @dataclasses.dataclass(frozen=True)
 class RapaNuiConfig(GameConfig):
     """Configuration of Rapa Nui; the switches are the Decisions table of the rules reference.
@@ -407,9 +455,7 @@ class RapaNuiGame(Game):
 
     def _state_from_dict(self, data: dict[str, Any]) -> RapaNuiState:
         """Build and validate a state from the ``"state"`` object (schema: :mod:`.state_json`)."""
-        from tabletop_gym.envs.rapa_nui.state_json import load_state
-
-        return load_state(self, data)
+        return load_state(self, data, RapaNuiState)
 
 
 class RapaNuiState(State):
@@ -991,8 +1037,6 @@ class RapaNuiState(State):
         Raises:
             AssertionError: Naming the first broken invariant.
         """
-        from tabletop_gym.envs.rapa_nui.state_json import check_state
-
         check_state(self, AssertionError)
         if self._legal is not None and self._legal != self._compute_legal():
             raise AssertionError(
