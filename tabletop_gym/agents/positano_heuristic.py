@@ -46,7 +46,7 @@ from tabletop_gym.envs.positano.scoring import REGION_GOALS, goal_points, hidden
 # --- component values the observation refers to by index (rules §1.3, §1.4) -------------
 _CARD_VALUES = tuple(card.values for card in C.BID_CARDS)
 _CARD_GELATO = tuple(card.gelato for card in C.BID_CARDS)
-_BOOSTER_VALUES = tuple(b.value for b in C.BOOSTERS)
+_BID_VALUES = C.BID_VALUES
 _BOOSTER_GELATO = tuple(b.gelato for b in C.BOOSTERS)
 _LEVEL = C.LOT_LEVELS
 _ROOFS = (C.BRONZE, C.SILVER, C.GOLD)
@@ -128,7 +128,7 @@ def _one_hot(values: list[float]) -> int:
 
 def _static_win_prob() -> list[float]:
     """P(a bid of value x beats one uniformly random card + booster pair), ties counted half."""
-    vals = [cv[0] + b for cv in _CARD_VALUES for b in _BOOSTER_VALUES]
+    vals = [bid[0] for row in _BID_VALUES for bid in row]
     n = len(vals)
     return [(sum(v < x for v in vals) + 0.5 * sum(v == x for v in vals)) / n
             for x in range(_MAX_BID + 1)]
@@ -142,15 +142,15 @@ def _hand_worths() -> tuple[list[float], list[float]]:
     cards = []
     for c, vals in enumerate(_CARD_VALUES):
         w = sum(
-            _STAKE[k] * sum(_WIN[vals[k] + b] for b in _BOOSTER_VALUES) / len(_BOOSTER_VALUES)
+            _STAKE[k] * sum(_WIN[bid[k]] for bid in _BID_VALUES[c]) / NUM_BOOSTERS
             for k in range(3)
         )
         # A card with a 60 or 70 can take first pick of one type in the round that needs it.
         cards.append(w + _SPECIALIST * max(0.0, (max(vals) - 40) / 30) + _CARD_GELATO[c])
     boosters = []
-    for b, bv in enumerate(_BOOSTER_VALUES):
+    for b in range(NUM_BOOSTERS):
         w = sum(
-            _STAKE[k] * sum(_WIN[vals[k] + bv] for vals in _CARD_VALUES) / len(_CARD_VALUES)
+            _STAKE[k] * sum(_WIN[row[b][k]] for row in _BID_VALUES) / NUM_CARDS
             for k in range(3)
         )
         boosters.append(w + _BOOSTER_GELATO[b])
@@ -863,11 +863,11 @@ class PositanoHeuristic:
         ocard = w.bid_card[1]
         out = {}
         for c in cards:
-            card = _CARD_VALUES[c]
+            bids = _BID_VALUES[c]
             for b in boosters:
                 total = 0.0
                 for k in range(3):
-                    x = card[k] + _BOOSTER_VALUES[b]
+                    x = bids[b][k]
                     win = x > otto[k]
                     if x == otto[k] and ocard >= 0:
                         mine = C.STARS[w.stars[0]][c][k]
