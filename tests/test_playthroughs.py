@@ -123,5 +123,6 @@ def test_grids_are_declared_with_labels_that_fit_their_slice():
     with pytest.raises(ValueError, match="at least one column"):
         Grid(("a",), ())
     layout = ObservationLayout([("x", 4, 0, 1, "doc", Grid(("a", "b"), ("c", "d")))])
-    assert layout["x"].grid is not None and layout["x"].grid.shape == (2, 2)
+    assert layout["x"].grid is not None and layout["x"].shape == (2, 2)
+    assert ObservationLayout([("y", 3, 0, 1, "doc")])["y"].shape == (3,)
     assert layout["x"].part == ("x", 4, 0.0, 1.0, "doc", Grid(("a", "b"), ("c", "d")))

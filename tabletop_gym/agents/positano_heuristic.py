@@ -33,8 +33,6 @@ from tabletop_gym.envs.positano.actions import ACTIONS, BID_ID, BID_PAIR, BIDS
 from tabletop_gym.envs.positano.observer import (
     BLOCK_FEATURES,
     BUILD_FEATURES,
-    MAX_COLOURS,
-    MAX_TILES,
     NUM_BOOSTERS,
     NUM_CARDS,
     NUM_LOTS,
@@ -315,6 +313,8 @@ class PositanoHeuristic:
         self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         self.layout = observer.layout
         self._has_prefix = "own_prefix" in self.layout.slices
+        # The tables the layout declares (per colour × card, per tile × feature, ...).
+        self._shape = {name: sl.shape for name, sl in self.layout.slices.items()}
 
     def seed(self, seed: int | None) -> None:
         """Reseed the tie-breaking generator."""
@@ -363,8 +363,8 @@ class PositanoHeuristic:
         # Cliff.
         size = w.size
         height = [int(x) for x in s["cliff_height"].tolist()]
-        owner_rows = s["cliff_owner"].reshape(NUM_LOTS, MAX_COLOURS).tolist()
-        roof_rows = s["cliff_roof"].reshape(NUM_LOTS, len(_ROOFS)).tolist()
+        owner_rows = s["cliff_owner"].reshape(self._shape["cliff_owner"]).tolist()
+        roof_rows = s["cliff_roof"].reshape(self._shape["cliff_roof"]).tolist()
         owner = [-1] * NUM_LOTS
         roof = [0] * NUM_LOTS
         built: list[list[int]] = [[] for _ in range(nc)]
@@ -378,7 +378,7 @@ class PositanoHeuristic:
         lot_open, lot_empty = s["lot_open"].tolist(), s["lot_empty"].tolist()
         w.open = [p for p in range(NUM_LOTS) if lot_open[p]]
         w.empty = [p for p in range(NUM_LOTS) if lot_empty[p]]
-        rows = s["lot_this_round"].reshape(MAX_COLOURS, NUM_LOTS).tolist()
+        rows = s["lot_this_round"].reshape(self._shape["lot_this_round"]).tolist()
         w.this_lot = [_one_hot(rows[c]) for c in range(nc)]
         w.level_open = (
             sum(_LEVEL[p] for p in w.open) / len(w.open) if w.open else (size + 1) / 2
@@ -411,14 +411,14 @@ class PositanoHeuristic:
         """Face-up tiles: lots, block tiles (gain, multiplier, gelato), build tiles."""
         beach_lots = s["beach_lots"].tolist()
         w.b_lots = [p for p in range(NUM_LOTS) if beach_lots[p]]
-        rows = s["beach_blocks"].reshape(MAX_TILES, len(BLOCK_FEATURES)).tolist()
+        rows = s["beach_blocks"].reshape(self._shape["beach_blocks"]).tolist()
         blocks = []
         for t, f in enumerate(rows):
             if f[_BK_UP]:
                 mult = 2 if f[_BK_2X] else 3 if f[_BK_3X] else 0
                 blocks.append((t, int(f[_BK_BLOCKS]), mult, f[_BK_GELATO]))
         w.b_blocks = blocks
-        rows = s["beach_builds"].reshape(MAX_TILES, len(BUILD_FEATURES)).tolist()
+        rows = s["beach_builds"].reshape(self._shape["beach_builds"]).tolist()
         builds = []
         for t, f in enumerate(rows):
             if f[_BU_UP]:
@@ -426,9 +426,9 @@ class PositanoHeuristic:
                 builds.append((t, q, int(f[_BU_BONUS]), f[_BU_ADD_ON], f[_BU_REMODEL],
                                f[_BU_GELATO]))
         w.b_builds = builds
-        w.rank = s["draft_rank"].reshape(MAX_COLOURS, len(_TILE_TYPES)).tolist()[: w.nc]
+        w.rank = s["draft_rank"].reshape(self._shape["draft_rank"]).tolist()[: w.nc]
         if w.solo:
-            rows = s["beach_leftmost"].reshape(len(_TILE_TYPES), MAX_TILES).tolist()
+            rows = s["beach_leftmost"].reshape(self._shape["beach_leftmost"]).tolist()
             w.leftmost = [_one_hot(row) for row in rows]
 
     def _decode_bids(self, s: dict[str, np.ndarray], w: _View) -> None:
@@ -437,16 +437,16 @@ class PositanoHeuristic:
         own_cards, own_boosters = s["own_cards"].tolist(), s["own_boosters"].tolist()
         w.cards_in = [c for c in range(NUM_CARDS) if own_cards[c]]
         w.booster_in = [b for b in range(NUM_BOOSTERS) if own_boosters[b]]
-        cards = s["played_cards"].reshape(MAX_COLOURS, NUM_CARDS).tolist()
-        boosters = s["played_boosters"].reshape(MAX_COLOURS, NUM_BOOSTERS).tolist()
+        cards = s["played_cards"].reshape(self._shape["played_cards"]).tolist()
+        boosters = s["played_boosters"].reshape(self._shape["played_boosters"]).tolist()
         w.played_cards = [[c for c in range(NUM_CARDS) if cards[j][c]] for j in range(nc)]
         w.played_boosters = [
             [b for b in range(NUM_BOOSTERS) if boosters[j][b]] for j in range(nc)
         ]
-        rows = s["bid_card"].reshape(MAX_COLOURS, NUM_CARDS).tolist()
+        rows = s["bid_card"].reshape(self._shape["bid_card"]).tolist()
         w.bid_card = [_one_hot(rows[j]) for j in range(nc)]
-        w.bid_values = s["bid_values"].reshape(MAX_COLOURS, len(_TILE_TYPES)).tolist()[:nc]
-        rows = s["star_set"].reshape(MAX_COLOURS, C.NUM_STAR_SETS).tolist()
+        w.bid_values = s["bid_values"].reshape(self._shape["bid_values"]).tolist()[:nc]
+        rows = s["star_set"].reshape(self._shape["star_set"]).tolist()
         # Star sets are numbered from 1 (rules §1.3).
         w.stars = [_one_hot(rows[j]) + 1 if 1.0 in rows[j] else 1 for j in range(nc)]
         w.prefix = -1

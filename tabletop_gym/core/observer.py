@@ -50,6 +50,11 @@ class Slice:
     grid: Grid | None = None
 
     @property
+    def shape(self) -> tuple[int, ...]:
+        """The grid's ``(rows, columns)`` for a table, else ``(size,)``."""
+        return (self.size,) if self.grid is None else self.grid.shape
+
+    @property
     def part(self) -> Part:
         """The declaration this slice was laid out from (to extend a layout with)."""
         head = (self.name, self.size, self.low, self.high, self.doc)
