@@ -42,7 +42,12 @@ def _parse_kv(items: list[str]) -> dict[str, Any]:
 
 
 def _agent_spec(text: str) -> Any:
-    """An opponent spec from the command line: an agent name, or a checkpoint path."""
+    """An opponent spec from the command line: an agent name, an LLM spec or a checkpoint path."""
+    if text.startswith("llm:"):
+        from tabletop_gym.agents.base import check_spec
+
+        check_spec(text)  # a malformed spec is one clear line before anything is played
+        return text
     if text.endswith(".zip") or os.sep in text or "/" in text:
         path = pathlib.Path(text)
         if not path.exists():
@@ -137,10 +142,37 @@ def cmd_eval(args: argparse.Namespace) -> int:
     res = evaluate(args.game, _agent_spec(args.candidate), _agent_spec(args.opponent),
                    n_games=args.games, seed=args.seed, **cfg)
     print(format_table([res]))
+    llm = llm_report(res.per_game, res.candidate, res.opponent)
+    if llm:
+        print(llm)
     if args.out:
         for p in save_results([res], args.out):
             print(f"saved {p}")
     return 0
+
+
+def _record_saver(folder: pathlib.Path) -> Any:
+    """A record sink that writes each game's record to ``folder/game_<k>.json``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    count = [0]
+
+    def save(record: Any) -> None:
+        count[0] += 1
+        (folder / f"game_{count[0]:04d}.json").write_text(record.to_json(indent=1))
+
+    return save
+
+
+def llm_report(per_game: list[dict[str, Any]], candidate: str, opponent: str) -> str:
+    """The LLM report of an evaluation's games (``""`` when no language model played)."""
+    from tabletop_gym.agents.llm import add_stats, empty_stats, report_markdown, report_rows
+
+    totals: dict[str, dict[str, Any]] = {}
+    for g in per_game:
+        for role, name in (("candidate", candidate), ("opponent", opponent)):
+            if role in g.get("llm", {}):
+                add_stats(totals.setdefault(name, empty_stats()), g["llm"][role])
+    return report_markdown(report_rows(totals)) if totals else ""
 
 
 def cmd_league(args: argparse.Namespace) -> int:
@@ -149,10 +181,16 @@ def cmd_league(args: argparse.Namespace) -> int:
 
     cfg = _parse_kv(args.set)
     cfg["num_players"] = args.players
-    res = run_league(args.game, [_agent_spec(a) for a in args.agents],
-                     games_per_pair=args.games, seed=args.seed, bootstrap=args.bootstrap,
-                     verbose=True, **cfg)
+    specs = [_agent_spec(a) for a in args.agents]
+    sink = None
+    if any(isinstance(a, str) and a.startswith("llm:") for a in specs):
+        sink = _record_saver(pathlib.Path(args.out) / "records")
+    res = run_league(args.game, specs, games_per_pair=args.games, seed=args.seed,
+                     bootstrap=args.bootstrap, verbose=True, record_sink=sink, **cfg)
     print(res.markdown())
+    if sink is not None:
+        print(f"saved the game records with the LLM transcripts to {pathlib.Path(args.out)}"
+              "/records/ (tabletop-gym replay shows them)")
     for path in res.save(args.out, heatmap=not args.no_heatmap):
         print(f"saved {path}")
     return 0
@@ -247,7 +285,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     print("scores:", [float(x) for x in state.scores()],
           "winners:", [env.agent_of(s) for s in state.winners()])
     if args.save_record:
-        pathlib.Path(args.save_record).write_text(env.record().to_json(indent=1))
+        from tabletop_gym.agents.llm import record_with_logs
+
+        # the record carries the transcripts of language-model opponents (agent_logs)
+        pathlib.Path(args.save_record).write_text(record_with_logs(env, bots).to_json(indent=1))
         print(f"saved {args.save_record}")
     return 0
 
@@ -264,6 +305,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     """Step through a saved game record in the terminal, or draw it as a GIF / PNG frames."""
     import random
 
+    from tabletop_gym.agents.llm import transcript_lines
     from tabletop_gym.core.records import GameRecord
 
     path = pathlib.Path(args.record)
@@ -290,6 +332,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         state.apply_action(action)
         if not pictures:
             print(f"[{i + 1}] seat {actor}: {line}")
+            for text in transcript_lines(rec.agent_logs, i, view, args.prompts):
+                print(f"    {text}")
             for event in cls.narrator(before, action, state):
                 print(f"  {event}")
             if args.pause:
@@ -435,6 +479,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--every", type=int, default=1, help="draw every N-th action (default 1)")
     r.add_argument("--delay", type=int, default=500, help="GIF milliseconds per frame")
     r.add_argument("--pause", action="store_true", help="wait for Enter after each action")
+    r.add_argument("--prompts", action="store_true",
+                   help="with --view SEAT: also print the full prompts of that seat's LLM agent")
     r.set_defaults(func=cmd_replay)
 
     sv = sub.add_parser("serve", help="play, watch and replay games in the browser (web extra)")

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_gym.agents.base import Agent, choose_action, make_agent
+from tabletop_gym.agents.llm import game_stats, record_with_logs
 from tabletop_gym.core.aec import TabletopAECEnv
 from tabletop_gym.registry import game_spec
 
@@ -133,6 +134,12 @@ def _play(env: TabletopAECEnv, agents: dict[str, Agent], seed: int) -> TabletopA
     return env
 
 
+def _after_game(env: TabletopAECEnv, agents: dict[str, Agent],
+                sink: Callable[[Any], None] | None) -> None:
+    if sink is not None:
+        sink(record_with_logs(env, agents))
+
+
 def _solo_score(env: TabletopAECEnv) -> float:
     # The solo result is min(own, Otto's), reported by the engine as the score of seat 0.
     return float(env.game_state.scores()[0])
@@ -144,9 +151,14 @@ def evaluate(
     opponent: Any = "random",
     n_games: int = 200,
     seed: int = 0,
+    record_sink: Callable[[Any], None] | None = None,
     **config: Any,
 ) -> EvalResult:
     """Play ``n_games`` and summarise the candidate's results.
+
+    A game with a language-model agent (``"llm:..."``) adds its counters to its ``per_game``
+    row (``"llm": {"candidate": ..., "opponent": ...}``, see
+    :func:`tabletop_gym.agents.llm.game_stats`).
 
     Args:
         game: ``"positano"`` or ``"rapa_nui"``.
@@ -155,8 +167,14 @@ def evaluate(
         n_games: Number of games (multi-player: a multiple of the player count keeps the seat
             rotation balanced).
         seed: First deal's seed.
+        record_sink: Called with every game's record (:class:`GameRecord`, with the decision
+            logs of language-model agents in ``agent_logs``), e.g. to save them.
         **config: Game config (``num_players``, variants).
     """
+    from tabletop_gym.agents.base import check_spec
+
+    check_spec(candidate)
+    check_spec(opponent)
     factory = _raw_env_factory(game)
     env = factory(**config)
     n = env.game.num_players
@@ -169,10 +187,17 @@ def evaluate(
             cand = make_agent(candidate, env.game, env.observer, rng)
             opp = make_agent(opponent, opp_env.game, opp_env.observer, rng)
             a = _solo_score(_play(env, {"player_0": cand}, deal))
+            _after_game(env, {"player_0": cand}, record_sink)
             b = _solo_score(_play(opp_env, {"player_0": opp}, deal))
+            _after_game(opp_env, {"player_0": opp}, record_sink)
             outcome = 1.0 if a > b else 0.5 if a == b else 0.0
-            per_game.append({"seed": deal, "seat": 0, "score": a, "opponent_score": b,
-                             "outcome": outcome, "return": float(env.game_state.returns()[0])})
+            row: dict[str, Any] = {"seed": deal, "seat": 0, "score": a, "opponent_score": b,
+                   "outcome": outcome, "return": float(env.game_state.returns()[0])}
+            stats = {**game_stats({"c": cand}, {"c": "candidate"}),
+                     **game_stats({"o": opp}, {"o": "opponent"})}
+            if stats:
+                row["llm"] = stats
+            per_game.append(row)
     else:
         for i in range(n_games):
             deal = seed + i // n
@@ -182,12 +207,19 @@ def evaluate(
                 spec = candidate if s == seat else opponent
                 agents[name] = make_agent(spec, env.game, env.observer, rng)
             _play(env, agents, deal)
+            _after_game(env, agents, record_sink)
             state = env.game_state
             sc = [float(x) for x in state.scores()]
             winners = state.winners()
             outcome = 1.0 / len(winners) if seat in winners else 0.0
-            per_game.append({"seed": deal, "seat": seat, "scores": sc, "winners": winners,
-                             "outcome": outcome, "return": float(state.returns()[seat])})
+            row = {"seed": deal, "seat": seat, "scores": sc, "winners": winners,
+                   "outcome": outcome, "return": float(state.returns()[seat])}
+            roles = {name: "candidate" if s == seat else "opponent"
+                     for s, name in enumerate(env.possible_agents)}
+            stats = game_stats(agents, roles)
+            if stats:
+                row["llm"] = stats
+            per_game.append(row)
     return summarise(game, env.game.config.to_dict(), _name(candidate), _name(opponent),
                      per_game)
 

@@ -22,11 +22,13 @@ import dataclasses
 import itertools
 import json
 import pathlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from tabletop_gym.agents.base import check_spec
+from tabletop_gym.agents.llm import add_stats, empty_stats, report_rows
 from tabletop_gym.evaluation import (
     _raw_env_factory,
     evaluate,
@@ -55,6 +57,9 @@ class LeagueResult:
         bootstrap: Bootstrap resamples drawn.
         pairs: One summary row per pair (``EvalResult.row()``).
         games: Every game: the pair, the seat of the first agent, the scores and its outcome.
+        llm: One row per language-model agent (``"llm:..."``): its decisions, answers,
+            fallback rate, illegal-answer rate (and the other classes' rates), tokens and
+            seconds per decision over all its games (:func:`tabletop_gym.agents.llm.report_rows`).
     """
 
     game: str
@@ -69,6 +74,7 @@ class LeagueResult:
     bootstrap: int
     pairs: list[dict[str, Any]]
     games: list[dict[str, Any]] = dataclasses.field(repr=False, default_factory=list)
+    llm: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """The league as JSON-ready data, with the provenance block."""
@@ -98,6 +104,10 @@ class LeagueResult:
                     cells.append(f"{self.matrix[i][j]:.{digits}f} [{lo:.{digits}f}, "
                                  f"{hi:.{digits}f}]")
             lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
+        if self.llm:
+            from tabletop_gym.agents.llm import report_markdown
+
+            lines += ["", report_markdown(self.llm)]
         return "\n".join(lines)
 
     def save(self, out: str | pathlib.Path, heatmap: bool = True) -> list[pathlib.Path]:
@@ -182,6 +192,7 @@ def run_league(
     bootstrap: int = 1000,
     verbose: bool = False,
     played: Mapping[tuple[str, str], Sequence[dict[str, Any]]] | None = None,
+    record_sink: Callable[[Any], None] | None = None,
     **config: Any,
 ) -> LeagueResult:
     """Play every pair of ``agents`` and rate them.
@@ -198,6 +209,7 @@ def run_league(
             the ``per_game`` rows of ``evaluate(game, first, second, n, seed, **config)`` with
             ``n >= games_per_pair``. Their first ``games_per_pair`` games are exactly the games
             this league would play for the pair, so they are used instead of replaying them.
+        record_sink: Called with the record of every game played (see ``evaluate``).
         **config: Game config (``num_players``, variants); solo games are not leagues.
 
     Raises:
@@ -212,11 +224,14 @@ def run_league(
     names = [a if isinstance(a, str) else getattr(a, "name", type(a).__name__) for a in agents]
     if len(set(names)) != len(names):
         raise ValueError(f"agent names must be distinct, got {names}")
+    for spec in agents:
+        check_spec(spec)  # a malformed llm: spec fails now, not after the first pairs
     k = len(agents)
     matrix = [[float("nan")] * k for _ in range(k)]
     ci: list[list[tuple[float, float]]] = [[(float("nan"),) * 2 for _ in range(k)]  # type: ignore[misc]
                                            for _ in range(k)]
     pairs, games = [], []
+    llm_stats: dict[str, dict[str, Any]] = {}
     gi, gj, gy, gpair = [], [], [], []
     cfg: dict[str, Any] = {}
     for p, (a, b) in enumerate(itertools.combinations(range(k), 2)):
@@ -226,7 +241,7 @@ def run_league(
             res = summarise(game, cfg, names[a], names[b], list(known[:games_per_pair]))
         else:
             res = evaluate(game, agents[a], agents[b], n_games=games_per_pair, seed=seed,
-                           **config)
+                           record_sink=record_sink, **config)
         res.candidate, res.opponent = names[a], names[b]
         cfg = res.config
         n = len(res.per_game)
@@ -236,6 +251,9 @@ def run_league(
         pairs.append(res.row())
         for g in res.per_game:
             games.append({"agent": names[a], "opponent": names[b], **g})
+            for role, who in (("candidate", names[a]), ("opponent", names[b])):
+                if role in g.get("llm", {}):
+                    add_stats(llm_stats.setdefault(who, empty_stats()), g["llm"][role])
             gi.append(a)
             gj.append(b)
             gy.append(g["outcome"])
@@ -266,4 +284,5 @@ def run_league(
         bootstrap=bootstrap,
         pairs=pairs,
         games=games,
+        llm=report_rows(llm_stats),
     )

@@ -103,8 +103,9 @@ def test_rapa_nui_whole_game_hides_face_down_offerings_until_the_end(tmp_path, m
     assert not any("face down" in s and "offer own" in s for s in others)
     assert any(s.strip().startswith("Revealed and scored:") for s in lines)
     # docs/rules/rapa_nui.md §7: at the end the face-down cards and kind values are revealed
-    assert any(s.strip().startswith("Face-down offerings revealed:") for s in lines)
-    assert any("kind values:" in s for s in lines)
+    assert any(s.strip().startswith("Final scoring (every face-down offering is now revealed)")
+               for s in lines)
+    assert any("-> worth" in s for s in lines)
     played = _scores(out)
     rc, out, err = _run(["replay", str(record)], monkeypatch, capsys)
     assert rc == 0 and _scores(out) == played
@@ -145,7 +146,7 @@ def test_replay_of_another_record_format_says_so(tmp_path, monkeypatch, capsys):
     rc, _, err = _run(["replay", str(path)], monkeypatch, capsys)
     assert rc == 2
     assert "record format 99 (written by tabletop-gym 9.0)" in err
-    assert f"tabletop-gym {__version__} reads record formats 1, 2" in err
+    assert f"tabletop-gym {__version__} reads record formats 1, 2, 3" in err
 
 
 def test_replay_view_must_be_public_or_a_seat(tmp_path, monkeypatch, capsys):

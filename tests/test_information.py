@@ -1,5 +1,6 @@
-"""Information hygiene (docs/design.md): resampling what a seat cannot see changes nothing it sees,
-and in a flattened bid round nothing about earlier bids reaches later bidders.
+"""Information hygiene (docs/design.md): resampling what a seat cannot see changes nothing it sees
+(observation, mask, text render, and the text view and move list a language model reads), and in
+a flattened bid round nothing about earlier bids reaches later bidders.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import pytest
 
 from tabletop_gym.core.game import SIMULTANEOUS
 from tabletop_gym.core.records import make_game
+from tabletop_gym.text.view import seat_view
 from tests.configs import ENGINE_CONFIGS, config_id, raw_env
 
 STATES_PER_CONFIG = 40
@@ -48,11 +50,14 @@ def test_resampling_hidden_information_leaves_observation_and_mask_identical(ite
             obs = env.observer.encode(state, p)
             mask = env.observer.action_mask(state, p)
             text = type(env).renderer(state, p)
+            # what a language model reads: the seat's text view and its move list
+            view = seat_view(state, p, type(env).renderer)
             for _ in range(3):
                 other = state.resample_hidden(p, rng)
                 np.testing.assert_array_equal(env.observer.encode(other, p), obs)
                 np.testing.assert_array_equal(env.observer.action_mask(other, p), mask)
                 assert type(env).renderer(other, p) == text
+                assert seat_view(other, p, type(env).renderer) == view
                 changed += other.to_dict() != state.to_dict()
                 checked += 1
     # the resampler really moves hidden things around (otherwise the test proves nothing)

@@ -127,40 +127,10 @@ def positano_shapes() -> str:
 
 
 def positano_actions() -> str:
-    """The action-id ranges, from the id bases of the engine."""
-    from tabletop_gym.envs.positano import rules as r
+    """The action-id ranges, from the engine's action layout."""
+    from tabletop_gym.envs.positano.actions import ACTIONS
 
-    def span(lo: int, hi: int) -> str:
-        return str(lo) if lo == hi else f"{lo}–{hi}"
-
-    rows = [
-        [span(r.A_BID, r.A_BID_CARD - 1), "bid: base card c (0..6 = card #1..#7) with booster b "
-         "(0..5 = +5, +6, +13, +14, +21, +22): id = "
-         + (f"{r.A_BID} + " if r.A_BID else "") + "6·c + b"],
-        [span(r.A_BID_CARD, r.A_BID_BOOSTER - 1), f"bid card c only: {r.A_BID_CARD} + c (first "
-         "sub-decision with `split_bids=True`; never legal in the engine itself)"],
-        [span(r.A_BID_BOOSTER, r.A_LOT - 1), f"booster b only: {r.A_BID_BOOSTER} + b (second "
-         "sub-decision with `split_bids=True`; never legal in the engine itself)"],
-        [span(r.A_LOT, r.A_BLOCK - 1), f"draft the lot tile at position pos: {r.A_LOT} + pos "
-         "(pos = r·5 + c, r = row − 1, c = column A = 0)"],
-        [span(r.A_BLOCK, r.A_MULTIPLY - 1), f"draft block tile index t: {r.A_BLOCK} + t "
-         "(t = printed id − 40)"],
-        [str(r.A_MULTIPLY), "2X/3X tile: multiply option (double/triple the personal supply)"],
-        [str(r.A_FLAT), "2X/3X tile: flat option (+2 / +3)"],
-        [span(r.A_BUILD_TILE, r.A_HEIGHT), f"draft build tile index t: {r.A_BUILD_TILE} + t "
-         "(t = printed id − 60)"],
-        [span(r.A_HEIGHT + 1, r.A_ADD_ON - 1), f"build with height h = 1..7: {r.A_HEIGHT} + h"],
-        [span(r.A_ADD_ON, r.A_SKIP_ADD_ON - 1), "Add-On: add 1 block to own building at pos: "
-         f"{r.A_ADD_ON} + pos"],
-        [str(r.A_SKIP_ADD_ON), "skip the Add-On"],
-        [span(r.A_REMODEL, r.A_SKIP_REMODEL - 1), "Remodel: upgrade the roof of own building at "
-         f"pos: {r.A_REMODEL} + pos"],
-        [str(r.A_SKIP_REMODEL), "skip the Remodel"],
-        [str(r.A_NOOP), "no-op (never legal in the engine; the parallel env's only id for agents "
-         "not to act)"],
-    ]
-    assert r.A_NOOP == r.NUM_ACTIONS - 1
-    return _table(["ids", "meaning"], rows)
+    return ACTIONS.markdown_table()
 
 
 def positano_observation() -> str:

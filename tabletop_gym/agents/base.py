@@ -15,6 +15,9 @@ An opponent may be given as:
   many simulations per move and random (default) or heuristic rollouts
   (``tabletop_gym.agents.ismcts``); it is handed the engine state and determinizes it before
   looking, so it too decides on its own information only;
+* ``"llm:MODEL@BASE_URL"`` (options as a query string, ``?temperature=0.2&timeout=20``): a
+  language model behind an OpenAI-compatible server, playing from its seat's text view
+  (``tabletop_gym.agents.llm``; needs the ``llm`` extra);
 * ``"ppo"``: the trained MaskablePPO checkpoint shipped for the game and player count
   (``tabletop_gym/agents/checkpoints/``; loading it needs the ``train`` extra);
 * an :class:`Agent` object, or any callable ``f(observation_dict) -> int``;
@@ -241,9 +244,13 @@ def make_agent(
             from tabletop_gym.agents.heuristic import heuristic_for
 
             return heuristic_for(game, observer, rng)
+        if spec.startswith("llm:"):
+            from tabletop_gym.agents.llm import agent_from_spec
+
+            return agent_from_spec(spec, game_name(game), rng)  # type: ignore[return-value]
         raise ValueError(f"unknown opponent {spec!r}; use 'random', 'heuristic', "
-                         "'ismcts[:simulations[:rollout]]', 'ppo', an Agent, a callable or a "
-                         "trained model")
+                         "'ismcts[:simulations[:rollout]]', 'ppo', 'llm:MODEL@BASE_URL', an "
+                         "Agent, a callable or a trained model")
     if hasattr(spec, "predict"):
         return model_agent(spec, game, observer, rng)
     if isinstance(spec, Agent):
@@ -254,13 +261,34 @@ def make_agent(
                      "a callable or a trained model")
 
 
+def game_name(game: Game) -> str:
+    """The registry name of ``game`` (through a turn-based transform)."""
+    return str(getattr(game, "inner", game).name)
+
+
+def check_spec(spec: Any) -> None:
+    """Reject a malformed ``llm:`` spec before any game is played (a league checks them all).
+
+    Raises:
+        ValueError: Naming what is wrong.
+    """
+    if isinstance(spec, str) and spec.startswith("llm:"):
+        from tabletop_gym.agents.llm import parse_spec
+
+        parse_spec(spec)
+
+
 def choose_action(agent: Any, env: Any, name: str) -> int:
     """The action of ``agent`` playing ``name`` in the AEC ``env``.
 
     An observation agent gets its own observation; a search agent (one with ``act_in``, such as
     :class:`tabletop_gym.agents.ismcts.ISMCTSAgent`) gets the engine state and its seat, and
-    re-deals what that seat cannot see before it searches.
+    re-deals what that seat cannot see before it searches; a text agent (``needs_text``, such as
+    :class:`tabletop_gym.agents.llm.LLMAgent`) gets the env and writes its own seat's text view
+    from it (``tabletop_gym.text``), which shows only what that seat may know.
     """
+    if getattr(agent, "needs_text", False):
+        return int(agent.act_env(env, name))
     if getattr(agent, "needs_state", False):
         return agent.act_in(env.game_state, env.seat_of(name))
     # Passed on unchanged: the env refuses a float such as 5.9 instead of cutting it to 5.

@@ -10,47 +10,52 @@ against opponents, the view it takes from their buildings behind it.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import ClassVar
 
 import numpy as np
 
 from tabletop_gym.core.game import Game
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.envs.positano import components as C
+from tabletop_gym.envs.positano.actions import A_ADD_ON as _A_ADD_ON
+from tabletop_gym.envs.positano.actions import A_BID_BOOSTER as _A_BID_BOOSTER
+from tabletop_gym.envs.positano.actions import A_BID_CARD as _A_BID_CARD
+from tabletop_gym.envs.positano.actions import A_BLOCK as _A_BLOCK
+from tabletop_gym.envs.positano.actions import A_BUILD_TILE as _A_BUILD_TILE
+from tabletop_gym.envs.positano.actions import A_HEIGHT as _A_HEIGHT
+from tabletop_gym.envs.positano.actions import A_LOT as _A_LOT
+from tabletop_gym.envs.positano.actions import A_MULTIPLY as _A_MULTIPLY
+from tabletop_gym.envs.positano.actions import A_REMODEL as _A_REMODEL
+from tabletop_gym.envs.positano.actions import A_SKIP_ADD_ON as _A_SKIP_ADD_ON
+from tabletop_gym.envs.positano.actions import A_SKIP_REMODEL as _A_SKIP_REMODEL
+from tabletop_gym.envs.positano.actions import ACTIONS, BID_ID, BID_PAIR, BIDS
 from tabletop_gym.envs.positano.observer import (
     BLOCK_FEATURES,
     BUILD_FEATURES,
-    MAX_COLOURS,
-    MAX_TILES,
     NUM_BOOSTERS,
     NUM_CARDS,
     NUM_LOTS,
 )
 from tabletop_gym.envs.positano.observer import MAX_BID as _MAX_BID
-from tabletop_gym.envs.positano.rules import A_ADD_ON as _A_ADD_ON
-from tabletop_gym.envs.positano.rules import A_BID_BOOSTER as _A_BID_BOOSTER
-from tabletop_gym.envs.positano.rules import A_BID_CARD as _A_BID_CARD
-from tabletop_gym.envs.positano.rules import A_BLOCK as _A_BLOCK
-from tabletop_gym.envs.positano.rules import A_BUILD_TILE as _A_BUILD_TILE
-from tabletop_gym.envs.positano.rules import A_HEIGHT as _A_HEIGHT
-from tabletop_gym.envs.positano.rules import A_LOT as _A_LOT
-from tabletop_gym.envs.positano.rules import A_MULTIPLY as _A_MULTIPLY
-from tabletop_gym.envs.positano.rules import A_REMODEL as _A_REMODEL
-from tabletop_gym.envs.positano.rules import A_SKIP_ADD_ON as _A_SKIP_ADD_ON
-from tabletop_gym.envs.positano.rules import A_SKIP_REMODEL as _A_SKIP_REMODEL
-from tabletop_gym.envs.positano.rules import BOOSTERS_PER_CARD as _NB
 from tabletop_gym.envs.positano.rules import TILE_TYPES, PositanoGame
 from tabletop_gym.envs.positano.scoring import REGION_GOALS, goal_points, hidden_blocks, in_region
 
 # --- component values the observation refers to by index (rules §1.3, §1.4) -------------
 _CARD_VALUES = tuple(card.values for card in C.BID_CARDS)
 _CARD_GELATO = tuple(card.gelato for card in C.BID_CARDS)
-_BOOSTER_VALUES = tuple(b.value for b in C.BOOSTERS)
+_BID_VALUES = C.BID_VALUES
 _BOOSTER_GELATO = tuple(b.gelato for b in C.BOOSTERS)
 _LEVEL = C.LOT_LEVELS
 _ROOFS = (C.BRONZE, C.SILVER, C.GOLD)
 """Roof ranks in the order of the ``cliff_roof`` one-hot."""
 _TILE_TYPES = TILE_TYPES
 _SIM_LO = PositanoGame.simultaneous_action_range[0]
+# Decisions (ACTIONS.decision_of) whose valuation reads the Beach Board, the bid hands, or the
+# pending build.
+_BID_DECISIONS = frozenset(("bid", "bid_card", "bid_booster"))
+_MARKET_DECISIONS = _BID_DECISIONS | {"draft_lot", "draft_block", "draft_build"}
+_BUILD_DECISIONS = frozenset(("build", "add_on", "remodel"))
 # Columns of the per-tile features of the Beach Board slices and of build_tile, by name.
 _BT_BRONZE, _BT_SILVER = (BUILD_FEATURES[1:].index(f) for f in ("Bronze", "Silver"))
 _BK_UP, _BK_BLOCKS, _BK_2X, _BK_3X, _BK_GELATO = (
@@ -121,7 +126,7 @@ def _one_hot(values: list[float]) -> int:
 
 def _static_win_prob() -> list[float]:
     """P(a bid of value x beats one uniformly random card + booster pair), ties counted half."""
-    vals = [cv[0] + b for cv in _CARD_VALUES for b in _BOOSTER_VALUES]
+    vals = [bid[0] for row in _BID_VALUES for bid in row]
     n = len(vals)
     return [(sum(v < x for v in vals) + 0.5 * sum(v == x for v in vals)) / n
             for x in range(_MAX_BID + 1)]
@@ -135,15 +140,15 @@ def _hand_worths() -> tuple[list[float], list[float]]:
     cards = []
     for c, vals in enumerate(_CARD_VALUES):
         w = sum(
-            _STAKE[k] * sum(_WIN[vals[k] + b] for b in _BOOSTER_VALUES) / len(_BOOSTER_VALUES)
+            _STAKE[k] * sum(_WIN[bid[k]] for bid in _BID_VALUES[c]) / NUM_BOOSTERS
             for k in range(3)
         )
         # A card with a 60 or 70 can take first pick of one type in the round that needs it.
         cards.append(w + _SPECIALIST * max(0.0, (max(vals) - 40) / 30) + _CARD_GELATO[c])
     boosters = []
-    for b, bv in enumerate(_BOOSTER_VALUES):
+    for b in range(NUM_BOOSTERS):
         w = sum(
-            _STAKE[k] * sum(_WIN[vals[k] + bv] for vals in _CARD_VALUES) / len(_CARD_VALUES)
+            _STAKE[k] * sum(_WIN[row[b][k]] for row in _BID_VALUES) / NUM_CARDS
             for k in range(3)
         )
         boosters.append(w + _BOOSTER_GELATO[b])
@@ -152,20 +157,19 @@ def _hand_worths() -> tuple[list[float], list[float]]:
 
 _CARD_WORTH, _BOOSTER_WORTH = _hand_worths()
 
-# Bid values of every (card, booster) pair by action id, for array look-ups.
-_PAIR_VALUES = np.array(
-    [[_CARD_VALUES[c][k] + _BOOSTER_VALUES[b] for k in range(3)]
-     for c in range(NUM_CARDS) for b in range(NUM_BOOSTERS)],
-    dtype=np.int64,
-)
+# Bid values of every (card, booster) pair by index in the bid range, for array look-ups.
+_PAIR_VALUES = np.array([C.BID_VALUES[c][b] for c, b in BID_PAIR], dtype=np.int64)
 _HIST = _MAX_BID + 1
 _TYPE_OFFSET = np.arange(3) * _HIST
 _TYPE_INDEX = np.arange(3)[:, None]
-_HELD_PAIRS = np.arange(NUM_CARDS * _NB)
+_HELD_PAIRS = np.arange(BIDS.size)
 
 
 def _hand_mask(played_cards: list[int], played_boosters: list[int]) -> np.ndarray:
-    """Pairs (by action id) whose card and booster are both still in a colour's hand."""
+    """Pairs whose card and booster are both still in a colour's hand.
+
+    By index in the bid range: row-major (card, booster), as the action layout lays it out.
+    """
     card_ok = np.ones(NUM_CARDS, dtype=bool)
     card_ok[played_cards] = False
     boost_ok = np.ones(NUM_BOOSTERS, dtype=bool)
@@ -309,6 +313,8 @@ class PositanoHeuristic:
         self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         self.layout = observer.layout
         self._has_prefix = "own_prefix" in self.layout.slices
+        # The tables the layout declares (per colour × card, per tile × feature, ...).
+        self._shape = {name: sl.shape for name, sl in self.layout.slices.items()}
 
     def seed(self, seed: int | None) -> None:
         """Reseed the tie-breaking generator."""
@@ -323,28 +329,10 @@ class PositanoHeuristic:
             raise ValueError("no legal action in the mask; this agent is not to act")
         if len(legal) == 1:
             return int(legal[0])
-        first = legal[0]
-        w = self._decode(observation["observation"], first)
-        if first < _A_BID_CARD:
-            scores = self._bid_scores(w, legal)
-        elif first < _A_BID_BOOSTER:
-            scores = self._split_card_scores(w, legal)
-        elif first < _A_LOT:
-            scores = self._split_booster_scores(w, legal)
-        elif first < _A_BLOCK:
-            scores = self._lot_scores(w, legal)
-        elif first < _A_MULTIPLY:
-            scores = self._block_scores(w, legal)
-        elif first < _A_BUILD_TILE:
-            scores = self._choice_scores(w, legal)
-        elif first < _A_HEIGHT + 1:
-            scores = self._build_tile_scores(w, legal)
-        elif first < _A_ADD_ON:
-            scores = self._height_scores(w, legal)
-        elif first <= _A_SKIP_ADD_ON:
-            scores = self._add_on_scores(w, legal)
-        else:
-            scores = self._remodel_scores(w, legal)
+        # Every legal id of a decision answers that decision: the layout names it.
+        decision = ACTIONS.decision_of(legal[0])
+        w = self._decode(observation["observation"], decision)
+        scores = self._SCORES[decision](self, w, legal)
         return self._argmax(legal, scores)
 
     def _argmax(self, legal: list[int], scores: list[float]) -> int:
@@ -356,8 +344,8 @@ class PositanoHeuristic:
 
     # --- decoding -------------------------------------------------------------------------------
 
-    def _decode(self, vec: np.ndarray, first: int) -> _View:
-        """Read the slices the decision needs, by name, into plain Python lists."""
+    def _decode(self, vec: np.ndarray, decision: str) -> _View:
+        """Read the slices ``decision`` needs, by name, into plain Python lists."""
         s = self.layout.view(vec)
         w = _View()
         w.n = s["num_players"].tolist().index(1.0) + 1
@@ -375,8 +363,8 @@ class PositanoHeuristic:
         # Cliff.
         size = w.size
         height = [int(x) for x in s["cliff_height"].tolist()]
-        owner_rows = s["cliff_owner"].reshape(NUM_LOTS, MAX_COLOURS).tolist()
-        roof_rows = s["cliff_roof"].reshape(NUM_LOTS, len(_ROOFS)).tolist()
+        owner_rows = s["cliff_owner"].reshape(self._shape["cliff_owner"]).tolist()
+        roof_rows = s["cliff_roof"].reshape(self._shape["cliff_roof"]).tolist()
         owner = [-1] * NUM_LOTS
         roof = [0] * NUM_LOTS
         built: list[list[int]] = [[] for _ in range(nc)]
@@ -390,7 +378,7 @@ class PositanoHeuristic:
         lot_open, lot_empty = s["lot_open"].tolist(), s["lot_empty"].tolist()
         w.open = [p for p in range(NUM_LOTS) if lot_open[p]]
         w.empty = [p for p in range(NUM_LOTS) if lot_empty[p]]
-        rows = s["lot_this_round"].reshape(MAX_COLOURS, NUM_LOTS).tolist()
+        rows = s["lot_this_round"].reshape(self._shape["lot_this_round"]).tolist()
         w.this_lot = [_one_hot(rows[c]) for c in range(nc)]
         w.level_open = (
             sum(_LEVEL[p] for p in w.open) / len(w.open) if w.open else (size + 1) / 2
@@ -407,14 +395,14 @@ class PositanoHeuristic:
         w.unseen_gain = (
             sum(k * g for k, g in zip(uk, _KIND_GAIN, strict=True)) / tot if tot else 2.8
         )
-        if first < _A_BUILD_TILE + MAX_TILES and not (_A_MULTIPLY <= first < _A_BUILD_TILE):
+        if decision in _MARKET_DECISIONS:
             self._decode_market(s, w)
-        if first < _A_LOT:
+        if decision in _BID_DECISIONS:
             self._decode_bids(s, w)
-        elif _A_MULTIPLY <= first < _A_BUILD_TILE:
+        elif decision == "block_choice":
             gain = s["block_choice_gain"].tolist()
             w.choice_gain = (gain[0], gain[1])
-        elif first > _A_HEIGHT:
+        elif decision in _BUILD_DECISIONS:
             w.build_tile = s["build_tile"].tolist()
             w.build_lot = _one_hot(s["build_lot"].tolist())
         return w
@@ -423,14 +411,14 @@ class PositanoHeuristic:
         """Face-up tiles: lots, block tiles (gain, multiplier, gelato), build tiles."""
         beach_lots = s["beach_lots"].tolist()
         w.b_lots = [p for p in range(NUM_LOTS) if beach_lots[p]]
-        rows = s["beach_blocks"].reshape(MAX_TILES, len(BLOCK_FEATURES)).tolist()
+        rows = s["beach_blocks"].reshape(self._shape["beach_blocks"]).tolist()
         blocks = []
         for t, f in enumerate(rows):
             if f[_BK_UP]:
                 mult = 2 if f[_BK_2X] else 3 if f[_BK_3X] else 0
                 blocks.append((t, int(f[_BK_BLOCKS]), mult, f[_BK_GELATO]))
         w.b_blocks = blocks
-        rows = s["beach_builds"].reshape(MAX_TILES, len(BUILD_FEATURES)).tolist()
+        rows = s["beach_builds"].reshape(self._shape["beach_builds"]).tolist()
         builds = []
         for t, f in enumerate(rows):
             if f[_BU_UP]:
@@ -438,9 +426,9 @@ class PositanoHeuristic:
                 builds.append((t, q, int(f[_BU_BONUS]), f[_BU_ADD_ON], f[_BU_REMODEL],
                                f[_BU_GELATO]))
         w.b_builds = builds
-        w.rank = s["draft_rank"].reshape(MAX_COLOURS, len(_TILE_TYPES)).tolist()[: w.nc]
+        w.rank = s["draft_rank"].reshape(self._shape["draft_rank"]).tolist()[: w.nc]
         if w.solo:
-            rows = s["beach_leftmost"].reshape(len(_TILE_TYPES), MAX_TILES).tolist()
+            rows = s["beach_leftmost"].reshape(self._shape["beach_leftmost"]).tolist()
             w.leftmost = [_one_hot(row) for row in rows]
 
     def _decode_bids(self, s: dict[str, np.ndarray], w: _View) -> None:
@@ -449,16 +437,16 @@ class PositanoHeuristic:
         own_cards, own_boosters = s["own_cards"].tolist(), s["own_boosters"].tolist()
         w.cards_in = [c for c in range(NUM_CARDS) if own_cards[c]]
         w.booster_in = [b for b in range(NUM_BOOSTERS) if own_boosters[b]]
-        cards = s["played_cards"].reshape(MAX_COLOURS, NUM_CARDS).tolist()
-        boosters = s["played_boosters"].reshape(MAX_COLOURS, NUM_BOOSTERS).tolist()
+        cards = s["played_cards"].reshape(self._shape["played_cards"]).tolist()
+        boosters = s["played_boosters"].reshape(self._shape["played_boosters"]).tolist()
         w.played_cards = [[c for c in range(NUM_CARDS) if cards[j][c]] for j in range(nc)]
         w.played_boosters = [
             [b for b in range(NUM_BOOSTERS) if boosters[j][b]] for j in range(nc)
         ]
-        rows = s["bid_card"].reshape(MAX_COLOURS, NUM_CARDS).tolist()
+        rows = s["bid_card"].reshape(self._shape["bid_card"]).tolist()
         w.bid_card = [_one_hot(rows[j]) for j in range(nc)]
-        w.bid_values = s["bid_values"].reshape(MAX_COLOURS, len(_TILE_TYPES)).tolist()[:nc]
-        rows = s["star_set"].reshape(MAX_COLOURS, C.NUM_STAR_SETS).tolist()
+        w.bid_values = s["bid_values"].reshape(self._shape["bid_values"]).tolist()[:nc]
+        rows = s["star_set"].reshape(self._shape["star_set"]).tolist()
         # Star sets are numbered from 1 (rules §1.3).
         w.stars = [_one_hot(rows[j]) + 1 if 1.0 in rows[j] else 1 for j in range(nc)]
         w.prefix = -1
@@ -791,7 +779,7 @@ class PositanoHeuristic:
         out = {}
         for c in cards:
             for b in boosters:
-                a = _NB * c + b
+                a = BID_ID[c][b]
                 out[a] = now[a] + _CARD_GELATO[c] + _BOOSTER_GELATO[b] + cw[c] + bw[b]
         return out
 
@@ -804,8 +792,8 @@ class PositanoHeuristic:
         are public); the chance of each draft place follows from the independent comparisons.
         """
         stakes = self._stakes(w, 0)
-        mine = np.array([_NB * c + b for c in cards for b in boosters])
-        x = _PAIR_VALUES[mine]  # (pairs, 3)
+        mine = np.array([BID_ID[c][b] for c in cards for b in boosters])
+        x = _PAIR_VALUES[mine - BIDS.start]  # (pairs, 3)
         types = _TYPE_INDEX
         # dist[r, k, i]: chance that exactly r opponents outbid pair i in type k.
         dist = np.zeros((w.nc, 3, len(mine)))
@@ -875,11 +863,11 @@ class PositanoHeuristic:
         ocard = w.bid_card[1]
         out = {}
         for c in cards:
-            card = _CARD_VALUES[c]
+            bids = _BID_VALUES[c]
             for b in boosters:
                 total = 0.0
                 for k in range(3):
-                    x = card[k] + _BOOSTER_VALUES[b]
+                    x = bids[b][k]
                     win = x > otto[k]
                     if x == otto[k] and ocard >= 0:
                         mine = C.STARS[w.stars[0]][c][k]
@@ -887,7 +875,7 @@ class PositanoHeuristic:
                         win = mine > his
                     if win:
                         total += deltas[k]
-                out[_NB * c + b] = total
+                out[BID_ID[c][b]] = total
         return out
 
     def _bid_scores(self, w: _View, legal: list[int]) -> list[float]:
@@ -896,8 +884,10 @@ class PositanoHeuristic:
 
     def _split_card_scores(self, w: _View, legal: list[int]) -> list[float]:
         vals = self._pair_values(w)
+        card_of = ACTIONS["bid_card"].decode
         return [
-            max((s for a, s in vals.items() if a // _NB == x - _A_BID_CARD), default=-math.inf)
+            max((s for a, s in vals.items() if BID_PAIR[a - BIDS.start][0] == card_of(x)[0]),
+                default=-math.inf)
             for x in legal
         ]
 
@@ -905,12 +895,14 @@ class PositanoHeuristic:
         vals = self._pair_values(w)
         card = w.prefix
         out = []
+        booster_of = ACTIONS["bid_booster"].decode
         for x in legal:
-            b = x - _A_BID_BOOSTER
+            (b,) = booster_of(x)
             if card >= 0:
-                out.append(vals.get(_NB * card + b, -math.inf))
+                out.append(vals.get(BID_ID[card][b], -math.inf))
             else:
-                out.append(max((s for a, s in vals.items() if a % _NB == b), default=-math.inf))
+                out.append(max((s for a, s in vals.items() if BID_PAIR[a - BIDS.start][1] == b),
+                               default=-math.inf))
         return out
 
     # --- drafts ---------------------------------------------------------------------------------
@@ -1033,3 +1025,17 @@ class PositanoHeuristic:
                 val += 5.0 * (after - before)
             out.append(val)
         return out
+
+    _SCORES: ClassVar[dict[str, Callable[[PositanoHeuristic, _View, list[int]], list[float]]]] = {
+        "bid": _bid_scores,
+        "bid_card": _split_card_scores,
+        "bid_booster": _split_booster_scores,
+        "draft_lot": _lot_scores,
+        "draft_block": _block_scores,
+        "block_choice": _choice_scores,
+        "draft_build": _build_tile_scores,
+        "build": _height_scores,
+        "add_on": _add_on_scores,
+        "remodel": _remodel_scores,
+    }
+    """The scoring of each decision of the action layout (``ACTIONS.decision_of``)."""

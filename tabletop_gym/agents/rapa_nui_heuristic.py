@@ -44,7 +44,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
     NUM_KINDS,
     OFFER,
     PHASES,
-    PLAY_HG,
+    PLAY_HG_RANGE,
     PLAY_MOAI,
     PLAY_PRIEST,
     PLAY_WOODCUTTER,
@@ -555,8 +555,8 @@ class RapaNuiHeuristic:
                 score = gain(PRIEST, 1)[0]
             elif a == PLAY_MOAI:
                 score = gain(MOAI, 1)[0]
-            elif PLAY_HG <= a < PLAY_HG + 3 * NUM_KINDS:
-                k, extra = divmod(a - PLAY_HG, 3)
+            elif a in PLAY_HG_RANGE:
+                k, extra = PLAY_HG_RANGE.decode(a)
                 # Extra H&G cost a wood each but also draw an extra card each.
                 score = gain(HG + k, extra + 1)[0]
                 score += extra * (_EXTRA_DRAW_VALUE - wv)

@@ -445,6 +445,8 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
         self._seat_agent = list(self.possible_agents)
         self._actions: list[int] = []
+        self._start_state: State | None = None
+        self._episode = 0
         self._zero_mask = np.zeros(self._num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
         self._acting_mask = self._zero_mask
@@ -507,8 +509,10 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         if given is not None:
             state = given
             engine_seed = None
+            start: State | None = given.clone()
         else:
             state = self.game.new_initial_state(random.Random(engine_seed))
+            start = None
         self._np_random_gen = rng
         self._engine_seed = engine_seed
         self._agent_seat = seats
@@ -517,6 +521,8 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         for i, s in enumerate(seats):
             self._seat_agent[s] = self.possible_agents[i]
         self.state_obj = state
+        self._start_state = start
+        self._episode += 1
         self._actions = []
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -794,6 +800,31 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         state = self._require_state()
         seat = None if viewer is None else self.seat_of(viewer)
         return state.public_action_string(action, seat)
+
+    def episode_start(self) -> State:
+        """A fresh copy of this episode's start state (the deal, or the state given to reset).
+
+        Privileged, like :attr:`game_state`: with :meth:`episode_actions` it replays the episode,
+        hidden parts included. The text views use it to write each seat's public history
+        (``tabletop_gym.text``), showing a seat only the public form of every action.
+
+        Raises:
+            RuntimeError: Before the first reset.
+        """
+        self._require_state()
+        if self._start_state is not None:
+            return self._start_state.clone()
+        assert self._engine_seed is not None
+        return self.game.new_initial_state(random.Random(self._engine_seed))
+
+    @property
+    def episode(self) -> int:
+        """How many episodes this env has dealt (1 after the first reset)."""
+        return self._episode
+
+    def episode_actions(self) -> tuple[int, ...]:
+        """Every action applied this episode, in order (what :meth:`record` stores)."""
+        return tuple(self._actions)
 
     def record(self) -> GameRecord:
         """Config, engine seed, seat assignment and actions of this episode (replays exactly).

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_gym.core.game import Game, State
+from tabletop_gym.core.layout import Grid, Part
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,6 +38,7 @@ class Slice:
         low: Lower bound of every entry.
         high: Upper bound of every entry.
         doc: What the entries mean, for the env's docs page.
+        grid: The slice's rows and columns when it is naturally a table (``None``: a list).
     """
 
     name: str
@@ -45,6 +47,18 @@ class Slice:
     low: float
     high: float
     doc: str
+    grid: Grid | None = None
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The grid's ``(rows, columns)`` for a table, else ``(size,)``."""
+        return (self.size,) if self.grid is None else self.grid.shape
+
+    @property
+    def part(self) -> Part:
+        """The declaration this slice was laid out from (to extend a layout with)."""
+        head = (self.name, self.size, self.low, self.high, self.doc)
+        return head if self.grid is None else (*head, self.grid)
 
     @property
     def stop(self) -> int:
@@ -55,14 +69,28 @@ class Slice:
 class ObservationLayout:
     """An ordered list of named slices over one flat float32 vector."""
 
-    def __init__(self, parts: Iterable[tuple[str, int, float, float, str]]):
-        """Lay out ``parts`` given as ``(name, size, low, high, doc)`` one after another."""
+    def __init__(self, parts: Iterable[Part]):
+        """Lay out ``parts`` one after another.
+
+        Args:
+            parts: ``(name, size, low, high, doc)`` per slice, with a sixth item, a
+                :class:`Grid` of ``size`` entries, for a slice that is naturally a table.
+
+        Raises:
+            ValueError: On a duplicate name or a grid whose size is not the slice's.
+        """
         self.slices: dict[str, Slice] = {}
         start = 0
-        for name, size, low, high, doc in parts:
+        for name, size, low, high, doc, *rest in parts:
             if name in self.slices:
                 raise ValueError(f"duplicate slice name {name!r}")
-            self.slices[name] = Slice(name, start, size, float(low), float(high), doc)
+            grid = rest[0] if rest else None
+            if grid is not None and grid.size != size:
+                raise ValueError(
+                    f"slice {name!r} has {size} entries but its grid {grid.shape} has "
+                    f"{grid.size}"
+                )
+            self.slices[name] = Slice(name, start, size, float(low), float(high), doc, grid)
             start += size
         self.size = start
         self.low = np.zeros(self.size, dtype=np.float32)

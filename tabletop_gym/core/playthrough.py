@@ -2,11 +2,15 @@
 
 A playthrough pins the rules, the observation encoding, the masks and the rewards at once. The
 file starts with a header (env, env kwargs, seed) and then, for every step, the agent, the phase,
-the legal actions with their names, the acting agent's observation (the non-zero entries of each
-named slice of its layout, after OpenSpiel's named tensors), a digest of every agent's
-observation, the rewards and the action taken. Replaying reads only the header and the
-``action:`` lines, plays those actions again and compares the regenerated text with the file,
-character for character.
+the legal actions with their names, the acting agent's observation, a digest of every agent's
+observation and the action taken. The observation is printed by the named slices of its layout
+(after OpenSpiel's named tensors), as changes: an agent's first observation prints the non-zero
+entries of every slice, each later one only the slices that changed since that agent's previous
+step (``index:old→new``), and a slice the layout declares as a :class:`~.layout.Grid` prints as
+a table with labelled rows and columns (its non-zero or changed rows). :func:`observations`
+rebuilds every step's full observation from the changes. Replaying reads only the header and
+the ``action:`` lines, plays those actions again and compares the regenerated text with the
+file, character for character.
 
 Generate on purpose only (the rules or the encoding changed, and the env version was bumped):
 ``make playthroughs``.
@@ -22,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_gym.core.layout import Grid
 from tabletop_gym.core.observer import ObservationLayout
 from tabletop_gym.registry import game_spec, game_specs
 
@@ -39,24 +44,113 @@ def _digest(arr: np.ndarray) -> str:
     return hashlib.sha256(arr.tobytes()).hexdigest()[:16]
 
 
-def _named(vec: np.ndarray, layout: ObservationLayout) -> list[str]:
-    """The non-zero entries of ``vec``, one line per named slice that has any.
+def _num(value: float) -> str:
+    """``value`` as text that reads back exactly: whole numbers bare, others by ``repr``."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() else repr(value)
 
-    A one-entry slice prints its value (``round = 2``); a longer one its non-zero entries as
-    ``index:value`` with indices counted from the slice's start (``cliff_height[25] 6:2 11:3``),
-    so a golden diff names the part of the observation that changed.
+
+def _cell(value: float) -> str:
+    return "." if value == 0 else _num(value)
+
+
+def _grid_lines(part: np.ndarray, grid: Grid, rows: list[int]) -> list[str]:
+    """The header row of ``grid``'s column labels, then ``rows`` of ``part`` as a table."""
+    table = part.reshape(grid.shape)
+    cells = [[_cell(v) for v in table[r]] for r in rows]
+    widths = [
+        max([len(label), *(len(row[c]) for row in cells)])
+        for c, label in enumerate(grid.columns)
+    ]
+    pad = max(len(grid.rows[r]) for r in rows)
+    head = " ".join(label.rjust(w) for label, w in zip(grid.columns, widths, strict=True))
+    out = [f"      {'':{pad}} {head}"]
+    for r, row in zip(rows, cells, strict=True):
+        body = " ".join(v.rjust(w) for v, w in zip(row, widths, strict=True))
+        out.append(f"      {grid.rows[r]:{pad}} {body}")
+    return out
+
+
+def _changes(old: np.ndarray, new: np.ndarray, layout: ObservationLayout) -> list[str]:
+    """The slices of ``new`` that differ from ``old``, one block per slice.
+
+    ``old`` all zeros (an agent's first observation) prints the non-zero entries: a one-entry
+    slice as ``round = 2``, a list as ``index:value`` with indices counted from the slice's
+    start (``unseen_blocks[25] 2:1 3:1``), a :class:`Grid` slice as a table of its non-zero
+    rows (``.`` for 0). Otherwise each changed slice prints ``round: 1 → 2``,
+    ``general[6] 0:15→14`` (index:old→new), or the table of its changed rows with their new
+    values.
     """
+    first = not old.any()
     lines = []
-    for name, part in layout.view(vec).items():
-        idx = np.flatnonzero(part)
+    for s in layout.slices.values():
+        was, now = old[s.start : s.stop], new[s.start : s.stop]
+        idx = np.flatnonzero(was != now)
         if not len(idx):
             continue
-        if part.size == 1:
-            lines.append(f"    {name} = {float(part[0]):g}")
+        if s.grid is not None:
+            rows = sorted({int(i) // s.grid.shape[1] for i in idx})
+            lines.append(f"    {s.name}[{s.grid.shape[0]}x{s.grid.shape[1]}]")
+            lines.extend(_grid_lines(now, s.grid, rows))
+        elif s.size == 1:
+            lines.append(
+                f"    {s.name} = {_num(now[0])}"
+                if first
+                else f"    {s.name}: {_num(was[0])} → {_num(now[0])}"
+            )
+        elif first:
+            lines.append(f"    {s.name}[{s.size}] " + " ".join(f"{i}:{_num(now[i])}" for i in idx))
         else:
-            values = " ".join(f"{i}:{float(part[i]):g}" for i in idx)
-            lines.append(f"    {name}[{part.size}] {values}")
+            lines.append(
+                f"    {s.name}[{s.size}] "
+                + " ".join(f"{i}:{_num(was[i])}→{_num(now[i])}" for i in idx)
+            )
     return lines
+
+
+def _apply(lines: list[str], old: np.ndarray, layout: ObservationLayout) -> np.ndarray:
+    """``old`` with the changes :func:`_changes` printed as ``lines`` (checks every old value)."""
+    new = old.copy()
+    k = 0
+    while k < len(lines):
+        head, _, rest = lines[k].strip().partition(" ")
+        name = head.split("[")[0].rstrip(":")
+        s = layout[name]
+        k += 1
+        if s.grid is not None:
+            if head != f"{name}[{s.grid.shape[0]}x{s.grid.shape[1]}]" or rest:
+                raise ValueError(f"bad grid header {lines[k - 1]!r}")
+            if lines[k].split() != list(s.grid.columns):
+                raise ValueError(f"bad column labels for {name}: {lines[k]!r}")
+            k += 1
+            width = s.grid.shape[1]
+            while k < len(lines) and lines[k].startswith("      "):
+                label, *cells = lines[k].split()
+                r = s.grid.rows.index(label)
+                if len(cells) != width:
+                    raise ValueError(f"{name} row {label} has {len(cells)} cells, not {width}")
+                at = s.start + r * width
+                new[at : at + width] = [0.0 if v == "." else float(v) for v in cells]
+                k += 1
+        elif rest.startswith("= "):
+            if s.size != 1 or old[s.start] != 0:
+                raise ValueError(f"{name} = ... is a first value of a one-entry slice")
+            new[s.start] = float(rest[2:])
+        elif head.endswith(":"):
+            was, _, now = rest.partition(" → ")
+            if s.size != 1 or float(was) != old[s.start]:
+                raise ValueError(f"{lines[k - 1]!r} does not follow the observation before")
+            new[s.start] = float(now)
+        else:
+            if head != f"{name}[{s.size}]":
+                raise ValueError(f"bad slice header {head!r}, expected {name}[{s.size}]")
+            for item in rest.split():
+                i, _, value = item.partition(":")
+                was, arrow, now = value.partition("→")
+                if arrow and float(was) != old[s.start + int(i)]:
+                    raise ValueError(f"{name} {item} does not follow the observation before")
+                new[s.start + int(i)] = float(now if arrow else was)
+    return new
 
 
 def generate(
@@ -89,6 +183,9 @@ def generate(
     ]
     step = 0
     todo = iter(actions) if actions is not None else None
+    layout = env.observer.layout
+    # Each agent's last printed observation and its step: the next one prints what changed.
+    seen: dict[str, tuple[np.ndarray, int]] = {}
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
         if term or trunc:
@@ -98,8 +195,17 @@ def generate(
         legal = np.flatnonzero(obs["action_mask"])
         lines.append(f"step {step}: {agent} phase={info['phase']}")
         lines.append("  legal: " + "; ".join(f"{a}={env.action_to_string(int(a))}" for a in legal))
-        lines.append("  observation:")
-        lines.extend(_named(obs["observation"], env.observer.layout))
+        now = np.asarray(obs["observation"], dtype=np.float64)
+        if agent in seen:
+            before, when = seen[agent]
+            changes = _changes(before, now, layout)
+            what = "changes since" if changes else "unchanged since"
+            lines.append(f"  observation of {agent} ({what} its step {when}):")
+        else:
+            changes = _changes(np.zeros_like(now), now, layout)
+            lines.append(f"  observation of {agent} (first; its non-zero entries):")
+        lines.extend(changes)
+        seen[agent] = (now, step)
         digests = " ".join(
             f"{a}={_digest(env.observe(a)['observation'])}" for a in env.possible_agents
         )
@@ -130,6 +236,52 @@ def parse(text: str) -> tuple[str, dict[str, Any], int, list[int]]:
         raise ValueError("not a playthrough: the env, env_kwargs or seed line is missing")
     actions = [int(m) for m in re.findall(r"^action: (\d+)", text, re.M)]
     return env_name.group(1), json.loads(kwargs.group(1)), int(seed.group(1)), actions
+
+
+_STEP = re.compile(r"^step (\d+): (\S+) phase=")
+_OBS = re.compile(r"^  observation of (\S+) \((first|changes since|unchanged since)")
+
+
+def observations(text: str) -> list[tuple[int, str, np.ndarray]]:
+    """Every step's observation of the acting agent, rebuilt in full from a playthrough's changes.
+
+    Returns:
+        ``(step, agent, observation)`` per step, the observation as float64 (exact for every
+        observation dtype).
+
+    Raises:
+        ValueError: When the text is not a playthrough, or a change does not follow from the
+            agent's observation before it.
+    """
+    env_name, kwargs, _, _ = parse(text)
+    layout = _factory(env_name)(**kwargs).observer.layout
+    last: dict[str, np.ndarray] = {}
+    out: list[tuple[int, str, np.ndarray]] = []
+    lines = text.splitlines()
+    k = 0
+    while k < len(lines):
+        step = _STEP.match(lines[k])
+        k += 1
+        if not step:
+            continue
+        while not lines[k].startswith("  observation of "):
+            k += 1
+        head = _OBS.match(lines[k])
+        agent = step.group(2)
+        if not head or head.group(1) != agent:
+            raise ValueError(f"step {step.group(1)}: bad observation line {lines[k]!r}")
+        first = head.group(2) == "first"
+        if first == (agent in last):
+            raise ValueError(f"step {step.group(1)}: {agent}'s first observation is misplaced")
+        k += 1
+        block = []
+        while lines[k].startswith("    "):
+            block.append(lines[k])
+            k += 1
+        before = np.zeros(layout.size) if first else last[agent]
+        last[agent] = _apply(block, before, layout)
+        out.append((int(step.group(1)), agent, last[agent]))
+    return out
 
 
 def replay(text: str) -> str:

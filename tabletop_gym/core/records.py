@@ -22,11 +22,11 @@ from typing import Any
 from tabletop_gym.core.game import ConfigError, Game, IllegalActionError, State, as_int, shown
 from tabletop_gym.registry import game_names, game_spec
 
-RECORD_VERSION = 2
+RECORD_VERSION = 3
 """Format of the records :meth:`GameRecord.to_json` writes (2 added ``env_id`` and
-``provenance``; format 1 records still load)."""
+``provenance``, 3 ``agent_logs``; format 1 and 2 records still load)."""
 
-READABLE_VERSIONS = (1, 2)
+READABLE_VERSIONS = (1, 2, 3)
 
 TRANSFORMS = (None, "turn_based", "turn_based_split")
 
@@ -66,6 +66,10 @@ class GameRecord:
         env_id: The env that played it, with its version (e.g. ``"positano_v0"``).
         provenance: Package version, commit and library versions of the code that played it
             (:func:`tabletop_gym.provenance.metadata`).
+        agent_logs: What agents that log their decisions wrote (language-model agents,
+            ``tabletop_gym.agents.llm``): one ``{"header": ..., "decisions": [...]}`` per such
+            agent, each decision with its ``index`` in ``actions``, the prompt, every answer,
+            its class, the retries, latency and token counts. Never an API key.
     """
 
     game: str
@@ -76,6 +80,7 @@ class GameRecord:
     seats: list[int] | None = None
     env_id: str | None = None
     provenance: dict[str, Any] | None = None
+    agent_logs: list[dict[str, Any]] | None = None
 
     def make_game(self) -> Game:
         """The game this record was played in."""
@@ -115,6 +120,12 @@ class GameRecord:
         if not isinstance(self.actions, list) or any(as_int(a) is None for a in self.actions):
             raise ValueError(f"record 'actions' must be integers (a list of action ids), got "
                              f"{shown(self.actions)}")
+        if self.agent_logs is not None and (
+                not isinstance(self.agent_logs, list)
+                or not all(isinstance(x, dict) and isinstance(x.get("decisions"), list)
+                           for x in self.agent_logs)):
+            raise ValueError("record 'agent_logs' must be a list of objects, each with a "
+                             "'decisions' list")
         if self.seats is not None:
             n = game.num_players
             seats = [as_int(x) for x in self.seats] if isinstance(self.seats, list) else None

@@ -36,8 +36,9 @@ import numpy as np
 
 from tabletop_gym.core.game import REWARD_TYPES, TERMINAL
 from tabletop_gym.envs.positano import components as C
+from tabletop_gym.envs.positano import facts as F
 from tabletop_gym.envs.positano import scoring
-from tabletop_gym.envs.positano.rules import (
+from tabletop_gym.envs.positano.actions import (
     A_ADD_ON,
     A_BLOCK,
     A_BUILD_TILE,
@@ -47,35 +48,44 @@ from tabletop_gym.envs.positano.rules import (
     A_REMODEL,
     A_SKIP_ADD_ON,
     A_SKIP_REMODEL,
+    ACTIONS,
+    BIDS,
     NUM_ACTIONS,
+)
+from tabletop_gym.envs.positano.facts import (
+    ADD_ON,
+    BID,
+    BLOCK_CHOICE,
+    BUILD,
+    DRAFT_BLOCK,
+    DRAFT_BUILD,
+    DRAFT_LOT,
+    OVER,
     PHASES,
+    REMODEL,
+)
+from tabletop_gym.envs.positano.rules import (
     PositanoConfig,
     PositanoGame,
     PositanoState,
 )
 from tabletop_gym.jax.core import BatchedGame, bind_module, exact_ratio, returns
 
-BID, DRAFT_LOT, DRAFT_BLOCK, BLOCK_CHOICE, DRAFT_BUILD, BUILD, ADD_ON, REMODEL, OVER = range(9)
-OBSERVATION_SIZE = 1392
-"""Length of one observation (the reference observer's layout, checked by the tests)."""
-MAX_COLOURS = 6
-NUM_CARDS = len(C.BID_CARDS)
-NUM_BOOSTERS = len(C.BOOSTERS)
+OBSERVATION_SIZE = F.OBS_SIZE
+"""Length of one observation (the reference observer's layout)."""
+MAX_COLOURS = F.MAX_COLOURS
+NUM_CARDS, NUM_BOOSTERS = BIDS.shape
 _ACTS = (C.NO_ACTION, C.ADD_ON, C.REMODEL)
 _GOAL_INDEX = {g: i for i, g in enumerate(C.GOAL_NAMES)}
-(_GRANDE, _PICCOLO, _SOLITARIO, _GRUPPO, _ECCESSO, _EQUILIBRATO, _DIETRO, _COLONNA, _BORDO,
- _MEZZO, _CENTRO, _PERFETTO, _ALTEZZA) = range(13)
 
 # --- component tables (rules §1), padded to 25 tiles --------------------------------------------
 
-_CARD_VALUES = np.array([c.values for c in C.BID_CARDS], np.int32)  # (7, 3)
-_BOOST_VALUES = np.array([b.value for b in C.BOOSTERS], np.int32)
 _CARD_GEL = np.array([c.gelato for c in C.BID_CARDS], np.int32)
 _BOOST_GEL = np.array([b.gelato for b in C.BOOSTERS], np.int32)
 # (star set 0..6, card, kind); row 0 unused (sets are 1-based).
 _STARS = np.array(C.STARS, np.int32)
 # bid value of card c with booster b for kind k: (7, 6, 3)
-_BID_VALUE = _CARD_VALUES[:, None, :] + _BOOST_VALUES[None, :, None]
+_BID_VALUE = np.array(C.BID_VALUES, np.int32)
 
 
 class _Tables(NamedTuple):
@@ -450,27 +460,27 @@ def _seat_mask(s: State, c: jax.Array, ph: jax.Array) -> jax.Array:
     troof = jnp.asarray(tab.roof)[tile]
     personal = _i32(s.personal[c])
     top = jnp.minimum(_lot_level(pos) + bonus, personal)
-    heights = jnp.arange(1, 8) <= top
+    heights = jnp.arange(1, ACTIONS["height"].size + 1) <= top
     h = _i32(s.height)
     own = (_i32(s.owner) == c) & (h > 0)
     add_on = own & (h < _lot_level(board) + bonus)
     remodel = own & (_i32(s.roof) == troof - 1)
-    no = jnp.zeros(13, bool)
+    parts = {
+        "bid": pairs & (ph == BID),
+        "lot": row_hot(0) & (ph == DRAFT_LOT),
+        "block": row_hot(1) & (ph == DRAFT_BLOCK),
+        "multiply": (ph == BLOCK_CHOICE)[None],
+        "flat": (ph == BLOCK_CHOICE)[None],
+        "build_tile": row_hot(2) & (ph == DRAFT_BUILD),
+        "height": heights & (ph == BUILD),
+        "add_on": add_on & (ph == ADD_ON),
+        "skip_add_on": (ph == ADD_ON)[None],
+        "remodel": remodel & (ph == REMODEL),
+        "skip_remodel": (ph == REMODEL)[None],
+    }
+    # The action layout's ranges in order; the ones never legal in the engine stay zeros.
     return jnp.concatenate(
-        [
-            pairs & (ph == BID),
-            no,
-            row_hot(0) & (ph == DRAFT_LOT),
-            row_hot(1) & (ph == DRAFT_BLOCK),
-            jnp.stack([ph == BLOCK_CHOICE, ph == BLOCK_CHOICE]),
-            row_hot(2) & (ph == DRAFT_BUILD),
-            heights & (ph == BUILD),
-            add_on & (ph == ADD_ON),
-            (ph == ADD_ON)[None],
-            remodel & (ph == REMODEL),
-            (ph == REMODEL)[None],
-            jnp.zeros(1, bool),
-        ]
+        [parts[r.name] if r.name in parts else jnp.zeros(r.size, bool) for r in ACTIONS]
     )
 
 
@@ -524,8 +534,10 @@ def _reveal(s: State) -> State:
     """All bids are in: play them (rules §3.1) and start drafting."""
     r = _i32(s.round) - 1
     has = s.pending >= 0
-    card = jnp.maximum(s.pending, 0) // 6
-    boost = jnp.maximum(s.pending, 0) % 6
+    # A pending bid id, as (card, booster): row-major in the bid range of the action layout.
+    index = jnp.maximum(s.pending, 0) - BIDS.start
+    card = index // NUM_BOOSTERS
+    boost = index % NUM_BOOSTERS
     played_c = s.played_cards.at[:, r].set(jnp.where(has, card, s.played_cards[:, r]))
     played_b = s.played_boosters.at[:, r].set(jnp.where(has, boost, s.played_boosters[:, r]))
     hand_c = s.hand_cards & ~((jnp.arange(NUM_CARDS)[None, :] == card[:, None]) & has[:, None])
@@ -901,7 +913,8 @@ def _goal_table(s: State) -> jax.Array:
     perfetto = 2 * (mine & (h == level)[None, :]).sum(1)
     lonely = ~((ext_owner[nb] == owner[:, None]) & ext_built[nb]).any(1)
     solitario = 2 * (mine & lonely[None, :]).sum(1)
-    heights = (mine[:, None, :] & (h[None, None, :] == jnp.arange(1, 8)[None, :, None])).any(2)
+    tall = jnp.arange(1, F.MAX_HEIGHT + 1)
+    heights = (mine[:, None, :] & (h[None, None, :] == tall[None, :, None])).any(2)
     altezza = 2 * heights.sum(1)
     roofs = (mine[:, None, :] & (roof[None, None, :] == jnp.arange(1, 4)[None, :, None])).any(2)
     equilibrato = 5 * roofs.all(1)
@@ -1114,7 +1127,7 @@ def observe(s: State, player: jax.Array) -> jax.Array:
         own_turn[None],
         jnp.where(cur >= 0, onehot(rel(cur), m), 0.0),
         jnp.where(acting >= 0, onehot(rel(acting), m), 0.0),
-        (jnp.arange(13)[:, None] == _i32(s.goals)[None, :]).any(1),
+        (jnp.arange(len(C.GOAL_NAMES))[:, None] == _i32(s.goals)[None, :]).any(1),
         (rel_owner[:, None] == jnp.arange(m)[None, :]),
         h,
         (roof[:, None] == jnp.arange(1, 4)[None, :]) & built[:, None],

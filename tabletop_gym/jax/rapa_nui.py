@@ -45,6 +45,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
     OFFERING_STACK_SIZE,
     PHASES,
     PLAY_HG,
+    PLAY_HG_RANGE,
     PLAY_MOAI,
     PLAY_PRIEST,
     PLAY_WOODCUTTER,
@@ -241,7 +242,7 @@ def legal_action_mask(s: State) -> jax.Array:
     m_buy = f.at[:NO_BUY].set(buy).at[NO_BUY].set(True)
 
     stuck = hand[MOAI] == HAND_SIZE
-    counts = jnp.arange(1, 4)
+    counts = jnp.arange(1, PLAY_HG_RANGE.shape[1] + 1)
     hg = (hand[HG:, None] >= counts[None, :]) & (counts[None, :] - 1 <= wood)
     can_build = wood >= MOAI_COST
     m_play = (
@@ -251,7 +252,7 @@ def legal_action_mask(s: State) -> jax.Array:
         .set(~stuck & (hand[PRIEST] > 0))
         .at[PLAY_MOAI]
         .set((hand[MOAI] > 0) & can_build)
-        .at[PLAY_HG:REMOVE_MOAI]
+        .at[PLAY_HG_RANGE.start : PLAY_HG_RANGE.stop]
         .set(~stuck & hg.reshape(-1))
         .at[REMOVE_MOAI]
         .set(stuck & (~can_build | s.voluntary_discard))
@@ -372,7 +373,8 @@ def _play(s: State, p: jax.Array, action: jax.Array) -> State:
     is_moai = action == PLAY_MOAI
     remove = action == REMOVE_MOAI
     is_hg = (action >= PLAY_HG) & (action < REMOVE_MOAI)
-    k, c = jnp.divmod(action - PLAY_HG, 3)
+    # (kind, count - 1): row-major in the H&G range of the action layout.
+    k, c = jnp.divmod(action - PLAY_HG, PLAY_HG_RANGE.shape[1])
     card = jnp.where(
         is_hg, HG + k, jnp.where(is_moai | remove, MOAI, action - PLAY_WOODCUTTER)
     )

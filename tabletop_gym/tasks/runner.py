@@ -293,7 +293,7 @@ def check_agent(task: Task, agent: Any) -> None:
         ValueError: When the spec names no agent, or the agent cannot play this game (e.g. a
             checkpoint trained on the other game).
     """
-    from tabletop_gym.agents.base import make_agent
+    from tabletop_gym.agents.base import choose_action, make_agent
     from tabletop_gym.evaluation import _raw_env_factory
 
     env = _raw_env_factory(task.game)(**task.config, **task.env_settings)
@@ -301,7 +301,8 @@ def check_agent(task: Task, agent: Any) -> None:
     obs = env.observe(env.agent_selection)
     player = make_agent(agent, env.game, env.observer, np.random.default_rng(0))
     try:
-        action = player.act(obs)
+        # as evaluate() asks it: a search or text agent gets the env, not only the observation
+        action = choose_action(player, env, env.agent_selection)
     except Exception as err:
         raise ValueError(f"agent {_label(agent)!r} cannot play {task.id}: {err}") from err
     if not (0 <= int(action) < len(obs["action_mask"])) or not obs["action_mask"][int(action)]:

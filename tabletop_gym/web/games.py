@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_gym.agents.base import choose_action, make_agent
+from tabletop_gym.agents.llm import transcript_lines
 from tabletop_gym.core.aec import TabletopAECEnv
 from tabletop_gym.core.game import ConfigError, GameConfig, State, as_int, shown
 from tabletop_gym.core.records import GameRecord
@@ -308,7 +309,11 @@ class LiveGame:
             if not self.state.is_terminal():
                 raise WebError(409, "the record is available once the game is over (its seed "
                                     "fixes every hidden card and tile)")
-            rec = self.env.record()
+            from tabletop_gym.agents.llm import record_with_logs
+
+            # with the transcripts of language-model seats (agent_logs)
+            rec = record_with_logs(self.env, {self.env.agent_of(q): bot
+                                              for q, bot in self.bots.items()})
         rec.provenance = metadata(seats=list(self.seats), source="web")
         return rec
 
@@ -369,7 +374,9 @@ class Replay:
                 a = self.record.actions[i]
                 log.append({"n": i + 1, "seat": self.actors[i],
                             "text": before.public_action_string(a, seat),
-                            "events": list(self.cls.narrator(before, a, after))})
+                            "events": list(self.cls.narrator(before, a, after)),
+                            # a language-model seat's tries, as this view may read them
+                            "llm": transcript_lines(self.record.agent_logs, i, seat)})
             state = self.states[k]
             out = {"name": self.name, "game": self.record.game, "config": self.record.config,
                    "step": k, "steps": n_steps, "view": "public" if seat is None else seat,

@@ -29,7 +29,7 @@ Example:
     >>> import gymnasium, tabletop_gym
     >>> env = gymnasium.make("RapaNui-v0", opponents="random")
     >>> obs, info = env.reset(seed=0)
-    >>> action = int(info["action_mask"].nonzero()[0][0])
+    >>> action = int(info["action_mask"].argmax())  # the first legal action
     >>> obs, reward, terminated, truncated, info = env.step(action)
 """
 

@@ -401,7 +401,7 @@ class TurnBasedObserver(Observer):
         lo, hi = game.inner.simultaneous_action_range
         self._lo, self._hi = lo, hi
         base = self.inner.layout
-        parts = [(s.name, s.size, s.low, s.high, s.doc) for s in base.slices.values()]
+        parts = [s.part for s in base.slices.values()]
         parts.append(("bid_round", 1, 0, 1, "1 while a flattened simultaneous bid is open"))
         parts.append(("own_pending", hi - lo, 0, 1,
                       f"one-hot of this seat's own committed bid (action ids {lo}–{hi - 1})"))

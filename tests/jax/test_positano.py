@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from tabletop_gym.envs.positano import components as C
+from tabletop_gym.envs.positano.actions import A_LOT
 from tabletop_gym.envs.positano.observer import PositanoObserver
-from tabletop_gym.envs.positano.rules import A_LOT, PositanoConfig, PositanoGame
+from tabletop_gym.envs.positano.rules import PositanoConfig, PositanoGame
 from tabletop_gym.jax import positano as P
 from tabletop_gym.jax.core import make
 from tests.jax.diff import vmapped_deal

@@ -43,15 +43,20 @@ def test_public_final_table_of_a_three_player_game():
     # mulberry 4, potato 7: 2*3 + 5*1 + 4*2 + 7*2 = 33 offering points.
     assert ("Offering stone: face up Fish×4, Grain×3, Paper mulberry×4, Sweet potato×4; "
             "face down (revealed) Fish×2, Grain×1, Paper mulberry×1, Sweet potato×1") in text
-    assert ("Face-down offerings revealed: seat 0: Paper mulberry×1; seat 1: Fish×1; "
-            "seat 2: Fish×1, Grain×1, Sweet potato×1") in text
-    assert ("Stone totals: Fish×6, Grain×4, Paper mulberry×5, Sweet potato×5 -> kind values: "
-            "Fish 3, Grain 1, Paper mulberry 2, Sweet potato 2") in text
-    assert "seat 0: VP tiles 4 + Moai 4 + wood 1 + offerings 33 = 42" in text
+    assert "seat 0 placed face down: Paper mulberry×1\n" in text
+    assert "seat 1 placed face down: Fish×1\n" in text
+    assert "seat 2 placed face down: Fish×1, Grain×1, Sweet potato×1\n" in text
+    for line in ("Fish: 4 + 2 = 6 -> worth 3 per card", "Grain: 3 + 1 = 4 -> worth 1 per card",
+                 "Paper mulberry: 4 + 1 = 5 -> worth 2 per card",
+                 "Sweet potato: 4 + 1 = 5 -> worth 2 per card"):
+        assert line in text
+    assert ("seat 0 holds Fish×2, Grain×5, Paper mulberry×4, Sweet potato×7: offering points "
+            "2x3 + 5x1 + 4x2 + 7x2 = 33") in text
+    assert "seat 0 total: VP tiles 4 + Moai 4 + wood 1 + offerings 33 = 42" in text
     assert "Final scores: seat 0 42, seat 1 40, seat 2 49; winner(s): [2]" in text
     # Every seat's view at the end is the same table: nothing is hidden any more.
     state = env.game_state
-    block = text[text.index("Final scoring:"):]
+    block = text[text.index("Final scoring"):]
     assert all(type(env).renderer(state, seat).endswith(block) for seat in range(3))
 
 
@@ -60,6 +65,7 @@ def test_a_running_game_still_hides_the_face_down_kinds():
     env.reset(seed=4)
     assert "face down 0" in env.render()
     assert "Final scoring" not in env.render()
+    assert "placed face down" not in env.render()
 
 
 def _parse_counts(text: str) -> dict[str, int]:
@@ -77,18 +83,24 @@ def test_cli_final_screen_lets_a_player_check_the_scoring(monkeypatch, capsys):
                         monkeypatch, capsys, "0\n" * 600)
     assert rc == 0, err
     final = out[out.rindex("Rapa Nui, 3 players"):]  # the last table: the final screen
-    stone = next(s for s in final.splitlines() if s.startswith("Offering stone:"))
-    up, down = stone.removeprefix("Offering stone: face up ").split("; face down (revealed) ")
-    totals_line = next(s for s in final.splitlines() if "Stone totals:" in s)
-    totals_text, values_text = totals_line.split("Stone totals: ")[1].split(" -> kind values: ")
-    totals = _parse_counts(totals_text)
-    face_up, face_down = _parse_counts(up), _parse_counts(down)
-    assert totals == {k: face_up[k] + face_down[k] for k in KINDS}  # §7.4: c[K] = up + down
-    values = {k: int(v) for k, v in (p.rsplit(" ", 1) for p in values_text.split(", "))}
-    assert values == _kind_values(totals)
-    held_line = next(s for s in final.splitlines() if "Offering cards held:" in s)
-    held = {int(p.split(":")[0].split()[1]): _parse_counts(p.split(": ", 1)[1])
-            for p in held_line.split("Offering cards held: ")[1].split("; ")}
-    for seat, cards in held.items():
-        points = sum(values[k] * cards[k] for k in KINDS)
-        assert f"seat {seat}: VP tiles" in final and f"offerings {points} =" in final
+    lines = final.splitlines()
+    stone = next(s for s in lines if s.startswith("Offering stone:"))
+    up_text, down_text = stone.removeprefix("Offering stone: face up ").split(
+        "; face down (revealed) ")
+    face_up, face_down = _parse_counts(up_text), _parse_counts(down_text)
+    values = {}
+    for kind in KINDS:
+        row = next(s.strip() for s in lines if s.strip().startswith(f"{kind}: "))
+        counts, worth = row.removeprefix(f"{kind}: ").split(" -> worth ")
+        up, rest = counts.split(" + ")
+        down, total = rest.split(" = ")
+        # §7.4: c[K] = face up + face down, as the stone line shows them
+        assert (int(up), int(down)) == (face_up[kind], face_down[kind])
+        assert int(total) == int(up) + int(down)
+        values[kind] = int(worth.split()[0])
+    assert values == _kind_values({k: face_up[k] + face_down[k] for k in KINDS})
+    for seat in range(3):
+        held_line = next(s for s in lines if s.strip().startswith(f"seat {seat} holds "))
+        held = _parse_counts(held_line.split(" holds ")[1].split(": offering points")[0])
+        points = sum(values[k] * held[k] for k in KINDS)
+        assert held_line.endswith(f"= {points}")

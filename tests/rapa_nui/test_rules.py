@@ -1030,9 +1030,11 @@ def _outside_functions(node: ast.AST):
 def test_rules_module_is_pure_stdlib() -> None:
     # House rule: the engine imports the standard library (and the engine contract) only, calls
     # no module-level random function and never hash().
-    engine = ("tabletop_gym.core.game", "tabletop_gym.envs.rapa_nui.rules",
+    engine = ("tabletop_gym.core.game", "tabletop_gym.core.layout",
+              "tabletop_gym.envs.rapa_nui.components", "tabletop_gym.envs.rapa_nui.rules",
               "tabletop_gym.envs.rapa_nui.state_json")
-    for path in (Path(rules.__file__), Path(rules.__file__).with_name("state_json.py")):
+    here = Path(rules.__file__)
+    for path in (here, here.with_name("state_json.py"), here.with_name("components.py")):
         _check_pure(ast.parse(path.read_text(encoding="utf-8")), engine)
 
 

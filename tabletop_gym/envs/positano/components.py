@@ -8,7 +8,8 @@ build tile ``t`` is BGA id ``60 + t``. The 4×4 and 5×5 sets share ids but not 
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple
 
 # --- roofs (rules §1.7, §4) ---------------------------------------------------------------------
 
@@ -227,6 +228,14 @@ BOOSTERS: tuple[Booster, ...] = (
     Booster(21, 0),
     Booster(22, 0),
 )
+
+
+BID_VALUES: tuple[tuple[tuple[int, int, int], ...], ...] = tuple(
+    tuple((card.lot + b.value, card.block + b.value, card.build + b.value) for b in BOOSTERS)
+    for card in BID_CARDS
+)
+"""``BID_VALUES[card][booster]``: the (lot, block, build) bid of base card ``card`` (index 0..6)
+played with booster ``booster`` (index 0..5), each card value plus the booster's (rules §3.1)."""
 
 
 # --- lot tiles (rules §1.5) ----------------------------------------------------------------------
@@ -531,6 +540,40 @@ class GoalInfo(NamedTuple):
 
 
 # rules §1.8 goal table and §5.3.
+def goal_problem(goals: Sequence[Any], size: int) -> str:
+    """Why ``goals`` cannot be the goals of a game on a ``size`` cliff ("" when they can).
+
+    Args:
+        goals: Goal names.
+        size: 4 or 5.
+
+    Returns:
+        An explanation naming what was wrong and what is allowed, or an empty string.
+    """
+    if len(goals) != 3:
+        return (
+            f"exactly 3 goals are in play (or none for a random draw), got {len(goals)}: "
+            f"{list(goals)}"
+        )
+    for g in goals:
+        if not isinstance(g, str) or g not in GOAL_NAMES:
+            return f"unknown goal {g!r}; goals are {list(GOAL_NAMES)}"
+        if g == "mezzo" and size != 4:
+            return "'mezzo' is played only on the 4×4 cliff; the 5×5 cliff uses 'centro'"
+        if g == "centro" and size != 5:
+            return "'centro' is played only on the 5×5 cliff; the 4×4 cliff uses 'mezzo'"
+    cards = [goal_card(g) for g in goals]
+    for i in range(3):
+        for j in range(i + 1, 3):
+            if cards[i] == cards[j]:
+                return (
+                    f"{goals[i]!r} and {goals[j]!r} are on the same card (its two faces never "
+                    f"play together); choose 3 goals on 3 different cards: "
+                    f"{[f'{a}/{b}' for a, b in GOAL_CARDS[size]]}"
+                )
+    return ""
+
+
 GOALS: dict[str, GoalInfo] = {
     "grande": GoalInfo("competition", 6),
     "piccolo": GoalInfo("per_item", 3),

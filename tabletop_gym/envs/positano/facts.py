@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tabletop_gym.core.game import SIMULTANEOUS
+from tabletop_gym.core.layout import Grid, Part, ego_labels
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano.scoring import hidden_blocks
 
@@ -37,8 +38,17 @@ PHASES: tuple[str, ...] = (
     "terminal",
 )
 """Phase names, indexed by ``PositanoState.phase_index``."""
-_BLOCK_CHOICE = PHASES.index("block_choice")
-_BUILD_PHASES = (PHASES.index("build"), PHASES.index("add_on"), PHASES.index("remodel"))
+BID, DRAFT_LOT, DRAFT_BLOCK, BLOCK_CHOICE, DRAFT_BUILD, BUILD, ADD_ON, REMODEL, OVER = range(
+    len(PHASES)
+)
+PHASE_INDEX = {name: i for i, name in enumerate(PHASES)}
+"""Phase name -> its index."""
+PHASE_KIND = (-1, 0, 1, 1, 2, 2, 2, 2, -1)
+"""Per phase, the tile type (:data:`TILE_TYPES` index) whose draft order it follows; -1 none."""
+TILE_TYPES = ("lot", "block", "build")
+"""The tile types in bid-value order: a bid card's values and the three drafts of a round."""
+_BLOCK_CHOICE = BLOCK_CHOICE
+_BUILD_PHASES = (BUILD, ADD_ON, REMODEL)
 _CONTEXT_PHASES = (_BLOCK_CHOICE, *_BUILD_PHASES)
 
 MAX_COLOURS = 6
@@ -133,11 +143,28 @@ def _bounds() -> dict[str, int]:
     }
 
 
-def _parts() -> list[tuple[str, int, float, float, str]]:
-    """``(name, size, low, high, doc)`` of every slice, in order (the observation layout)."""
+def _label(feature: str) -> str:
+    """A grid column label for a feature name: its words before any parenthesis, joined."""
+    return feature.split(" (")[0].replace(" ", "_")
+
+
+def _parts() -> list[Part]:
+    """``(name, size, low, high, doc[, grid])`` of every slice, in order (the layout)."""
     b = _bounds()
     m = MAX_COLOURS
     gel = b["tile_gelato"]
+    colours = ego_labels(m)
+    lots = tuple(C.lot_name(pos) for pos in range(NUM_LOTS))
+    tiles = tuple(f"t{t}" for t in range(MAX_TILES))
+    cards = tuple(f"#{card.number}" for card in C.BID_CARDS)
+    boosters = tuple(f"+{bo.value}" for bo in C.BOOSTERS)
+    roofs = C.ROOF_NAMES[1:]
+    types = TILE_TYPES
+    # A per-lot slice (pos = r * 5 + c) is the cliff itself: rows 1..5, columns A..E.
+    cliff = Grid(
+        tuple(lots[r * C.ROW_STRIDE][:-1] for r in range(C.ROW_STRIDE)),
+        tuple(lots[c][-1] for c in range(C.ROW_STRIDE)),
+    )
     return (
         [
             ("num_players", m, 0, 1, "player count one-hot: 1 (solo), 2, …, 6"),
@@ -176,14 +203,16 @@ def _parts() -> list[tuple[str, int, float, float, str]]:
                 1,
                 "per lot pos = r·5 + c (lot-major), relative colour one-hot of the "
                 "building's owner",
+                Grid(lots, colours),
             ),
-            ("cliff_height", NUM_LOTS, 0, MAX_HEIGHT, "per lot, blocks of the building"),
+            ("cliff_height", NUM_LOTS, 0, MAX_HEIGHT, "per lot, blocks of the building", cliff),
             (
                 "cliff_roof",
                 NUM_LOTS * 3,
                 0,
                 1,
                 "per lot (lot-major), roof one-hot: Bronze, Silver, Gold",
+                Grid(lots, roofs),
             ),
             (
                 "cliff_visible",
@@ -191,14 +220,16 @@ def _parts() -> list[tuple[str, int, float, float, str]]:
                 0,
                 MAX_HEIGHT,
                 "per lot, blocks with a sea view now (rules §5.1)",
+                cliff,
             ),
-            ("lot_removed", NUM_LOTS, 0, 1, "per lot, removed face-up at set-up"),
+            ("lot_removed", NUM_LOTS, 0, 1, "per lot, removed face-up at set-up", cliff),
             (
                 "lot_open",
                 NUM_LOTS,
                 0,
                 1,
                 "per lot, still to come: its tile is on the Beach Board or in the stack",
+                cliff,
             ),
             (
                 "lot_empty",
@@ -206,6 +237,7 @@ def _parts() -> list[tuple[str, int, float, float, str]]:
                 0,
                 1,
                 "per lot, drafted by a colour that had no block: stays empty for good",
+                cliff,
             ),
             (
                 "lot_this_round",
@@ -213,8 +245,9 @@ def _parts() -> list[tuple[str, int, float, float, str]]:
                 0,
                 1,
                 "per relative colour (colour-major), the lot it drafted this round",
+                Grid(colours, lots),
             ),
-            ("beach_lots", NUM_LOTS, 0, 1, "lot tiles face up on the Beach Board, by lot"),
+            ("beach_lots", NUM_LOTS, 0, 1, "lot tiles face up on the Beach Board, by lot", cliff),
             (
                 "beach_blocks",
                 MAX_TILES * len(BLOCK_FEATURES),
@@ -222,6 +255,7 @@ def _parts() -> list[tuple[str, int, float, float, str]]:
                 b["block_value"],
                 "per block tile index t = id − 40 (tile-major), of a face-up tile: "
                 + ", ".join(BLOCK_FEATURES),
+                Grid(tiles, tuple(_label(f) for f in BLOCK_FEATURES)),
             ),
             (
                 "beach_builds",
@@ -230,6 +264,7 @@ def _parts() -> list[tuple[str, int, float, float, str]]:
                 max(C.MAX_LEVEL_BONUS, gel),
                 "per build tile index t = id − 60 (tile-major), of a face-up tile: "
                 + ", ".join(BUILD_FEATURES),
+                Grid(tiles, tuple(_label(f) for f in BUILD_FEATURES)),
             ),
             (
                 "beach_leftmost",
@@ -238,8 +273,9 @@ def _parts() -> list[tuple[str, int, float, float, str]]:
                 1,
                 "solo only: the leftmost tile of the lot, block and build rows (the higher "
                 "bid takes it), by tile index",
+                Grid(types, tuple(str(t) for t in range(MAX_TILES))),
             ),
-            ("unseen_lots", NUM_LOTS, 0, 1, "lot tiles in the face-down stack (set only)"),
+            ("unseen_lots", NUM_LOTS, 0, 1, "lot tiles in the face-down stack (set only)", cliff),
             (
                 "unseen_blocks",
                 MAX_TILES,
@@ -279,6 +315,7 @@ def _parts() -> list[tuple[str, int, float, float, str]]:
                 0,
                 1,
                 "per relative colour (colour-major), base bid cards played (public)",
+                Grid(colours, cards),
             ),
             (
                 "played_boosters",
@@ -286,6 +323,7 @@ def _parts() -> list[tuple[str, int, float, float, str]]:
                 0,
                 1,
                 "per relative colour (colour-major), boosters played (public)",
+                Grid(colours, boosters),
             ),
             (
                 "bid_card",
@@ -294,6 +332,7 @@ def _parts() -> list[tuple[str, int, float, float, str]]:
                 1,
                 "per relative colour, this round's revealed base bid card one-hot (solo: "
                 "Otto's is revealed before the player bids)",
+                Grid(colours, cards),
             ),
             (
                 "bid_booster",
@@ -301,6 +340,7 @@ def _parts() -> list[tuple[str, int, float, float, str]]:
                 0,
                 1,
                 "per relative colour, this round's revealed booster one-hot",
+                Grid(colours, boosters),
             ),
             (
                 "bid_values",
@@ -308,6 +348,7 @@ def _parts() -> list[tuple[str, int, float, float, str]]:
                 0,
                 MAX_BID,
                 "per relative colour, this round's revealed bid for lot, block, build",
+                Grid(colours, types),
             ),
             (
                 "draft_rank",
@@ -316,6 +357,7 @@ def _parts() -> list[tuple[str, int, float, float, str]]:
                 MAX_COLOURS,
                 "per relative colour, 1-based place in the lot, block, build draft order "
                 "(0 before the reveal)",
+                Grid(colours, types),
             ),
             (
                 "star_set",
@@ -323,6 +365,7 @@ def _parts() -> list[tuple[str, int, float, float, str]]:
                 0,
                 1,
                 "per relative colour, tie-break star set one-hot (1..6, rules §1.3)",
+                Grid(colours, tuple(str(k + 1) for k in range(C.NUM_STAR_SETS))),
             ),
             (
                 "personal",
@@ -390,6 +433,7 @@ def _parts() -> list[tuple[str, int, float, float, str]]:
                 0,
                 1,
                 "build / Add-On / Remodel pending: the lot built on this turn, one-hot",
+                cliff,
             ),
         ]
     )
@@ -472,10 +516,6 @@ _CHOICE, _GAIN, _BUILD_TILE, _LIMIT, _BUILD_LOT = (
 )
 _CARD_GELATO = [c.gelato for c in C.BID_CARDS]
 _BOOSTER_GELATO = [b.gelato for b in C.BOOSTERS]
-# Bid values (lot, block, build) of card c with booster b at c * NUM_BOOSTERS + b (rules §3.1).
-BID_VALUES = [
-    tuple(v + bo.value for v in card.values) for card in C.BID_CARDS for bo in C.BOOSTERS
-]
 
 
 def _zeros(n: int) -> array:
@@ -573,7 +613,7 @@ def play_bid(s: Any, f: Any, c: int, card: int, booster: int) -> None:
     f[_BID_CARD + c * NUM_CARDS + card] = 1
     f[_BID_BOOSTER + c * NUM_BOOSTERS + booster] = 1
     b = _BID_VALUES + c * 3
-    f[b], f[b + 1], f[b + 2] = BID_VALUES[card * NUM_BOOSTERS + booster]
+    f[b], f[b + 1], f[b + 2] = C.BID_VALUES[card][booster]
     f[_GELATO + c] += _CARD_GELATO[card] + _BOOSTER_GELATO[booster]
     if s.game.solo and c == 1:
         f[_OTTO_DECK] = len(s.hand_cards[1])
@@ -830,7 +870,7 @@ def build(s: Any) -> array:
             f[_BID_CARD + c * NUM_CARDS + card] = 1
             f[_BID_BOOSTER + c * NUM_BOOSTERS + booster] = 1
             b = _BID_VALUES + c * 3
-            f[b], f[b + 1], f[b + 2] = BID_VALUES[card * NUM_BOOSTERS + booster]
+            f[b], f[b + 1], f[b + 2] = C.BID_VALUES[card][booster]
         f[_STAR + c * C.NUM_STAR_SETS + s.star_sets[c] - 1] = 1
         supply(s, f, c)
     if s._orders is not None:

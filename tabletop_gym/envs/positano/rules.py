@@ -15,26 +15,8 @@ Colours and seats: colour ``c`` is seat ``c``. In solo (``num_players=1``) Otto 
 1 of a two-colour game, but there is one seat: ``current_player()`` is 0 for every decision and
 :meth:`PositanoState.acting_colour` says for which colour the player is deciding.
 
-Action ids (``NUM_ACTIONS = 192``, one layout for every configuration):
-
-====================  =================================================================
-ids                   meaning
-====================  =================================================================
-0–41                  bid: base card c (0..6 = #1..#7) with booster b (0..5): ``6·c + b``
-42–48                 bid card only (split-bid sub-decision; never legal in the engine)
-49–54                 booster only (split-bid sub-decision; never legal in the engine)
-55–79                 draft the lot tile at ``pos``: ``55 + pos``
-80–104                draft block tile ``t``: ``80 + t``
-105                   2X/3X tile: multiply option (double/triple the personal supply)
-106                   2X/3X tile: flat option (+2 / +3)
-107–131               draft build tile ``t``: ``107 + t``
-132–138               build with height ``h`` = 1..7: ``131 + h``
-139–163               Add-On on own building at ``pos``: ``139 + pos``
-164                   skip the Add-On
-165–189               Remodel own building at ``pos``: ``165 + pos``
-190                   skip the Remodel
-191                   no-op (never legal in the engine)
-====================  =================================================================
+Action ids: :data:`~tabletop_gym.envs.positano.actions.ACTIONS`, 192 ids as named ranges, one
+layout for every configuration (a bid is ``ACTIONS["bid"].encode(card, booster)``).
 
 The JSON ``"state"`` object and its loader live in
 :mod:`tabletop_gym.envs.positano.state_json`, which also holds the consistency checks behind
@@ -63,8 +45,44 @@ from tabletop_gym.core.game import (
 )
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano import facts, scoring
+from tabletop_gym.envs.positano.actions import (
+    A_ADD_ON,
+    A_BID,
+    A_BID_BOOSTER,
+    A_BID_CARD,
+    A_BLOCK,
+    A_BUILD_TILE,
+    A_FLAT,
+    A_HEIGHT,
+    A_LOT,
+    A_MULTIPLY,
+    A_NOOP,
+    A_REMODEL,
+    A_SKIP_ADD_ON,
+    A_SKIP_REMODEL,
+    ACTIONS,
+    BID_ID,
+    BID_PAIR,
+    BIDS,
+    BOOSTERS_PER_CARD,
+    NUM_ACTIONS,
+)
+from tabletop_gym.envs.positano.facts import (
+    ADD_ON,
+    BID,
+    BLOCK_CHOICE,
+    BUILD,
+    DRAFT_BLOCK,
+    DRAFT_BUILD,
+    DRAFT_LOT,
+    OVER,
+    REMODEL,
+)
+from tabletop_gym.envs.positano.state_json import check_state, parse_state
 
 __all__ = [
+    "ACTIONS",
+    "BOOSTERS_PER_CARD",
     "NUM_ACTIONS",
     "PHASES",
     "PositanoConfig",
@@ -72,31 +90,9 @@ __all__ = [
     "PositanoState",
 ]
 
-NUM_ACTIONS = 192
-
-# Action-id bases (shared Positano convention).
-A_BID = 0
-A_BID_CARD = 42
-A_BID_BOOSTER = 49
-A_LOT = 55
-A_BLOCK = 80
-A_MULTIPLY = 105
-A_FLAT = 106
-A_BUILD_TILE = 107
-A_HEIGHT = 131
-A_ADD_ON = 139
-A_SKIP_ADD_ON = 164
-A_REMODEL = 165
-A_SKIP_REMODEL = 190
-A_NOOP = 191
-
-BOOSTERS_PER_CARD = len(C.BOOSTERS)
-"""A bid's id is ``A_BID + card * BOOSTERS_PER_CARD + booster`` (card 0..6, booster 0..5)."""
-
 PHASES = facts.PHASES
 
-BID, DRAFT_LOT, DRAFT_BLOCK, BLOCK_CHOICE, DRAFT_BUILD, BUILD, ADD_ON, REMODEL, OVER = range(9)
-_PHASE_INDEX = {name: i for i, name in enumerate(PHASES)}
+_PHASE_INDEX = facts.PHASE_INDEX
 
 # What an engine step touched, appended to :meth:`PositanoState.change_log` as a bit mask (a
 # kept observation catches up when the log grew; the facts themselves are written in place by
@@ -128,20 +124,15 @@ CH_HAND = 1 << 11
 CH_CLIFF = 1 << 17
 """``CH_CLIFF << column``: a building in that cliff column (``C.LOT_COLUMNS[pos]``) changed."""
 
-TILE_TYPES = ("lot", "block", "build")
+TILE_TYPES = facts.TILE_TYPES
 # The tile type whose bid order a phase follows.
-_PHASE_KIND = (-1, 0, 1, 1, 2, 2, 2, 2, -1)
+_PHASE_KIND = facts.PHASE_KIND
 
 _LOT_NAMES = tuple(C.lot_name(p) for p in range(C.NUM_POSITIONS))
 _NUM_CARDS = len(C.BID_CARDS)
 _NUM_BOOSTERS = len(C.BOOSTERS)
 _ALL_CARDS = list(range(_NUM_CARDS))
 _ALL_BOOSTERS = list(range(_NUM_BOOSTERS))
-# (tile type k, card, booster) → bid value, so ordering needs no attribute look-ups.
-_BID_VALUE = [
-    [[C.BID_CARDS[c].values[k] + C.BOOSTERS[b].value for b in _ALL_BOOSTERS] for c in _ALL_CARDS]
-    for k in range(3)
-]
 
 
 # --------------------------------------------------------------------------------------------
@@ -218,43 +209,9 @@ class PositanoConfig(GameConfig):
                     f"give either goals={list(self.goals)} or solo_goal_set="
                     f"{self.solo_goal_set}, not both"
                 )
-            problem = goal_problem(list(self.goals), self.size)
+            problem = C.goal_problem(list(self.goals), self.size)
             if problem:
                 raise ConfigError(f"goals: {problem}")
-
-
-def goal_problem(goals: Sequence[Any], size: int) -> str:
-    """Why ``goals`` cannot be the goals of a game on a ``size`` cliff ("" when they can).
-
-    Args:
-        goals: Goal names.
-        size: 4 or 5.
-
-    Returns:
-        An explanation naming what was wrong and what is allowed, or an empty string.
-    """
-    if len(goals) != 3:
-        return (
-            f"exactly 3 goals are in play (or none for a random draw), got {len(goals)}: "
-            f"{list(goals)}"
-        )
-    for g in goals:
-        if not isinstance(g, str) or g not in C.GOAL_NAMES:
-            return f"unknown goal {g!r}; goals are {list(C.GOAL_NAMES)}"
-        if g == "mezzo" and size != 4:
-            return "'mezzo' is played only on the 4×4 cliff; the 5×5 cliff uses 'centro'"
-        if g == "centro" and size != 5:
-            return "'centro' is played only on the 5×5 cliff; the 4×4 cliff uses 'mezzo'"
-    cards = [C.goal_card(g) for g in goals]
-    for i in range(3):
-        for j in range(i + 1, 3):
-            if cards[i] == cards[j]:
-                return (
-                    f"{goals[i]!r} and {goals[j]!r} are on the same card (its two faces never "
-                    f"play together); choose 3 goals on 3 different cards: "
-                    f"{[f'{a}/{b}' for a, b in C.GOAL_CARDS[size]]}"
-                )
-    return ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -406,8 +363,8 @@ class PositanoGame(Game):
         """
         if isinstance(action, bool) or not isinstance(action, int) or not 0 <= action < A_BID_CARD:
             raise ValueError(f"{action!r} is not a bid action; bid ids are 0..41")
-        card, booster = divmod(action, BOOSTERS_PER_CARD)
-        return (A_BID_CARD + card, A_BID_BOOSTER + booster)
+        card, booster = BIDS.decode(action)
+        return (ACTIONS["bid_card"].encode(card), ACTIONS["bid_booster"].encode(booster))
 
     # --- set-up (rules §2, §7) ------------------------------------------------------------------
 
@@ -493,9 +450,7 @@ class PositanoGame(Game):
             StateFormatError: On a missing/unknown key, a wrong type or range, broken
                 conservation or an inconsistent phase; the message names the field.
         """
-        from tabletop_gym.envs.positano.state_json import parse_state
-
-        return parse_state(self, data)
+        return parse_state(self, data, PositanoState)
 
 
 # --------------------------------------------------------------------------------------------
@@ -620,7 +575,7 @@ class PositanoState(State):
         b = self.bid(colour)
         if b is None:
             return None
-        return (_BID_VALUE[0][b[0]][b[1]], _BID_VALUE[1][b[0]][b[1]], _BID_VALUE[2][b[0]][b[1]])
+        return C.BID_VALUES[b[0]][b[1]]
 
     def draft_order(self, kind: str | int) -> list[int]:
         """Colours in drafting order for tile type ``kind`` this round ([] before the reveal).
@@ -702,7 +657,8 @@ class PositanoState(State):
 
     def _bid_pairs(self, colour: int) -> list[int]:
         boosters = self.hand_boosters[colour]
-        return [BOOSTERS_PER_CARD * c + b for c in self.hand_cards[colour] for b in boosters]
+        ids = BID_ID
+        return [ids[c][b] for c in self.hand_cards[colour] for b in boosters]
 
     def _legal_simultaneous(self, player: int) -> list[int]:
         """The (card, booster) pairs still in ``player``'s hand at the simultaneous bid."""
@@ -766,14 +722,16 @@ class PositanoState(State):
         """Reveal every bid at once (rules §3.1) and start drafting."""
         for c, a in enumerate(actions):
             assert a is not None  # every seat bids; apply_joint_action checked legality
-            self._play_bid(c, a // BOOSTERS_PER_CARD, a % BOOSTERS_PER_CARD)
+            card, booster = BID_PAIR[a - A_BID]
+            self._play_bid(c, card, booster)
         self._after_bids()
 
     def _apply_action(self, action: int) -> None:
         ph = self.phase_index
         if ph == BID:
             # Solo: Otto's bid is already revealed; the player's bid completes the round's bids.
-            self._play_bid(0, action // BOOSTERS_PER_CARD, action % BOOSTERS_PER_CARD)
+            card, booster = BID_PAIR[action - A_BID]
+            self._play_bid(0, card, booster)
             self._after_bids()
             return
         if ph == DRAFT_LOT:
@@ -845,10 +803,10 @@ class PositanoState(State):
         boosters = [self.played_boosters[c][r] for c in range(nc)]
         stars = C.STARS
         out = []
+        value = C.BID_VALUES
         for k in range(3):
-            vals = _BID_VALUE[k]
             ranked = sorted(
-                (-vals[cards[c]][boosters[c]], -stars[self.star_sets[c]][cards[c]][k], c)
+                (-value[cards[c]][boosters[c]][k], -stars[self.star_sets[c]][cards[c]][k], c)
                 for c in range(nc)
             )
             out.append([c for _, _, c in ranked])
@@ -1199,8 +1157,6 @@ class PositanoState(State):
         Raises:
             AssertionError: Naming the first broken invariant.
         """
-        from tabletop_gym.envs.positano.state_json import check_state
-
         check_state(self)
         if self._legal is not None:
             cached, self._legal = self._legal, None
@@ -1265,54 +1221,54 @@ class PositanoState(State):
         if not 0 <= action < NUM_ACTIONS:
             raise ValueError(f"action {action} is out of range; action ids are 0..191")
         g = self.game
-        if action < A_BID_CARD:
-            c, k = divmod(action, BOOSTERS_PER_CARD)
-            card, b = C.BID_CARDS[c], C.BOOSTERS[k]
+        rng = ACTIONS.range_of(action)
+        name, index = rng.name, rng.decode(action)
+        if name == "bid":
+            card, b = C.BID_CARDS[index[0]], C.BOOSTERS[index[1]]
             return f"bid #{card.number} ({card.lot}/{card.block}/{card.build}) +{b.value}"
-        if action < A_BID_BOOSTER:
-            card = C.BID_CARDS[action - A_BID_CARD]
+        i = index[0]
+        if name == "bid_card":
+            card = C.BID_CARDS[i]
             return f"bid card #{card.number} ({card.lot}/{card.block}/{card.build})"
-        if action < A_LOT:
-            return f"booster +{C.BOOSTERS[action - A_BID_BOOSTER].value}"
-        if action < A_BLOCK:
-            return f"lot {C.lot_name(action - A_LOT)}"
-        if action < A_MULTIPLY:
-            t = action - A_BLOCK
-            if t >= len(g.block_tiles):
-                return f"block tile {40 + t} (not in the {g.size}×{g.size} set)"
-            block = g.block_tiles[t]
+        if name == "bid_booster":
+            return f"booster +{C.BOOSTERS[i].value}"
+        if name == "lot":
+            return f"lot {C.lot_name(i)}"
+        if name == "block":
+            if i >= len(g.block_tiles):
+                return f"block tile {40 + i} (not in the {g.size}×{g.size} set)"
+            block = g.block_tiles[i]
             gel = f", {block.gelato} gelato" if block.gelato else ""
             return f"block tile {block.bga_id} ({block.label()}{gel})"
-        if action in (A_MULTIPLY, A_FLAT):
+        if name in ("multiply", "flat"):
             mult = 0
             if self.phase_index == BLOCK_CHOICE:
                 c = self.acting_colour()
                 mult = g.block_tiles[self.blocks_taken[c][-1]].multiplier
-            name = f"{mult}X" if mult else "2X/3X"
-            if action == A_MULTIPLY:
+            choice = f"{mult}X" if mult else "2X/3X"
+            if name == "multiply":
                 verb = {2: "double", 3: "triple"}.get(mult, "multiply")
-                return f"{name}: {verb} the personal supply"
-            return f"{name}: take +{mult} blocks" if mult else f"{name}: take +2/+3 blocks"
-        if action < A_HEIGHT + 1:
-            t = action - A_BUILD_TILE
-            if t >= len(g.build_tiles):
-                return f"build tile {60 + t} (not in the {g.size}×{g.size} set)"
-            tile = g.build_tiles[t]
+                return f"{choice}: {verb} the personal supply"
+            return f"{choice}: take +{mult} blocks" if mult else f"{choice}: take +2/+3 blocks"
+        if name == "build_tile":
+            if i >= len(g.build_tiles):
+                return f"build tile {60 + i} (not in the {g.size}×{g.size} set)"
+            tile = g.build_tiles[i]
             gel = f", {tile.gelato} gelato" if tile.gelato else ""
             return f"build tile {tile.bga_id} ({tile.label()}{gel})"
-        if action < A_ADD_ON:
-            h = action - A_HEIGHT
+        if name == "height":
+            h = i + 1
             where = ""
             if self.phase_index == BUILD:
                 where = f" at {C.lot_name(self.current_lot())}"
             return f"build {h} block{'s' if h != 1 else ''}{where}"
-        if action < A_SKIP_ADD_ON:
-            return f"Add-On at {C.lot_name(action - A_ADD_ON)}"
-        if action == A_SKIP_ADD_ON:
+        if name == "add_on":
+            return f"Add-On at {C.lot_name(i)}"
+        if name == "skip_add_on":
             return "skip the Add-On"
-        if action < A_SKIP_REMODEL:
-            return f"Remodel at {C.lot_name(action - A_REMODEL)}"
-        if action == A_SKIP_REMODEL:
+        if name == "remodel":
+            return f"Remodel at {C.lot_name(i)}"
+        if name == "skip_remodel":
             return "skip the Remodel"
         return "no-op"
 

@@ -46,17 +46,12 @@ per-colour progress; anything wrong raises :class:`StateFormatError` naming the 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tabletop_gym.core.game import StateFormatError, shown
 from tabletop_gym.envs.positano import components as C
-from tabletop_gym.envs.positano.rules import (
-    _ALL_BOOSTERS,
-    _ALL_CARDS,
-    _NUM_BOOSTERS,
-    _NUM_CARDS,
-    _PHASE_INDEX,
-    _PHASE_KIND,
+from tabletop_gym.envs.positano.actions import BIDS
+from tabletop_gym.envs.positano.facts import (
     ADD_ON,
     BID,
     BLOCK_CHOICE,
@@ -65,13 +60,19 @@ from tabletop_gym.envs.positano.rules import (
     DRAFT_BUILD,
     DRAFT_LOT,
     OVER,
+    PHASE_INDEX,
+    PHASE_KIND,
     PHASES,
     REMODEL,
     TILE_TYPES,
-    PositanoGame,
-    PositanoState,
-    goal_problem,
 )
+
+if TYPE_CHECKING:  # the rules import this module; it needs their classes for annotations only
+    from tabletop_gym.envs.positano.rules import PositanoGame, PositanoState
+
+_NUM_CARDS, _NUM_BOOSTERS = BIDS.shape
+_ALL_CARDS = list(range(_NUM_CARDS))
+_ALL_BOOSTERS = list(range(_NUM_BOOSTERS))
 
 # --------------------------------------------------------------------------------------------
 # Consistency checks (shared by check_invariants and JSON loading)
@@ -99,7 +100,7 @@ def check_state(s: PositanoState) -> None:
     if not 0 <= s.turn < nc:
         fail(f"turn {s.turn} is out of range 0..{nc - 1}")
     # Goals (rules §1.8).
-    problem = goal_problem(s.goals, g.size)
+    problem = C.goal_problem(s.goals, g.size)
     if problem:
         fail(f"goals: {problem}")
     if g.fixed_goals and list(s.goals) != list(g.fixed_goals):
@@ -141,7 +142,7 @@ def check_state(s: PositanoState) -> None:
         orders = s._compute_orders()
         if s._orders != orders:
             fail(f"cached draft orders {s._orders} differ from the bids' orders {orders}")
-        kind = _PHASE_KIND[ph]
+        kind = PHASE_KIND[ph]
         upto = s.turn + (1 if ph in (BLOCK_CHOICE, BUILD, ADD_ON, REMODEL) else 0)
         done_l = []
         for k in range(3):
@@ -338,27 +339,35 @@ def _ints(v: Any, where: str, lo: int, hi: int, length: int | None = None) -> li
     return [_int(x, f"{where}[{i}]", lo, hi) for i, x in enumerate(v)]
 
 
-def parse_state(g: PositanoGame, data: dict[str, Any]) -> PositanoState:
+def parse_state(
+    g: PositanoGame, data: dict[str, Any], state_type: type[PositanoState]
+) -> PositanoState:
     """Parse the ``"state"`` object (types and ranges per field), then check it as a whole.
+
+    Args:
+        g: The game the state belongs to.
+        data: The ``"state"`` object.
+        state_type: The state class to fill (the rules pass theirs; this module does not
+            import them).
 
     Raises:
         StateFormatError: Naming the first field that is wrong and what is allowed.
     """
     _keys(data, _STATE_KEYS, "state")
     nc = g.num_colours
-    s = PositanoState.__new__(PositanoState)
+    s = state_type.__new__(state_type)
     s.game = g
     s.round = _int(data["round"], "round", 1, g.num_rounds)
     phase = data["phase"]
     # Checked as a string first: a list or object is unhashable and must not reach the lookup.
-    if not isinstance(phase, str) or phase not in _PHASE_INDEX:
+    if not isinstance(phase, str) or phase not in PHASE_INDEX:
         raise StateFormatError(f"phase {shown(phase)} is unknown; phases are {list(PHASES)}")
-    s.phase_index = _PHASE_INDEX[phase]
+    s.phase_index = PHASE_INDEX[phase]
     s.turn = _int(data["turn"], "turn", 0, nc - 1)
     goals = data["goals"]
     if not isinstance(goals, list) or not all(isinstance(x, str) for x in goals):
         raise StateFormatError(f"goals must be a list of goal names, got {shown(goals)}")
-    problem = goal_problem(goals, g.size)
+    problem = C.goal_problem(goals, g.size)
     if problem:
         raise StateFormatError(f"goals: {problem}")
     s.goals = list(goals)

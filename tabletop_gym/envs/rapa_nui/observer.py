@@ -16,8 +16,10 @@ from typing import Any, cast
 import numpy as np
 
 from tabletop_gym.core.game import TERMINAL, State
+from tabletop_gym.core.layout import Grid, ego_labels
 from tabletop_gym.core.observer import ONE, ZERO, ObservationLayout, SharedObserver
 from tabletop_gym.envs.rapa_nui.rules import (
+    CARD_NAMES,
     CH_COLUMN,
     CH_COLUMNS,
     CH_DISPLAYS,
@@ -74,6 +76,10 @@ class RapaNuiObserver(SharedObserver):
         per_kind = game.max_held_per_kind
         # A display holds at most every deck card of one id plus the seat's start Woodcutter.
         display_max = DECK_COUNTS[WOODCUTTER] + 1
+        cards = tuple(name.replace(" ", "_") for name in CARD_NAMES)
+        places = tuple(
+            f"c{c + 1}p{p + 1}" for c in range(NUM_COLUMNS) for p in range(COLUMN_SIZE)
+        )
         self.layout = ObservationLayout(
             [
                 ("num_players", 3, 0, 1, "player count one-hot: 2, 3, 4"),
@@ -110,6 +116,7 @@ class RapaNuiObserver(SharedObserver):
                     0,
                     display_max,
                     "per seat (ego order) display count per card id",
+                    Grid(ego_labels(MAX_SEATS), cards),
                 ),
                 ("wood", MAX_SEATS, 0, MAX_WOOD, "wood per seat (ego order)"),
                 ("vp", MAX_SEATS, 0, MAX_VP, "VP tiles per seat (ego order)"),
@@ -134,6 +141,7 @@ class RapaNuiObserver(SharedObserver):
                     0,
                     1,
                     "4 columns × 4 positions (front first) × card-id one-hot; 0 = empty",
+                    Grid(places, cards),
                 ),
                 (
                     "stone_face_up",

@@ -98,8 +98,7 @@ def render_text(state: State, player: int | None = None) -> str:
         lines.append(f"Your offering card costs: {costs}")
     if s.is_terminal():
         # The whole final scoring (§7), so a player can check every total.
-        lines.append("Final scoring:")
-        lines += [f"  {line}" for line in reveal_lines(s)]
+        lines += reveal_lines(s)
         scores = s.scores()
         lines.append(
             "Final scores: "
@@ -160,21 +159,30 @@ def describe_events(before: State, action: int, after: State) -> list[str]:
 
 
 def reveal_lines(s: RapaNuiState) -> list[str]:
-    """The end-of-game reveal (§7): face-down offerings, kind values, held cards, scores."""
+    """The final scoring of a finished game (§7), as every seat may read it then.
+
+    Every face-down offering is revealed (§3.1.5); each kind counts its face-up and face-down
+    cards on the stone and is valued from those counts (§7.4); each seat scores its VP tiles,
+    Moai, wood and held offering cards times their kind's value (§7.1-§7.4), so the final
+    scoring can be checked by hand.
+    """
     n = s.num_players
+    up = s.stone_face_up()
+    down = [sum(s.face_down(q)[k] for q in range(n)) for k in range(NUM_KINDS)]
+    totals = s.stone_totals()
     values = s.kind_values()
-    lines = [
-        "Face-down offerings revealed: "
-        + "; ".join(f"seat {q}: {_counts(s.face_down(q), KIND_NAMES)}" for q in range(n)),
-        "Stone totals: " + _counts(s.stone_totals(), KIND_NAMES)
-        + " -> kind values: "
-        + ", ".join(f"{KIND_NAMES[k]} {values[k]}" for k in range(NUM_KINDS)),
-        "Offering cards held: "
-        + "; ".join(f"seat {q}: {_counts(s.holdings(q), KIND_NAMES)}" for q in range(n)),
-    ]
+    lines = ["Final scoring (every face-down offering is now revealed):"]
+    for q in range(n):
+        lines.append(f"  seat {q} placed face down: {_counts(s.face_down(q), KIND_NAMES)}")
+    lines.append("  Offering stone, cards per kind (face up + face down = total) and value:")
+    for k in range(NUM_KINDS):
+        lines.append(f"    {KIND_NAMES[k]}: {up[k]} + {down[k]} = {totals[k]} -> worth "
+                     f"{values[k]} per card")
     for q, br in enumerate(s.score_breakdown()):
-        lines.append(
-            f"seat {q}: VP tiles {br['vp_tiles']} + Moai {br['moai']} + wood {br['wood']} + "
-            f"offerings {br['offerings']} = {br['total']}"
-        )
+        held = s.holdings(q)
+        terms = " + ".join(f"{held[k]}x{values[k]}" for k in range(NUM_KINDS) if held[k])
+        lines.append(f"  seat {q} holds {_counts(held, KIND_NAMES)}: offering points "
+                     f"{terms or '0'} = {br['offerings']}")
+        lines.append(f"  seat {q} total: VP tiles {br['vp_tiles']} + Moai {br['moai']} + wood "
+                     f"{br['wood']} + offerings {br['offerings']} = {br['total']}")
     return lines

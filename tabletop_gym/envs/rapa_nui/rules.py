@@ -25,29 +25,8 @@ Offering kinds (offering cards, the supply stacks, the offering stone): 0 Fish, 
 Seat *i* starts with its Woodcutter in the display, one H&G of every kind except kind *i* in
 hand, one offering card of each kind and ``2 + i`` wood; seat 0 starts (§2, Decisions table).
 
-Action ids (one layout for every player count and phase):
-
-=======  ======================  =====================================================
-id       constant                meaning
-=======  ======================  =====================================================
-0–3      ``BUY + k``             phase 1: buy an offering card of kind *k* (cost
-                                 max(0, 5 − own H&G of kind *k* in the display))
-4        ``NO_BUY``              phase 1: make no purchase
-5        ``PLAY_WOODCUTTER``     phase 2: play a Woodcutter
-6        ``PLAY_PRIEST``         phase 2: play a Priest
-7        ``PLAY_MOAI``           phase 2: build a Moai (7 wood; starts an offering round)
-8–19     ``PLAY_HG + 3k + c-1``  phase 2: play *c* = 1..3 H&G of kind *k* (*c* − 1 wood)
-20       ``REMOVE_MOAI``         phase 2: remove a Moai from the game (three Moai in hand)
-21–24    ``DRAW + c``            phase 3: take the front card of column *c* (0-based)
-25–28    ``OFFER + k``           offering round: place an own offering card of kind *k*
-                                 (face up by the other players, face down by the active one)
-29–32    ``SUPPLY + k``          offering round: the active player offers kind *k* from
-                                 the supply, face up
-33       ``SUPPLY_SKIP``         offering round: no supply card (only with
-                                 ``active_supply_offering_optional``)
-34–44    ``MOAI_VP + v``         Moai scoring: take *v* = 0..10 of the units as VP, the
-                                 rest as wood
-=======  ======================  =====================================================
+Action ids: :data:`ACTIONS`, 45 ids as named ranges, one layout for every player count and
+phase (playing *c* H&G of kind *k* is ``ACTIONS["play_hg"].encode(k, c - 1)``).
 
 The JSON ``"state"`` object and its loader live in
 :mod:`tabletop_gym.envs.rapa_nui.state_json`, which also holds the consistency checks behind
@@ -61,59 +40,119 @@ import random
 from typing import Any, ClassVar
 
 from tabletop_gym.core.game import TERMINAL, Game, GameConfig, State, as_int
-
-# --- components ---------------------------------------------------------------------------------
-
-WOODCUTTER = 0
-PRIEST = 1
-MOAI = 2
-HG = 3
-"""Card id of the H&G of kind 0 (Fish); kind *k* is ``HG + k``."""
-NUM_CARD_TYPES = 7
-NUM_KINDS = 4
-FISH, GRAIN, PAPER_MULBERRY, SWEET_POTATO = range(NUM_KINDS)
-KIND_NAMES = ("Fish", "Grain", "Paper mulberry", "Sweet potato")
-CARD_NAMES = ("Woodcutter", "Priest", "Moai", *(f"H&G {k}" for k in KIND_NAMES))
-DECK_COUNTS = (12, 9, 9, 5, 5, 5, 5)
-"""Cards per id in the 50-card Rapa Nui deck (§1.2), start cards excluded."""
-
-NUM_COLUMNS = 4
-COLUMN_SIZE = 4
-HAND_SIZE = 3
-OFFERING_STACK_SIZE = 25
-MOAI_COST = 7
-BUY_BASE_COST = 5
-MOAI_END_VP = 4
-WOOD_PER_VP = 5
-START_WOOD = (2, 3, 4, 5)
-START_PILE = sum(DECK_COUNTS) - NUM_COLUMNS * COLUMN_SIZE
-"""Cards in the draw pile after setup (34)."""
-
-# --- bounds (proofs in comments; the JSON loader enforces them so observations stay in range) ---
-
-# Every draw takes one card out of the columns, and the columns only ever receive the 16 setup
-# cards plus 4 per refill; the 34-card pile allows 8 refills, so a game has at most 48 draws. A
-# turn draws at least once, so at most 48 turns; the last turn always ends the game without
-# scoring, so at most 47 turn scorings.
-MAX_DRAWS = NUM_COLUMNS * COLUMN_SIZE + COLUMN_SIZE * (START_PILE // COLUMN_SIZE)
-MAX_TURNS = MAX_DRAWS
-MAX_SCORINGS = MAX_TURNS - 1
-# A display holds at most 9 Moai (all of them), so a Moai scoring gives at most 9 + 1 units.
-MAX_MOAI_UNITS = DECK_COUNTS[MOAI] + 1
-# A display holds at most 12 + 1 Woodcutters: a Woodcutter scoring gives at most 14 wood, and wood
-# starts at most at 5; a Priest or Moai scoring gives at most 10 VP.
-MAX_WOOD = START_WOOD[-1] + MAX_SCORINGS * (DECK_COUNTS[WOODCUTTER] + 1 + 1)
-MAX_VP = MAX_SCORINGS * MAX_MOAI_UNITS
-# At most one face-down card per offering round and one round per Moai built.
-MAX_FACE_DOWN = DECK_COUNTS[MOAI]
-# Unlimited supply: 1 start card + one purchase per turn + 2 cards per H&G scoring.
-MAX_HELD_UNLIMITED = 1 + MAX_TURNS + 2 * MAX_SCORINGS
-# Unlimited supply: an offering round puts at most N face-up cards on the stone (N − 1 + 1).
-MAX_FACE_UP_UNLIMITED = DECK_COUNTS[MOAI] * 4
-
-PHASES = ("buy", "play", "draw", "offer", "supply_offer", "moai_split", "terminal")
-"""Phase names in the fixed order used by the observer's one-hot."""
-_BUY, _PLAY, _DRAW, _OFFER, _SUPPLY, _SPLIT, _TERMINAL = range(len(PHASES))
+from tabletop_gym.core.layout import ActionLayout
+from tabletop_gym.envs.rapa_nui.components import (
+    _BUY,
+    _DRAW,
+    _OFFER,
+    _PLAY,
+    _SPLIT,
+    _SUPPLY,
+    _TERMINAL,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    BUY_BASE_COST as BUY_BASE_COST,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    CARD_NAMES as CARD_NAMES,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    COLUMN_SIZE as COLUMN_SIZE,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    DECK_COUNTS as DECK_COUNTS,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    FISH as FISH,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    GRAIN as GRAIN,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    HAND_SIZE as HAND_SIZE,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    HG as HG,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    KIND_NAMES as KIND_NAMES,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_DRAWS as MAX_DRAWS,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_FACE_DOWN as MAX_FACE_DOWN,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_FACE_UP_UNLIMITED as MAX_FACE_UP_UNLIMITED,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_HELD_UNLIMITED as MAX_HELD_UNLIMITED,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_MOAI_UNITS as MAX_MOAI_UNITS,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_SCORINGS as MAX_SCORINGS,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_TURNS as MAX_TURNS,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_VP as MAX_VP,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MAX_WOOD as MAX_WOOD,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MOAI as MOAI,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MOAI_COST as MOAI_COST,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    MOAI_END_VP as MOAI_END_VP,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    NUM_CARD_TYPES as NUM_CARD_TYPES,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    NUM_COLUMNS as NUM_COLUMNS,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    NUM_KINDS as NUM_KINDS,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    OFFERING_STACK_SIZE as OFFERING_STACK_SIZE,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    PAPER_MULBERRY as PAPER_MULBERRY,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    PHASES as PHASES,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    PRIEST as PRIEST,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    START_PILE as START_PILE,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    START_WOOD as START_WOOD,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    SWEET_POTATO as SWEET_POTATO,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    WOOD_PER_VP as WOOD_PER_VP,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    WOODCUTTER as WOODCUTTER,
+)
+from tabletop_gym.envs.rapa_nui.components import (
+    card_totals as card_totals,
+)
+from tabletop_gym.envs.rapa_nui.state_json import check_state, load_state
 
 # --- change log: what an engine step touched (read by the observer, see State.change_log) ----
 
@@ -153,19 +192,81 @@ not change."""
 
 # --- actions ---------------------------------------------------------------------------------
 
-BUY = 0
-NO_BUY = 4
-PLAY_WOODCUTTER = 5
-PLAY_PRIEST = 6
-PLAY_MOAI = 7
-PLAY_HG = 8
-REMOVE_MOAI = 20
-DRAW = 21
-OFFER = 25
-SUPPLY = 29
-SUPPLY_SKIP = 33
-MOAI_VP = 34
-NUM_ACTIONS = MOAI_VP + MAX_MOAI_UNITS + 1
+ACTIONS = ActionLayout(
+    [
+        (
+            "buy",
+            NUM_KINDS,
+            "buy",
+            f"phase 1: buy an offering card of kind k (cost max(0, {BUY_BASE_COST} − own H&G of "
+            "kind k in the display))",
+        ),
+        ("no_buy", 1, "buy", "phase 1: make no purchase"),
+        ("play_woodcutter", 1, "play", "phase 2: play a Woodcutter"),
+        ("play_priest", 1, "play", "phase 2: play a Priest"),
+        (
+            "play_moai",
+            1,
+            "play",
+            f"phase 2: build a Moai ({MOAI_COST} wood; starts an offering round)",
+        ),
+        (
+            "play_hg",
+            (NUM_KINDS, HAND_SIZE),
+            "play",
+            f"phase 2: play c = 1..{HAND_SIZE} H&G of kind k (c − 1 wood), index (k, c − 1)",
+        ),
+        ("remove_moai", 1, "play", "phase 2: remove a Moai from the game (three Moai in hand)"),
+        ("draw", NUM_COLUMNS, "draw", "phase 3: take the front card of column c (0-based)"),
+        (
+            "offer",
+            NUM_KINDS,
+            "offer",
+            "offering round: place an own offering card of kind k (face up by the other "
+            "players, face down by the active one)",
+        ),
+        (
+            "supply",
+            NUM_KINDS,
+            "supply_offer",
+            "offering round: the active player offers kind k from the supply, face up",
+        ),
+        (
+            "supply_skip",
+            1,
+            "supply_offer",
+            "offering round: no supply card (only with active_supply_offering_optional)",
+        ),
+        (
+            "moai_vp",
+            MAX_MOAI_UNITS + 1,
+            "moai_split",
+            f"Moai scoring: take v = 0..{MAX_MOAI_UNITS} of the units as VP, the rest as wood",
+        ),
+    ]
+)
+"""Every action id, as named ranges (one layout for every player count and phase)."""
+
+PLAY_HG_RANGE = ACTIONS["play_hg"]
+"""Playing H&G cards: ``PLAY_HG_RANGE.encode(kind, count - 1)``."""
+BUY = ACTIONS["buy"].start
+NO_BUY = ACTIONS["no_buy"].start
+PLAY_WOODCUTTER = ACTIONS["play_woodcutter"].start
+PLAY_PRIEST = ACTIONS["play_priest"].start
+PLAY_MOAI = ACTIONS["play_moai"].start
+PLAY_HG = PLAY_HG_RANGE.start
+REMOVE_MOAI = ACTIONS["remove_moai"].start
+DRAW = ACTIONS["draw"].start
+OFFER = ACTIONS["offer"].start
+SUPPLY = ACTIONS["supply"].start
+SUPPLY_SKIP = ACTIONS["supply_skip"].start
+MOAI_VP = ACTIONS["moai_vp"].start
+NUM_ACTIONS = ACTIONS.size
+# (kind, count - 1) of each H&G id, and back, looked up in the engine's hot paths.
+_HG_OF = tuple((k, c) for k, c in map(PLAY_HG_RANGE.decode, range(PLAY_HG, PLAY_HG_RANGE.stop)))
+_HG_ID = tuple(
+    tuple(PLAY_HG_RANGE.encode(k, c) for c in range(HAND_SIZE)) for k in range(NUM_KINDS)
+)
 
 
 def _action_touches(action: int) -> int:
@@ -186,7 +287,7 @@ def _action_touches(action: int) -> int:
     if action == REMOVE_MOAI:
         return CH_HANDS | CH_REMOVED | CH_PHASE
     if action < REMOVE_MOAI:  # H&G: each card after the first costs a wood
-        extra = (action - PLAY_HG) % 3
+        _, extra = PLAY_HG_RANGE.decode(action)
         return CH_HANDS | CH_DISPLAYS | CH_PHASE | (CH_WOOD if extra else 0)
     if action < OFFER:
         return CH_COLUMNS | (CH_COLUMN << (action - DRAW)) | CH_HANDS | CH_PHASE
@@ -208,7 +309,7 @@ _SCORING_TOUCHES = tuple(
 
 def play_hg_action(kind: int, count: int) -> int:
     """Action id of playing ``count`` (1..3) H&G cards of ``kind``."""
-    return PLAY_HG + 3 * kind + count - 1
+    return PLAY_HG_RANGE.encode(kind, count - 1)
 
 
 def buy_cost(hg_in_display: int) -> int:
@@ -238,17 +339,6 @@ def offering_values(stone: list[int], zero_count_kind_value: str = "zero") -> li
         else:
             values.append(max(0, 3 - sum(1 for d in distinct if d > c)))
     return values
-
-
-def card_totals(num_players: int) -> list[int]:
-    """How many Rapa Nui cards of each id a game with ``num_players`` seats holds."""
-    totals = list(DECK_COUNTS)
-    totals[WOODCUTTER] += num_players
-    for seat in range(num_players):
-        for kind in range(NUM_KINDS):
-            if kind != seat % NUM_KINDS:
-                totals[HG + kind] += 1
-    return totals
 
 
 @dataclasses.dataclass(frozen=True)
@@ -365,9 +455,7 @@ class RapaNuiGame(Game):
 
     def _state_from_dict(self, data: dict[str, Any]) -> RapaNuiState:
         """Build and validate a state from the ``"state"`` object (schema: :mod:`.state_json`)."""
-        from tabletop_gym.envs.rapa_nui.state_json import load_state
-
-        return load_state(self, data)
+        return load_state(self, data, RapaNuiState)
 
 
 class RapaNuiState(State):
@@ -551,7 +639,7 @@ class RapaNuiState(State):
             for k in range(NUM_KINDS):
                 for c in range(1, h[b + HG + k] + 1):
                     if c - 1 <= wood:
-                        out.append(PLAY_HG + 3 * k + c - 1)
+                        out.append(_HG_ID[k][c - 1])
             return tuple(out)
         if ph == _DRAW:
             return tuple(DRAW + c for c in range(NUM_COLUMNS) if self._columns[c])
@@ -641,7 +729,7 @@ class RapaNuiState(State):
             self._removed += 1
             self._draws_left = 1
         else:
-            k, c = divmod(action - PLAY_HG, 3)
+            k, c = _HG_OF[action - PLAY_HG]
             c += 1
             h[b + HG + k] -= c
             self._displays[b + HG + k] += c
@@ -795,7 +883,7 @@ class RapaNuiState(State):
         if action == PLAY_MOAI:
             return f"play Moai ({MOAI_COST} wood)"
         if action < REMOVE_MOAI:
-            k, c = divmod(action - PLAY_HG, 3)
+            k, c = PLAY_HG_RANGE.decode(action)
             return f"play {c + 1}× H&G {KIND_NAMES[k]} ({c} wood)"
         if action == REMOVE_MOAI:
             return "remove a Moai from the game"
@@ -953,8 +1041,6 @@ class RapaNuiState(State):
         Raises:
             AssertionError: Naming the first broken invariant.
         """
-        from tabletop_gym.envs.rapa_nui.state_json import check_state
-
         check_state(self, AssertionError)
         if self._legal is not None and self._legal != self._compute_legal():
             raise AssertionError(

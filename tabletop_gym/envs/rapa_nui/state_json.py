@@ -36,10 +36,10 @@ the counts per card id must equal the table above.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from tabletop_gym.core.game import TERMINAL, StateFormatError, shown
-from tabletop_gym.envs.rapa_nui.rules import (
+from tabletop_gym.envs.rapa_nui.components import (
     _BUY,
     _DRAW,
     _OFFER,
@@ -64,10 +64,11 @@ from tabletop_gym.envs.rapa_nui.rules import (
     PHASES,
     START_PILE,
     WOODCUTTER,
-    RapaNuiGame,
-    RapaNuiState,
     card_totals,
 )
+
+if TYPE_CHECKING:  # the rules import this module; it needs their classes for annotations only
+    from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame, RapaNuiState
 
 _KEYS = (
     "phase",
@@ -115,8 +116,17 @@ def _per_seat(value: Any, name: str, n: int) -> list[Any]:
     return value
 
 
-def load_state(game: RapaNuiGame, data: dict[str, Any]) -> RapaNuiState:
-    """Parse the ``"state"`` object (types and ranges per field), then check it as a whole."""
+def load_state(
+    game: RapaNuiGame, data: dict[str, Any], state_type: type[RapaNuiState]
+) -> RapaNuiState:
+    """Parse the ``"state"`` object (types and ranges per field), then check it as a whole.
+
+    Args:
+        game: The game the state belongs to.
+        data: The ``"state"`` object.
+        state_type: The state class to fill (the rules pass theirs; this module does not
+            import them).
+    """
     missing = [k for k in _KEYS if k not in data]
     if missing:
         raise _fail(f"state lacks key(s) {missing}; required: {list(_KEYS)}")
@@ -125,7 +135,7 @@ def load_state(game: RapaNuiGame, data: dict[str, Any]) -> RapaNuiState:
         raise _fail(f"state has unknown key(s) {unknown}; allowed: {list(_KEYS)}")
     n = game.config.num_players
     last = NUM_CARD_TYPES - 1
-    s = RapaNuiState(game)
+    s = state_type(game)
 
     phase = data["phase"]
     if phase not in PHASES:

@@ -39,6 +39,7 @@ const TG = (() => {
     for (const entry of view.log) {
       const li = el("li", `${names(entry.seat)}: ${entry.text}`);
       for (const ev of entry.events) li.appendChild(el("span", ev, { class: "event" }));
+      for (const line of entry.llm || []) li.appendChild(el("span", line, { class: "llm" }));
       log.appendChild(li);
     }
     log.scrollTop = log.scrollHeight;

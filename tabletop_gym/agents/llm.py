@@ -1,0 +1,503 @@
+"""Language-model agents: a strict harness that never invents a move and logs everything.
+
+An :class:`LLMAgent` plays one seat from its text view (:mod:`tabletop_gym.text.view`: the
+table, its private cards, the public history since its last decision and its numbered legal
+moves). Per decision it sends the fixed system prompt (the game's rules summary,
+:func:`tabletop_gym.text.rules.system_prompt`) and the view, and reads the answer with
+:func:`tabletop_gym.text.moves.parse_move`. Every answer is classified ``legal``, ``illegal``,
+``unparsable`` or ``no_answer`` (a timeout or an error of the backend). A non-legal answer gets
+up to ``rethinks`` more tries, each told why the last one was refused; after those the fallback
+plays a seeded random legal move, flagged ``fallback`` in the log and counted in
+:attr:`LLMAgent.stats`, never silently.
+
+Backends:
+
+* any callable ``messages -> str`` (:class:`CallableBackend`; a scripted model in tests);
+* :class:`OpenAIBackend`: the official ``openai`` client against any OpenAI-compatible
+  chat-completions server (vLLM, llama.cpp's server, Ollama), with base URL, model,
+  temperature, max tokens, seed and timeout; the API key is read from an environment variable
+  (``OPENAI_API_KEY`` by default) and never written to a log or a record.
+
+The spec ``llm:MODEL@BASE_URL`` (options as a query string,
+``llm:qwen2.5@http://127.0.0.1:8000/v1?temperature=0.2&timeout=20``) makes one everywhere agents
+go (:func:`tabletop_gym.agents.base.make_agent`), see :func:`parse_spec`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import time
+import urllib.parse
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from tabletop_gym.text.moves import (
+    CLASSES,
+    ILLEGAL,
+    LEGAL,
+    NO_ANSWER,
+    UNPARSABLE,
+    other_move_names,
+    parse_move,
+)
+from tabletop_gym.text.rules import PROMPT_VERSION, rethink_prompt, system_prompt
+from tabletop_gym.text.view import TEXT_VIEW_VERSION, SeatTracker, TextObservation
+
+Messages = list[dict[str, str]]
+FALLBACKS = ("random",)
+"""What is played after the last rethink: ``"random"``, a seeded random legal move."""
+
+
+@dataclasses.dataclass
+class Reply:
+    """One answer of a backend.
+
+    Attributes:
+        text: The answer's text (``None``: no answer came).
+        error: Why no answer came (a timeout, a refused connection, an HTTP error, a malformed
+            response), ``""`` otherwise.
+        prompt_tokens: Tokens of the prompt, as the server counted them (``None``: unknown).
+        completion_tokens: Tokens of the answer (``None``: unknown).
+    """
+
+    text: str | None
+    error: str = ""
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+class CallableBackend:
+    """Any function ``messages -> str`` as a backend (an exception counts as no answer)."""
+
+    def __init__(self, fn: Callable[[Messages], str], name: str = "callable"):
+        """Wrap ``fn``; ``name`` is the model name written to the log."""
+        self.fn = fn
+        self.model = name
+        self.base_url = ""
+
+    def __call__(self, messages: Messages) -> Reply:
+        """Ask the function."""
+        try:
+            text = self.fn([dict(m) for m in messages])
+        except Exception as exc:  # any failure of the model is a counted no_answer
+            return Reply(None, f"{type(exc).__name__}: {exc}")
+        if not isinstance(text, str):
+            return Reply(None, f"the backend returned {type(text).__name__}, not a string")
+        return Reply(text)
+
+
+def check_base_url(url: str) -> str:
+    """``url`` if it is an http(s) URL with a host and no credentials.
+
+    Raises:
+        ValueError: Saying what is wrong and what is expected.
+    """
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"base URL {url!r} is not an http(s) URL with a host; give e.g. "
+                         "http://127.0.0.1:8000/v1")
+    if parts.username or parts.password:
+        raise ValueError("the base URL must not carry credentials; put the API key in the "
+                         "environment (OPENAI_API_KEY, or the variable named by api_key_env)")
+    try:
+        parts.port  # noqa: B018 - reading it checks it
+    except ValueError:
+        raise ValueError(f"base URL {url!r} has an invalid port") from None
+    return url
+
+
+class OpenAIBackend:
+    """An OpenAI-compatible chat-completions server through the official ``openai`` client.
+
+    Args:
+        model: The model name the server knows.
+        base_url: The server's API root, e.g. ``http://127.0.0.1:8000/v1``.
+        temperature: Sampling temperature.
+        max_tokens: Cap on the answer's tokens.
+        seed: Sampling seed sent to the server (``None``: none sent).
+        timeout: Seconds to wait for one answer; past it the answer is ``no_answer``.
+        api_key_env: The environment variable holding the API key (a local server takes any
+            key; ``"EMPTY"`` is sent when the variable is unset).
+
+    Raises:
+        ValueError: On a bad base URL, temperature, max tokens or timeout.
+        ImportError: Without the ``openai`` package (the ``llm`` extra).
+    """
+
+    def __init__(self, model: str, base_url: str, temperature: float = 0.0,
+                 max_tokens: int = 256, seed: int | None = 0, timeout: float = 60.0,
+                 api_key_env: str = "OPENAI_API_KEY"):
+        check_base_url(base_url)
+        if not model:
+            raise ValueError("the model name is empty; write llm:MODEL@BASE_URL")
+        if not 0.0 <= float(temperature) <= 2.0:
+            raise ValueError(f"temperature must be in 0..2, got {temperature!r}")
+        if int(max_tokens) < 1:
+            raise ValueError(f"max_tokens must be at least 1, got {max_tokens!r}")
+        if not float(timeout) > 0:
+            raise ValueError(f"timeout must be positive seconds, got {timeout!r}")
+        try:
+            import openai
+        except ImportError:
+            raise ImportError('the llm agent needs the openai package: pip install '
+                              '"tabletop-gym[llm]"') from None
+        self.model = model
+        self.base_url = base_url
+        self.temperature = float(temperature)
+        self.max_tokens = int(max_tokens)
+        self.seed = seed
+        self.timeout = float(timeout)
+        self._openai = openai
+        # No client-side retries: a retry is a rethink the harness counts, not a hidden resend.
+        self._client = openai.OpenAI(base_url=base_url, api_key=os.environ.get(api_key_env)
+                                     or "EMPTY", timeout=self.timeout, max_retries=0)
+
+    def settings(self) -> dict[str, Any]:
+        """The sampling settings, for the log (never the key)."""
+        return {"temperature": self.temperature, "max_tokens": self.max_tokens,
+                "seed": self.seed, "timeout": self.timeout}
+
+    def __call__(self, messages: Messages) -> Reply:
+        """Ask the server once; every failure comes back as a :class:`Reply` with its error."""
+        openai = self._openai
+        extra: dict[str, Any] = {} if self.seed is None else {"seed": self.seed}
+        try:
+            out = self._client.chat.completions.create(
+                model=self.model, messages=messages,  # type: ignore[arg-type]
+                temperature=self.temperature, max_tokens=self.max_tokens, **extra)
+        except openai.APITimeoutError:
+            return Reply(None, f"timeout: no answer within {self.timeout:g} s")
+        except openai.APIConnectionError as exc:
+            return Reply(None, f"connection failed to {self.base_url}: {exc.__cause__ or exc}")
+        except openai.APIStatusError as exc:
+            return Reply(None, f"HTTP {exc.status_code} from {self.base_url}: "
+                               f"{str(exc.message)[:200]}")
+        except (openai.OpenAIError, ValueError, TypeError, KeyError, AttributeError) as exc:
+            return Reply(None, f"malformed response from {self.base_url}: {exc}")
+        choices = getattr(out, "choices", None)
+        if not choices or getattr(choices[0], "message", None) is None:
+            return Reply(None, f"malformed response from {self.base_url}: no choices")
+        content = choices[0].message.content
+        if not isinstance(content, str):
+            return Reply(None, f"malformed response from {self.base_url}: no message content")
+        usage = getattr(out, "usage", None)
+        return Reply(content, "", getattr(usage, "prompt_tokens", None),
+                     getattr(usage, "completion_tokens", None))
+
+
+def empty_stats() -> dict[str, Any]:
+    """The counters one agent keeps (and a league sums): see :attr:`LLMAgent.stats`."""
+    return {"decisions": 0, "answers": 0, **{c: 0 for c in CLASSES}, "rethinks": 0,
+            "fallbacks": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0}
+
+
+def add_stats(total: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+    """``total`` plus ``more``, key by key (in place; returned)."""
+    for k, v in more.items():
+        total[k] = total.get(k, 0) + v
+    return total
+
+
+class LLMAgent:
+    """A seat played by a language model through a strict, logged harness.
+
+    Args:
+        backend: A :class:`CallableBackend`, an :class:`OpenAIBackend` or any callable
+            ``messages -> Reply | str``.
+        game: The registry name of the game (for the rules summary).
+        rethinks: Further tries after a non-legal answer before the fallback.
+        fallback: ``"random"``: a random legal move from ``rng``, flagged in the log.
+        rng: The generator of the fallback's choices (seeded: same seed, same fallbacks).
+        name: The agent's name in reports (default ``llm:<model>``).
+    """
+
+    needs_text = True
+    """``choose_action`` hands this agent the env (it writes its own seat's text view)."""
+
+    def __init__(self, backend: Any, game: str, rethinks: int = 2, fallback: str = "random",
+                 rng: np.random.Generator | int | None = None, name: str | None = None):
+        if fallback not in FALLBACKS:
+            raise ValueError(f"fallback={fallback!r} is not offered; choose one of {FALLBACKS}")
+        if not isinstance(rethinks, int) or isinstance(rethinks, bool) or not 0 <= rethinks <= 10:
+            raise ValueError(f"rethinks must be an int in 0..10, got {rethinks!r}")
+        self.backend = backend
+        self.game = game
+        self.system = system_prompt(game)
+        self.rethinks = rethinks
+        self.fallback = fallback
+        self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        model = str(getattr(backend, "model", "callable"))
+        self.name = name or f"llm:{model}"
+        self.model = model
+        self.stats = empty_stats()
+        """Counts over every decision so far: decisions, answers, each class, rethinks,
+        fallbacks, tokens and seconds spent waiting for answers."""
+        self.log: list[dict[str, Any]] = []
+        """One entry per decision of the current episode (see :meth:`decide`)."""
+        self._tracker = SeatTracker()
+        self._episode: tuple[int, int] | None = None
+
+    def header(self) -> dict[str, Any]:
+        """What the log states once per agent: model, server, settings, prompt versions."""
+        settings = getattr(self.backend, "settings", None)
+        return {"agent": self.name, "model": self.model,
+                "base_url": str(getattr(self.backend, "base_url", "")),
+                "settings": settings() if callable(settings) else {},
+                "prompt_version": PROMPT_VERSION, "text_view_version": TEXT_VIEW_VERSION,
+                "rethinks": self.rethinks, "fallback": self.fallback,
+                "system_prompt": self.system}
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        """Refused: a language model plays from text, which ``choose_action`` gives it.
+
+        Raises:
+            TypeError: Always, naming the way to call it.
+        """
+        raise TypeError("an LLM agent reads its seat's text view, not the observation vector; "
+                        "play it through tabletop_gym.agents.base.choose_action (evaluate, "
+                        "league, play) or call act_env(env, agent)")
+
+    def act_env(self, env: Any, agent: str) -> int:
+        """The action of ``agent`` in the AEC ``env`` now (logged in :attr:`log`)."""
+        raw = env.unwrapped
+        key = (id(raw), raw.episode)
+        if key != self._episode:
+            self._episode = key
+            self.log = []
+        view = self._tracker.view(raw, agent)
+        self._tracker.decided()
+        state = raw.game_state
+        n_actions = raw.game.num_distinct_actions
+        entry = self.decide(view, lambda: other_move_names(state, view.seat, view.legal_actions,
+                                                           n_actions))
+        entry.update(index=len(raw.episode_actions()), agent=agent)
+        self.log.append(entry)
+        return int(entry["action"])
+
+    def _ask(self, messages: Messages) -> tuple[Reply, float]:
+        start = time.perf_counter()
+        try:
+            reply = self.backend(messages)
+        except Exception as exc:  # a failing backend is a counted no_answer
+            reply = Reply(None, f"{type(exc).__name__}: {exc}")
+        seconds = time.perf_counter() - start
+        if isinstance(reply, str):
+            reply = Reply(reply)
+        if not isinstance(reply, Reply):
+            reply = Reply(None, f"the backend returned {type(reply).__name__}, not a string")
+        return reply, seconds
+
+    def decide(self, view: TextObservation,
+               other_moves: Callable[[], Sequence[str]] = lambda: ()) -> dict[str, Any]:
+        """Ask for one move from ``view``; return the decision's log entry.
+
+        The entry holds the seat, the ``prompt`` (the view), every ``attempts`` item (the
+        message sent, the answer, its class, the reason, latency and token counts), the chosen
+        ``action`` and ``move``, and ``fallback`` (whether the fallback chose it).
+        """
+        if not view.legal_moves:
+            raise ValueError("this seat has no legal move to choose (it is not to act)")
+        messages: Messages = [{"role": "system", "content": self.system},
+                              {"role": "user", "content": view.text}]
+        attempts: list[dict[str, Any]] = []
+        chosen: int | None = None
+        st = self.stats
+        st["decisions"] += 1
+        for attempt in range(self.rethinks + 1):
+            reply, seconds = self._ask(messages)
+            if reply.text is None:
+                kind, reason, index, match = NO_ANSWER, reply.error, None, ""
+            else:
+                parsed = parse_move(reply.text, view.legal_moves, other_moves)
+                kind, reason, index, match = parsed.kind, parsed.reason, parsed.index, parsed.match
+            st["answers"] += 1
+            st[kind] += 1
+            st["seconds"] += seconds
+            st["prompt_tokens"] += reply.prompt_tokens or 0
+            st["completion_tokens"] += reply.completion_tokens or 0
+            attempts.append({"sent": messages[-1]["content"] if attempt else "(the view)",
+                             "answer": reply.text, "class": kind, "match": match,
+                             "reason": reason, "latency_s": round(seconds, 4),
+                             "prompt_tokens": reply.prompt_tokens,
+                             "completion_tokens": reply.completion_tokens})
+            if kind == LEGAL:
+                chosen = index
+                break
+            if attempt < self.rethinks:
+                st["rethinks"] += 1
+                if reply.text is not None:
+                    messages = [*messages, {"role": "assistant", "content": reply.text}]
+                messages = [*messages, {"role": "user",
+                                        "content": rethink_prompt(reason or kind,
+                                                                  self.rethinks - attempt)}]
+        fallback = chosen is None
+        if chosen is None:
+            st["fallbacks"] += 1
+            chosen = int(self.rng.integers(len(view.legal_moves)))
+        return {"seat": view.seat, "prompt": view.text, "attempts": attempts,
+                "action": view.legal_actions[chosen], "move": view.legal_moves[chosen],
+                "fallback": fallback}
+
+
+def record_with_logs(env: Any, agents: dict[str, Any]) -> Any:
+    """``env.record()`` with the decision logs of the LLM agents among ``agents`` (by agent name).
+
+    Each seat played by an :class:`LLMAgent` adds ``{"header", "agent", "seat", "decisions"}``
+    to the record's ``agent_logs``.
+    """
+    rec = env.unwrapped.record()
+    logs = []
+    for name, agent in agents.items():
+        if isinstance(agent, LLMAgent):
+            logs.append({"header": agent.header(), "agent": name,
+                         "seat": env.unwrapped.seat_of(name), "decisions": list(agent.log)})
+    rec.agent_logs = logs or None
+    return rec
+
+
+def transcript_lines(logs: list[dict[str, Any]] | None, index: int, view: int | None,
+                     prompts: bool = False) -> list[str]:
+    """The LLM log of the decision that chose action ``index``, as the viewer may read it.
+
+    A seat's prompts and answers hold its private cards, so only that seat's view shows them
+    (``replay --view SEAT``, the web replay's seat view); any other view sees each answer's
+    class, the fallback flag, latency and token counts.
+    """
+    out: list[str] = []
+    for log in logs or []:
+        for d in log.get("decisions", []):
+            if d.get("index") != index:
+                continue
+            own = view is not None and view == log.get("seat")
+            model = log.get("header", {}).get("model", "?")
+            if own and prompts:
+                out.append(f"llm {model} prompt:")
+                out += ["  | " + x for x in str(d.get("prompt", "")).splitlines()]
+            for k, att in enumerate(d.get("attempts", []), 1):
+                tokens = (f", {att.get('prompt_tokens')}+{att.get('completion_tokens')} tokens"
+                          if att.get("prompt_tokens") is not None else "")
+                head = f"llm {model} try {k}: {att.get('class')}"
+                if own:
+                    if k > 1 and prompts:
+                        out.append(f"llm {model} rethink prompt: {att.get('sent')}")
+                    answer = att.get("answer")
+                    head += (f" <- {answer!r}" if answer is not None else "")
+                    if att.get("reason"):
+                        head += f" ({att['reason']})"
+                out.append(f"{head}; {att.get('latency_s')} s{tokens}")
+            if d.get("fallback"):
+                out.append(f"llm {model}: FALLBACK, a random legal move was played for it")
+    return out
+
+
+def game_stats(agents: dict[str, Any], roles: dict[str, str]) -> dict[str, dict[str, Any]]:
+    """The counters of this game's LLM agents, summed by role (``roles``: agent name -> role).
+
+    The counters of an agent cover the current episode only when the agent was built for it,
+    as ``evaluate`` does.
+    """
+    out: dict[str, dict[str, Any]] = {}
+    for name, agent in agents.items():
+        if isinstance(agent, LLMAgent):
+            add_stats(out.setdefault(roles[name], empty_stats()), agent.stats)
+    return out
+
+
+SPEC_OPTIONS = {"temperature": float, "max_tokens": int, "seed": int, "timeout": float,
+                "rethinks": int, "fallback": str, "api_key_env": str, "name": str}
+"""Options an ``llm:`` spec takes after ``?`` (``key=value`` joined by ``&``)."""
+
+
+def parse_spec(spec: str) -> dict[str, Any]:
+    """Read ``llm:MODEL@BASE_URL[?key=value&...]`` into its parts.
+
+    Returns:
+        ``{"model", "base_url", **options}`` with the options converted (:data:`SPEC_OPTIONS`;
+        ``seed=none`` sends no seed).
+
+    Raises:
+        ValueError: Naming what is wrong and what is allowed.
+    """
+    if not spec.startswith("llm:"):
+        raise ValueError(f"an LLM spec starts with 'llm:', got {spec!r}")
+    body, _, query = spec[4:].partition("?")
+    # The URL starts at the first "@" followed by a scheme (a model name may hold "@" too).
+    starts = [m.start() for m in re.finditer(r"@(?=[A-Za-z][A-Za-z0-9+.-]*://)", body)]
+    model, at, url = (body[:starts[0]], "@", body[starts[0] + 1:]) if starts else \
+        body.rpartition("@")
+    if not at or not model or not url:
+        raise ValueError(f"LLM spec {spec!r} must read llm:MODEL@BASE_URL, e.g. "
+                         "llm:qwen2.5@http://127.0.0.1:8000/v1")
+    out: dict[str, Any] = {"model": model, "base_url": check_base_url(url)}
+    for item in filter(None, query.split("&")):
+        key, eq, value = item.partition("=")
+        if key == "api_key":
+            raise ValueError("an API key never goes in a spec (specs are logged); set it in "
+                             "the environment and name the variable with api_key_env=NAME")
+        if key not in SPEC_OPTIONS or not eq:
+            raise ValueError(f"LLM spec option {item!r} is not allowed; options are "
+                             f"{sorted(SPEC_OPTIONS)} as key=value")
+        if key == "seed" and value.lower() == "none":
+            out[key] = None
+            continue
+        try:
+            out[key] = SPEC_OPTIONS[key](value)
+        except ValueError:
+            raise ValueError(f"LLM spec option {key}={value!r} is not a "
+                             f"{SPEC_OPTIONS[key].__name__}") from None
+    return out
+
+
+def agent_from_spec(spec: str, game: str, rng: np.random.Generator | None = None) -> LLMAgent:
+    """The :class:`LLMAgent` of an ``llm:`` spec for ``game`` (an OpenAI-compatible server).
+
+    Raises:
+        ValueError: On a malformed spec or option.
+        ImportError: Without the ``openai`` package.
+    """
+    opts = parse_spec(spec)
+    backend_args = {k: opts[k] for k in ("temperature", "max_tokens", "seed", "timeout",
+                                         "api_key_env") if k in opts}
+    backend = OpenAIBackend(opts["model"], opts["base_url"], **backend_args)
+    return LLMAgent(backend, game, rethinks=opts.get("rethinks", 2),
+                    fallback=opts.get("fallback", "random"), rng=rng,
+                    name=opts.get("name", spec))
+
+
+def report_rows(stats_by_agent: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per LLM agent: fallback rate, illegal-answer rate, tokens and seconds per decision.
+
+    Rates are over decisions (fallbacks) and over answers (each class); a row with no decision
+    has NaN rates.
+    """
+    rows = []
+    for name, st in stats_by_agent.items():
+        d, a = st.get("decisions", 0), st.get("answers", 0)
+        tokens = st.get("prompt_tokens", 0) + st.get("completion_tokens", 0)
+        rows.append({
+            "agent": name, "decisions": d, "answers": a,
+            "fallback_rate": st.get("fallbacks", 0) / d if d else float("nan"),
+            "illegal_rate": st.get(ILLEGAL, 0) / a if a else float("nan"),
+            "unparsable_rate": st.get(UNPARSABLE, 0) / a if a else float("nan"),
+            "no_answer_rate": st.get(NO_ANSWER, 0) / a if a else float("nan"),
+            "tokens_per_decision": tokens / d if d else float("nan"),
+            "seconds_per_decision": st.get("seconds", 0.0) / d if d else float("nan"),
+        })
+    return rows
+
+
+def report_markdown(rows: Sequence[dict[str, Any]]) -> str:
+    """The LLM report rows as a markdown table."""
+    lines = ["| LLM agent | decisions | answers | fallback rate | illegal-answer rate | "
+             "unparsable rate | no-answer rate | tokens / decision | seconds / decision |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| `{r['agent']}` | {r['decisions']} | {r['answers']} | "
+                     f"{r['fallback_rate']:.3f} | {r['illegal_rate']:.3f} | "
+                     f"{r['unparsable_rate']:.3f} | {r['no_answer_rate']:.3f} | "
+                     f"{r['tokens_per_decision']:.1f} | {r['seconds_per_decision']:.3f} |")
+    return "\n".join(lines)

@@ -1,0 +1,179 @@
+"""The text env (moves by string or number, clear errors that change nothing) and TextArena.
+
+A whole game of each game is played through TextArena's own API (``textarena.make``, its
+observation wrapper, ``get_observation`` / ``step`` / ``close``) by ``textarena.Agent``s that read
+only the text they are given.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+import textarena as ta
+
+from tabletop_gym.text.env import InvalidMoveError, TextEnv
+from tabletop_gym.text.textarena import TabletopTextArenaEnv, register_envs
+from tests.configs import raw_env
+
+
+def test_observe_gives_text_and_the_legal_moves_of_the_agent_to_act():
+    env = TextEnv("rapa_nui", num_players=2)
+    env.reset(seed=0)
+    obs = env.observe("player_0")
+    assert set(obs) == {"text", "legal_moves"}
+    # docs/rules/rapa_nui.md §3: the first decision of a turn is the optional purchase
+    assert obs["legal_moves"][0] == "no purchase"
+    assert "1. no purchase" in obs["text"]
+    assert env.observe("player_1")["legal_moves"] == []
+
+
+@pytest.mark.parametrize(("game", "cfg"), [("rapa_nui", {"num_players": 3}),
+                                           ("positano", {"num_players": 2}),
+                                           ("positano", {"num_players": 3, "split_bids": True}),
+                                           ("positano", {"num_players": 1})])
+def test_moves_by_string_and_by_number_play_the_same_game_as_the_aec_env(game, cfg):
+    text = TextEnv(game, **cfg)
+    aec = raw_env(game, **cfg)
+    text.reset(seed=5)
+    aec.reset(seed=5)
+    rng = random.Random(0)
+    steps = 0
+    while not aec.game_state.is_terminal():
+        moves = text.observe(text.agent_selection)["legal_moves"]
+        i = rng.randrange(len(moves))
+        action = aec.legal_actions()[i]
+        assert aec.action_to_string(action) == moves[i].split(" (move id ")[0]
+        text.step(moves[i] if steps % 2 else i + 1)
+        aec.step(action)
+        steps += 1
+    assert text.record().actions == aec.record().actions
+    obs, reward, term, trunc, info = text.last()
+    assert term and reward == aec.rewards[text.agent_selection]
+    assert obs["legal_moves"] == []
+    assert "Game over. Final scores" in obs["text"]
+    for _ in text.possible_agents:
+        text.step(None)  # the dead steps
+    assert text.agents == []
+
+
+@pytest.mark.parametrize("bad", [0, 2, "2", "no purchases", "NO PURCHASE", 1.0, None, True, [1]])
+def test_a_bad_move_is_refused_with_what_is_allowed_and_changes_nothing(bad):
+    env = TextEnv("rapa_nui", num_players=2)
+    env.reset(seed=0)
+    before = env.env.game_state.to_json()
+    with pytest.raises(InvalidMoveError, match=r"player_0.*(1\.\.1|'no purchase')"):
+        env.step(bad)
+    assert env.env.game_state.to_json() == before
+    assert env.agent_selection == "player_0"
+    assert env.env.episode_actions() == ()
+    env.step("no purchase")  # still playable
+    assert len(env.env.episode_actions()) == 1
+
+
+def test_a_near_miss_names_the_move_it_resembles():
+    env = TextEnv("rapa_nui", num_players=2)
+    env.reset(seed=0)
+    with pytest.raises(InvalidMoveError, match="did you mean 'no purchase'"):
+        env.step("No purchase.")
+
+
+def test_unknown_agent_is_refused():
+    env = TextEnv("rapa_nui", num_players=2)
+    env.reset(seed=0)
+    with pytest.raises(KeyError, match="unknown agent 'player_7'"):
+        env.observe("player_7")
+
+
+_MOVE_LINE = re.compile(r"^(\d+)\. ", re.MULTILINE)
+
+
+class NumberAgent(ta.Agent):
+    """A TextArena agent that answers a random number from the last numbered list it read."""
+
+    def __init__(self, seed: int, garbage_first: int = 0):
+        self.rng = random.Random(seed)
+        self.garbage_first = garbage_first
+        self.calls = 0
+
+    def __call__(self, observation: str) -> str:
+        self.calls += 1
+        if self.calls <= self.garbage_first:
+            return "I would rather not say."
+        board = observation.rsplit("== Decision ==", 1)[1]
+        numbers = [int(m) for m in _MOVE_LINE.findall(board)]
+        return f"[{self.rng.choice(numbers)}]"
+
+
+def _play(env_id: str, num_players: int, agents, seed: int = 0):
+    register_envs()
+    env = ta.make(env_id)
+    env = ta.wrappers.GameMessagesAndCurrentBoardObservationWrapper(env)
+    env.reset(num_players=num_players, seed=seed)
+    done, turns = False, 0
+    first = None
+    while not done:
+        player_id, observation = env.get_observation()
+        first = first or observation
+        done, _info = env.step(action=agents[player_id](observation))
+        turns += 1
+    rewards, game_info = env.close()
+    return env, rewards, game_info, turns, first
+
+
+@pytest.mark.parametrize(("env_id", "n"), [("RapaNui-v0", 2), ("Positano-v0", 3)])
+def test_a_whole_game_through_textarenas_api(env_id, n):
+    agents = {p: NumberAgent(p) for p in range(n)}
+    env, rewards, game_info, turns, first = _play(env_id, n, agents)
+    inner = env.unwrapped_env if hasattr(env, "unwrapped_env") else env.env
+    text_env = inner.text_env
+    state = text_env.env.game_state
+    assert state.is_terminal()
+    assert turns == len(text_env.env.episode_actions())  # every answer was a legal move
+    returns = state.returns()
+    assert rewards == {p: float(returns[text_env.env.seat_of(f"player_{p}")]) for p in range(n)}
+    assert all("game over" in game_info[p]["reason"] for p in range(n))
+    assert first.startswith("You are playing the board game below as one seat.")
+
+
+def test_textarena_invalid_answers_get_retries_then_end_the_game_as_a_loss():
+    register_envs()
+    # one wrong answer is within the allowance: the game goes on to its end
+    agents = {0: NumberAgent(0, garbage_first=1), 1: NumberAgent(1)}
+    _env, rewards, _info, turns, _ = _play("RapaNui-v0", 2, agents)
+    assert sorted(rewards.values()) in ([-1.0, 1.0], [1.0, 1.0])
+    # more wrong answers in a row than the allowance (2): player 0 loses at once
+    agents = {0: NumberAgent(0, garbage_first=3), 1: NumberAgent(1)}
+    env, rewards, info, turns, _ = _play("RapaNui-v0", 2, agents)
+    assert rewards == {0: -1.0, 1: 0.0}
+    assert turns == 3
+    assert "Player 0 gave no legal move" in info[0]["reason"]
+
+
+def test_textarena_env_refuses_num_players_in_its_config_and_unplayed_steps():
+    with pytest.raises(ValueError, match="reset"):
+        TabletopTextArenaEnv("rapa_nui", num_players=2)
+    with pytest.raises(RuntimeError, match="reset"):
+        TabletopTextArenaEnv("rapa_nui").step("1")
+    assert register_envs() == register_envs()  # idempotent
+
+
+def test_textarenas_own_openai_agent_plays_a_whole_game_over_loopback_http():
+    from textarena.agents import OpenAIAgent
+
+    from tests.llm_server import Reply, ScriptedServer, listed_moves
+
+    def script(messages, k):
+        # TextArena's agent sends its own system prompt and the observation as one message
+        return Reply(f"[{len(listed_moves(messages))}]")  # the last listed move
+
+    with ScriptedServer(script) as server:
+        agents = {p: OpenAIAgent("scripted", api_key="local-test-key", base_url=server.base_url)
+                  for p in range(2)}
+        env, rewards, game_info, turns, _ = _play("RapaNui-v0", 2, agents, seed=4)
+        served = len(server.requests)
+    text_env = env.env.text_env
+    assert text_env.env.game_state.is_terminal()
+    assert served == turns == len(text_env.env.episode_actions())
+    assert set(rewards) == {0, 1}
