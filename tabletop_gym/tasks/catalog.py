@@ -295,7 +295,17 @@ interval and breakdown by opponent, the normalised scores and the aggregate.
 `tabletop-gym suite report results/*.json --out report.md` turns several runs into a markdown
 table and a plot (`report.png`; `--no-plot` writes the table only, and the plot needs matplotlib).
 
-## Reference scores
+## Training a named algorithm on a suite
+
+`tabletop-gym suite train --suite core --algo sb3-ppo --seeds 5` trains one agent per (task,
+training seed) by a pinned, versioned recipe, scores each with the protocol above and writes, under
+`results/suite-train/<algo>/<task>/seed-<s>/`, the checkpoint, the trainer's files and
+`result.json` (the task's results row, the recipe and its version, the budget, the CPU seconds).
+A finished (task, seed) is never trained again, so a run resumes where it stopped, on this
+machine or another with the folder copied. `<algo>/results.json` gathers the finished rows, with
+the IQM over (training seed, task) and its stratified bootstrap interval. Recipes:
+
+{recipes}
 
 {references}
 
@@ -322,6 +332,15 @@ pinned setting for an appendix.
 """
 
 
+def _recipes_table() -> str:
+    from tabletop_gym.tasks.train import RECIPES
+
+    lines = ["| recipe | version | budget per (task, seed) | what |", "|---|---|---|---|"]
+    for r in RECIPES.values():
+        lines.append(f"| `{r.name}` | {r.version} | {r.timesteps:,} steps | {r.description} |")
+    return "\n".join(lines)
+
+
 def docs_page() -> str:
     """The content of ``docs/tasks.md``."""
     return PAGE.format(
@@ -330,6 +349,7 @@ def docs_page() -> str:
         tasks=tasks_table(),
         standard=_standard_switches(),
         suites=_suites_table(),
+        recipes=_recipes_table(),
         references=_references_table(),
         base_ids=_base_ids_table(),
         version=__version__,

@@ -132,6 +132,28 @@ def cmd_references(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_train(args: argparse.Namespace) -> int:
+    """Train one agent per (task, seed) by a recipe and score each by the protocol."""
+    from tabletop_gym.tasks.train import train_suite
+
+    try:
+        doc = train_suite(args.suite, args.algo, seeds=args.seeds, out=args.out,
+                          timesteps=args.timesteps, task_ids=args.task or None,
+                          deals_per_seed=args.deals, eval_seeds=args.eval_seeds, progress=True)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    agg = doc["aggregate"]
+    if agg["iqm"] is None:
+        print(f"{args.algo} on {args.suite}: no training seed finished on every task yet")
+    else:
+        lo, hi = agg["iqm_ci"]
+        print(f"{args.algo} on {args.suite}: IQM {agg['iqm']:.3f} [{lo:.3f}, {hi:.3f}] over "
+              f"{agg['runs']} training seeds x {len(agg['tasks'])} tasks")
+    print(f"saved {pathlib.Path(args.out) / args.algo / 'results.json'}")
+    return 0
+
+
 def cmd_docs(args: argparse.Namespace) -> int:
     """Write docs/tasks.md from the registry."""
     from tabletop_gym.tasks.catalog import docs_page
@@ -190,6 +212,21 @@ def add_suite_parser(sub: Any) -> None:
     rep.add_argument("--plot", default=None, help="plot file (default: <out>.png)")
     rep.add_argument("--no-plot", action="store_true", help="write the table only")
     rep.set_defaults(func=cmd_report)
+
+    from tabletop_gym.tasks.train import RECIPES
+
+    tr = ss.add_parser("train", help="train one agent per (task, seed) by a recipe, resumable")
+    tr.add_argument("--suite", default="core", choices=sorted(SUITES))
+    tr.add_argument("--algo", required=True, choices=sorted(RECIPES))
+    tr.add_argument("--seeds", type=int, default=5, help="training seeds 0..N-1")
+    tr.add_argument("--timesteps", type=int, default=None, help="budget (the recipe's default)")
+    tr.add_argument("--task", action="append", default=[], choices=list(TASKS),
+                    metavar="TASK_ID", help="only this task of the suite (repeatable)")
+    tr.add_argument("--deals", type=int, default=None,
+                    help="score on this many deals per seed (default: the protocol's)")
+    tr.add_argument("--eval-seeds", type=int, default=None, help="evaluation seeds")
+    tr.add_argument("--out", default="results/suite-train")
+    tr.set_defaults(func=cmd_train)
 
     ref = ss.add_parser("references", help="recompute the committed reference scores")
     ref.add_argument("--task", action="append", default=[], choices=list(TASKS),

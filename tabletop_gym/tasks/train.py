@@ -1,0 +1,220 @@
+"""``tabletop-gym suite train``: one agent per (task, seed) by a pinned recipe, then scored.
+
+A **recipe** is a named, versioned way to train an agent on a task from scratch: which trainer,
+which opponents it trains against, its settings and its budget. ``suite train`` runs a recipe
+once per (task, training seed), scores each trained agent on its task with the suite protocol
+(every evaluation seed, the task's protocol deals, :func:`tabletop_gym.tasks.runner.run_suite`)
+and writes, under ``OUT/<recipe>/<task>/seed-<s>/``:
+
+* the checkpoint and the trainer's own files (its ``summary.json`` with the CPU seconds);
+* ``result.json``: the task's results row (score, interval, normalised score per evaluation
+  seed), the recipe, its version and budget, the training seed and the CPU seconds.
+
+A finished (task, seed) is never trained again (its ``result.json`` is the mark), so a run can
+be stopped and resumed, here or on another machine with the folder copied. ``OUT/<recipe>/
+results.json`` gathers every finished row into one suites results file whose runs are the
+training seeds: the aggregate IQM and its stratified bootstrap interval are over
+(training seed, task).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from tabletop_gym.provenance import metadata
+from tabletop_gym.tasks import SUITES, Task, suite_tasks
+from tabletop_gym.tasks.runner import aggregate, load_references, run_suite, write_results
+
+TRAIN_FORMAT = "tabletop-gym-suite-train"
+TRAIN_FORMAT_VERSION = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Recipe:
+    """A pinned way to train an agent on a task from scratch.
+
+    Attributes:
+        name: The ``--algo`` name.
+        version: Bumped by any change of what the recipe trains or how.
+        description: One line for the docs and the results.
+        timesteps: Learner steps per (task, seed) unless ``--timesteps`` says otherwise.
+        train: ``train(task, seed, out_dir, timesteps) -> (agent, info)``: trains, saves into
+            ``out_dir`` and returns the agent to score and what to record.
+        load: ``load(out_dir) -> agent``: the saved agent again (scoring a resumed run).
+    """
+
+    name: str
+    version: int
+    description: str
+    timesteps: int
+    train: Callable[[Task, int, pathlib.Path, int], tuple[Any, dict[str, Any]]]
+    load: Callable[[pathlib.Path], Any]
+
+
+def _sb3_env(task: Task) -> tuple[str, dict[str, Any]]:
+    """The single-agent env SB3 trains on: the task's own, or for self-play against heuristics.
+
+    SB3 trains one policy in one seat; a self-play task has no bots, so the recipe fills the
+    other seats with the heuristic bot (one of the two tables the task is scored against).
+    """
+    from tabletop_gym.registry import game_spec
+
+    opponents = task.opponents if task.opponents is not None else "heuristic"
+    kwargs = {**task.config, **task.env_settings, "opponents": opponents,
+              "seat_mode": task.seat_mode or "rotate", "learner_seat": 0}
+    if task.mode == "solo":
+        kwargs["opponents"] = "random"  # no other seat: never used
+    return game_spec(task.game).gym_id, kwargs
+
+
+SB3_SETTINGS: dict[str, Any] = {"hint": False, "bc_games": 0}
+"""Overrides of :func:`tabletop_gym.training.recipe` for ``sb3-ppo``: a plain MLP policy with
+no heuristic input and no warm-up (from scratch)."""
+
+
+def _sb3_train(task: Task, seed: int, out_dir: pathlib.Path,
+               timesteps: int) -> tuple[Any, dict[str, Any]]:
+    from tabletop_gym.training import train
+
+    env_id, env_kwargs = _sb3_env(task)
+    res = train(env_id=env_id, timesteps=timesteps, seed=seed, out=out_dir, n_envs=8,
+                eval_games=0, progress_bar=False, env_kwargs=env_kwargs,
+                hparams=dict(SB3_SETTINGS), verbose=False)
+    model_path = res.run_dir / "model.zip"
+    target = out_dir / "model.zip"
+    model_path.replace(target)
+    summary = json.loads((res.run_dir / "summary.json").read_text())
+    info = {"timesteps": int(res.timesteps), "train_seconds": round(float(res.seconds), 1),
+            "cpu_seconds": summary.get("cpu_seconds"), "env": env_id, "env_kwargs": env_kwargs,
+            "hparams": summary.get("hparams"), "run_dir": res.run_dir.name}
+    return _sb3_load(out_dir), info
+
+
+def _sb3_load(out_dir: pathlib.Path) -> Any:
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO.load(out_dir / "model.zip", device="cpu")
+
+
+RECIPES: dict[str, Recipe] = {
+    "sb3-ppo": Recipe(
+        "sb3-ppo", 1,
+        "sb3-contrib MaskablePPO from scratch (plain MLP, no heuristic input, no warm-up) in the "
+        "task's single-agent env; on self-play tasks against heuristic bots",
+        200_000, _sb3_train, _sb3_load),
+}
+"""The recipes ``suite train --algo`` knows."""
+
+
+def _result_path(out: pathlib.Path, recipe: Recipe, task_id: str, seed: int) -> pathlib.Path:
+    return out / recipe.name / task_id / f"seed-{seed}" / "result.json"
+
+
+def train_suite(
+    suite: str,
+    algo: str,
+    seeds: int = 5,
+    out: str | pathlib.Path = "results/suite-train",
+    timesteps: int | None = None,
+    task_ids: Sequence[str] | None = None,
+    deals_per_seed: int | None = None,
+    eval_seeds: int | None = None,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Train and score one agent per (task, training seed); the gathered results document.
+
+    Args:
+        suite: Suite name.
+        algo: Recipe name (:data:`RECIPES`).
+        seeds: Training seeds ``0 .. seeds - 1``.
+        out: Parent folder of the recipe's folder.
+        timesteps: Learner steps per (task, seed) (default: the recipe's).
+        task_ids: Only these tasks of the suite.
+        deals_per_seed: Score on this many deals per evaluation seed instead of the protocol's
+            (quick looks and tests; recorded, and not comparable with the protocol's).
+        eval_seeds: Evaluation seeds (default: the suite's).
+        progress: Print a line per finished (task, seed).
+
+    Raises:
+        ValueError: On an unknown recipe, suite or task, or a budget below 1, before anything
+            is trained or written.
+    """
+    if algo not in RECIPES:
+        raise ValueError(f"unknown recipe {algo!r}; choose one of {sorted(RECIPES)}")
+    recipe = RECIPES[algo]
+    tasks = suite_tasks(suite)
+    if task_ids is not None:
+        unknown = [t for t in task_ids if t not in SUITES[suite].task_ids]
+        if unknown:
+            raise ValueError(f"tasks {unknown} are not in suite {suite!r}; its tasks: "
+                             f"{list(SUITES[suite].task_ids)}")
+        tasks = [t for t in tasks if t.id in task_ids]
+    budget = recipe.timesteps if timesteps is None else int(timesteps)
+    if budget < 1 or seeds < 1:
+        raise ValueError(f"timesteps and seeds must be at least 1, got {budget} and {seeds}")
+    root = pathlib.Path(out)
+    refs = load_references()
+    for task in tasks:
+        for seed in range(seeds):
+            path = _result_path(root, recipe, task.id, seed)
+            if path.is_file():
+                continue  # finished before: never redone
+            run_dir = path.parent
+            run_dir.mkdir(parents=True, exist_ok=True)
+            cpu0 = time.process_time()
+            agent, info = recipe.train(task, seed, run_dir, budget)
+            scored = run_suite(suite, agent, seeds=eval_seeds, deals_per_seed=deals_per_seed,
+                               task_ids=[task.id], agent_label=f"{recipe.name} seed {seed}",
+                               references=refs, bootstrap_reps=200)
+            row = scored["tasks"][0]
+            doc = {"format": TRAIN_FORMAT, "format_version": TRAIN_FORMAT_VERSION,
+                   "recipe": recipe.name, "recipe_version": recipe.version,
+                   "recipe_description": recipe.description, "task": task.id, "seed": seed,
+                   "timesteps_budget": budget, "training": info,
+                   "cpu_seconds_in_process": round(time.process_time() - cpu0, 1),
+                   "protocol": scored["protocol"], "row": row,
+                   "metadata": metadata(command="tabletop-gym suite train")}
+            write_results(doc, path)
+            if progress:
+                print(f"{recipe.name} {task.id} seed {seed}: score {row['score']:.3f}, "
+                      f"normalised {row['normalized']}", flush=True)
+    return gather(root, recipe.name, suite, task_ids=[t.id for t in tasks])
+
+
+def gather(out: str | pathlib.Path, algo: str, suite: str,
+           task_ids: Sequence[str] | None = None) -> dict[str, Any]:
+    """Every finished (task, seed) of ``algo`` under ``out`` as one document, with the aggregate.
+
+    The runs of the aggregate are the training seeds: row ``s`` of the (runs, tasks) matrix
+    holds each task's normalised score of the agent trained with seed ``s`` (the mean over the
+    evaluation seeds). Only seeds finished on every task enter the aggregate.
+    """
+    root = pathlib.Path(out) / algo
+    ids = list(task_ids) if task_ids is not None else list(SUITES[suite].task_ids)
+    runs: dict[str, dict[int, Mapping[str, Any]]] = {t: {} for t in ids}
+    for t in ids:
+        for path in sorted((root / t).glob("seed-*/result.json")):
+            doc = json.loads(path.read_text())
+            runs[t][int(doc["seed"])] = doc
+    complete = sorted(set.intersection(*(set(v) for v in runs.values()))) if ids else []
+    rows = []
+    for t in ids:
+        per_run = [runs[t][s]["row"]["normalized"] for s in complete]
+        rows.append({"id": t, "normalized_per_seed": None if None in per_run or not per_run
+                     else [float(x) for x in per_run]})
+    doc = {"format": TRAIN_FORMAT, "format_version": TRAIN_FORMAT_VERSION, "recipe": algo,
+           "suite": suite, "seeds_complete": complete,
+           "runs": {t: {str(s): d["row"] for s, d in sorted(v.items())} for t, v in runs.items()},
+           "cpu_seconds": {t: {str(s): d["training"].get("cpu_seconds")
+                               for s, d in sorted(v.items())} for t, v in runs.items()},
+           "aggregate": aggregate(rows, reps=2000),
+           "metadata": metadata(command="tabletop-gym suite train")}
+    if root.is_dir():
+        write_results(doc, root / "results.json")
+    return doc
+

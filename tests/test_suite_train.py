@@ -1,0 +1,67 @@
+"""``tabletop-gym suite train``: a recipe per (task, seed), scored by the protocol, resumable.
+
+Tiny budgets and one deal per evaluation seed keep this quick; the recipes' real budgets are
+on the results page.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tabletop_gym.cli import main
+from tabletop_gym.tasks.train import RECIPES, gather, train_suite
+
+pytest.importorskip("sb3_contrib")  # the train extra, installed by make test
+
+TASK = "RapaNui-2p-vsHeuristic-v0"
+
+
+def test_sb3_recipe_trains_scores_and_resumes(tmp_path):
+    calls = []
+    recipe = RECIPES["sb3-ppo"]
+    real = recipe.train
+
+    def counted(task, seed, out_dir, timesteps):
+        calls.append((task.id, seed, timesteps))
+        return real(task, seed, out_dir, timesteps)
+
+    object.__setattr__(recipe, "train", counted)
+    try:
+        doc = train_suite("core", "sb3-ppo", seeds=2, out=tmp_path, timesteps=128,
+                          task_ids=[TASK], deals_per_seed=1, eval_seeds=1)
+        assert calls == [(TASK, 0, 128), (TASK, 1, 128)]
+        for seed in (0, 1):
+            res = json.loads((tmp_path / "sb3-ppo" / TASK / f"seed-{seed}" / "result.json")
+                             .read_text())
+            assert res["recipe"] == "sb3-ppo" and res["recipe_version"] == recipe.version
+            assert res["seed"] == seed and res["timesteps_budget"] == 128
+            assert res["training"]["timesteps"] >= 128
+            assert res["training"]["env_kwargs"]["opponents"] == "heuristic"
+            # one deal from each of the 2 seats, one evaluation seed
+            assert res["row"]["games"] == 2 and res["protocol"]["deals_per_seed"] == {TASK: 1}
+            assert (tmp_path / "sb3-ppo" / TASK / f"seed-{seed}" / "model.zip").is_file()
+        assert doc["seeds_complete"] == [0, 1]
+        assert doc["aggregate"]["runs"] == 2 and doc["aggregate"]["tasks"] == [TASK]
+        # resumed: the finished (task, seed) pairs are not trained again, a new seed is
+        again = train_suite("core", "sb3-ppo", seeds=3, out=tmp_path, timesteps=128,
+                            task_ids=[TASK], deals_per_seed=1, eval_seeds=1)
+        assert calls[2:] == [(TASK, 2, 128)]
+        assert again["seeds_complete"] == [0, 1, 2]
+        assert gather(tmp_path, "sb3-ppo", "core", [TASK])["runs"] == again["runs"]
+    finally:
+        object.__setattr__(recipe, "train", real)
+
+
+def test_bad_requests_are_refused_before_anything_is_written(tmp_path, capsys):
+    with pytest.raises(ValueError, match="unknown recipe 'sb4'"):
+        train_suite("core", "sb4", out=tmp_path)
+    with pytest.raises(ValueError, match="not in suite 'core'"):
+        train_suite("core", "sb3-ppo", out=tmp_path, task_ids=["Positano-6p-SelfPlay-v0"])
+    with pytest.raises(ValueError, match="at least 1"):
+        train_suite("core", "sb3-ppo", out=tmp_path, timesteps=0)
+    assert not any(tmp_path.iterdir())
+    assert main(["suite", "train", "--algo", "sb3-ppo", "--timesteps", "0",
+                 "--out", str(tmp_path)]) == 2
+    assert "at least 1" in capsys.readouterr().err
