@@ -159,8 +159,9 @@ def train_suite(
         raise ValueError(f"timesteps and seeds must be at least 1, got {budget} and {seeds}")
     root = pathlib.Path(out)
     refs = load_references()
-    for task in tasks:
-        for seed in range(seeds):
+    # Seed by seed over the tasks, so that a run cut short leaves whole seeds for the aggregate.
+    for seed in range(seeds):
+        for task in tasks:
             path = _result_path(root, recipe, task.id, seed)
             if path.is_file():
                 continue  # finished before: never redone
