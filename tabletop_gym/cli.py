@@ -43,6 +43,8 @@ def _parse_kv(items: list[str]) -> dict[str, Any]:
 
 def _agent_spec(text: str) -> Any:
     """An opponent spec from the command line: an agent name, or a checkpoint path."""
+    if text.startswith("jax:"):
+        return text  # a numpy policy checkpoint: make_agent loads and checks it
     if text.endswith(".zip") or os.sep in text or "/" in text:
         path = pathlib.Path(text)
         if not path.exists():
