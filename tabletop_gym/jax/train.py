@@ -683,6 +683,9 @@ def train(
         timesteps = 1_000_000
     bg = make(game, num_players=num_players, **(env_config or {}))
     trainer = Trainer(bg, config)
+    from tabletop_gym.provenance import git_commit
+
+    git_commit()  # read (and kept) now: the commit of the code that trains, not of a later one
     run_dir = pathlib.Path(out) / f"jax_{bg.name}_{num_players}p_{config.opponents}_seed{seed}"
     run_dir.mkdir(parents=True, exist_ok=True)
     init, update = trainer.compiled
