@@ -2,7 +2,7 @@
 and ``tabletop-gym train --backend jax`` on a tiny config.
 
 Rapa Nui's turn order (docs/rules/rapa_nui.md §3) decides which seat is to move; a game ends as
-§6 says, scored win_loss.
+docs/rules/rapa_nui.md §6 says, scored win_loss.
 """
 
 from __future__ import annotations
