@@ -8,6 +8,7 @@ Examples::
     tabletop-gym serve --port 8000
     tabletop-gym train --env RapaNui-v0 --timesteps 200000
     tabletop-gym train --backend rllib --env positano --players 3 --iterations 20
+    tabletop-gym train --backend jax --game rapa_nui --players 2 --opponents pool --minutes 10
     tabletop-gym eval --game positano --players 2 --candidate heuristic --opponent random
     tabletop-gym league --game rapa_nui --players 2 --agents random heuristic ismcts:200 ppo
     tabletop-gym bench
@@ -48,6 +49,8 @@ def _agent_spec(text: str) -> Any:
 
         check_spec(text)  # a malformed spec is one clear line before anything is played
         return text
+    if text.startswith("jax:"):
+        return text  # a numpy policy checkpoint: make_agent loads and checks it
     if text.endswith(".zip") or os.sep in text or "/" in text:
         path = pathlib.Path(text)
         if not path.exists():
@@ -64,6 +67,13 @@ def _agent_spec(text: str) -> Any:
 
 def cmd_train(args: argparse.Namespace) -> int:
     """Train MaskablePPO (or, with ``--backend rllib``, RLlib PPO self-play) and evaluate it."""
+    if args.backend == "jax":
+        return _train_jax(args)
+    for flag in JAX_ONLY:
+        if getattr(args, flag) is not None:
+            raise CLIError(f"--{flag.replace('_', '-')} is a flag of --backend jax")
+    if args.env is None:
+        args.env = "Positano-v0"
     if args.backend == "rllib":
         return _train_rllib(args)
     for flag in RLLIB_ONLY:
@@ -92,6 +102,63 @@ def cmd_train(args: argparse.Namespace) -> int:
 RLLIB_ONLY = ("iterations", "num_env_runners", "envs_per_runner", "address", "mapping",
               "pool_size", "refresh_every")
 """Flags of ``train`` that only the RLlib backend reads (``None`` unless given)."""
+
+
+JAX_ONLY = ("game", "opponents", "seeds", "minutes")
+"""Flags of ``train`` that only the JAX backend reads (``None`` unless given)."""
+
+
+def _train_jax(args: argparse.Namespace) -> int:
+    """Masked PPO on the batched JAX engine (``tabletop_gym.jax.train``; JAX imported here).
+
+    Every flag and value is checked before anything is compiled or written.
+    """
+    for flag in (*RLLIB_ONLY, "env", "time_limit"):
+        if getattr(args, flag) is not None:
+            hint = " (use --game and --minutes)" if flag in ("env", "time_limit") else ""
+            raise CLIError(f"--{flag.replace('_', '-')} is not a flag of --backend jax{hint}")
+    if args.timesteps is not None and args.minutes is not None:
+        raise CLIError("give --minutes or --timesteps, not both")
+    if args.timesteps is not None:
+        _positive("--timesteps", args.timesteps)
+    if args.minutes is not None and not args.minutes > 0:
+        raise CLIError(f"--minutes must be positive, got {args.minutes}")
+    seeds = 1 if args.seeds is None else args.seeds
+    _positive("--seeds", seeds)
+    if args.eval_games < 0:
+        raise CLIError(f"--eval-games must be at least 0, got {args.eval_games}")
+    game = game_spec(args.game or "rapa_nui").name  # a bad name is refused with the known ones
+    players = 2 if args.players is None else args.players
+    env_config = _parse_kv(args.set)
+    hparams = _parse_kv(args.hp)
+    if args.opponents is not None:
+        if "opponents" in hparams:
+            raise CLIError("give the opponents by --opponents or --hp opponents=..., not both")
+        hparams["opponents"] = args.opponents
+    if args.n_envs is not None:
+        hparams.setdefault("num_envs", args.n_envs)
+    if "hidden" in hparams and isinstance(hparams["hidden"], list):
+        hparams["hidden"] = tuple(hparams["hidden"])
+    try:
+        import jax  # noqa: F401
+        import optax  # noqa: F401
+        from flax import linen  # noqa: F401
+    except ImportError:
+        raise CLIError('the JAX backend needs the jax extra: pip install "tabletop-gym[jax]"'
+                       ) from None
+    from tabletop_gym.core.game import ConfigError
+    from tabletop_gym.jax.core import make
+    from tabletop_gym.jax.train import TrainConfig, train
+
+    try:
+        config = TrainConfig.from_overrides(hparams)
+        make(game, num_players=players, **env_config)
+    except (ConfigError, TypeError) as exc:
+        raise CLIError(str(exc)) from None
+    train(game, players, config=config, seeds=seeds, seed=args.seed, timesteps=args.timesteps,
+          minutes=args.minutes, out=args.out, eval_games=args.eval_games,
+          progress=not args.no_progress, env_config=env_config)
+    return 0
 
 
 def _train_rllib(args: argparse.Namespace) -> int:
@@ -391,18 +458,30 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     t = sub.add_parser("train", help="train MaskablePPO on a registered env and evaluate it, "
-                       "or PPO self-play on Ray RLlib (--backend rllib)")
-    t.add_argument("--backend", default="sb3", choices=["sb3", "rllib"],
+                       "PPO self-play on Ray RLlib (--backend rllib), or masked PPO on the "
+                       "batched JAX engine (--backend jax)")
+    t.add_argument("--backend", default="sb3", choices=["sb3", "rllib", "jax"],
                    help="sb3: MaskablePPO against bots (default); rllib: multi-agent PPO "
-                        "self-play on Ray RLlib (needs the rllib extra, docs/scale-out.md)")
-    t.add_argument("--env", default="Positano-v0",
-                   help="Positano-v0 or RapaNui-v0 (rllib: also positano or rapa_nui)")
+                        "self-play on Ray RLlib (needs the rllib extra, docs/scale-out.md); jax: "
+                        "masked PPO in one jitted program (needs the jax extra, docs/jax.md)")
+    t.add_argument("--env", default=None,
+                   help="Positano-v0 (default) or RapaNui-v0 (rllib: also positano or rapa_nui)")
+    t.add_argument("--game", default=None, help="jax: rapa_nui (default) or positano")
+    t.add_argument("--opponents", default=None, choices=["self", "pool", "random"],
+                   help="jax: who plays the other seats: the learner itself (self, default), "
+                        "its past snapshots drawn by PFSP (pool) or random moves")
+    t.add_argument("--seeds", type=int, default=None,
+                   help="jax: independent learners trained in one program (default 1)")
+    t.add_argument("--minutes", type=float, default=None,
+                   help="jax: wall-clock budget (compile included)")
     t.add_argument("--players", type=int, default=None,
                    help="seats at the table (rllib default 2)")
-    t.add_argument("--timesteps", type=int, default=None)
+    t.add_argument("--timesteps", type=int, default=None,
+                   help="learner steps (jax: per seed; default 1,000,000 without --minutes)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--out", default="runs")
-    t.add_argument("--n-envs", type=int, default=None, help="sb3: in-process envs (default 8)")
+    t.add_argument("--n-envs", type=int, default=None,
+                   help="sb3: in-process envs (default 8); jax: training games per seed (512)")
     t.add_argument("--iterations", type=int, default=None,
                    help="rllib: training iterations (default 20)")
     t.add_argument("--num-env-runners", type=int, default=None,
@@ -426,7 +505,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="PPO settings over the defaults, e.g. net_arch=[64,64] "
                         "obs_scaling=none (see tabletop_gym.training.recipe(env); rllib: "
                         "lr=1e-4 hiddens=[64,64], tabletop_gym.integrations.rllib."
-                        "DEFAULT_HPARAMS)")
+                        "DEFAULT_HPARAMS; jax: num_steps=32 hidden=[256,256], "
+                        "tabletop_gym.jax.train.TrainConfig)")
     t.add_argument("--time-limit", type=float, default=None,
                    help="stop training after this many seconds")
     t.set_defaults(func=cmd_train)

@@ -20,6 +20,8 @@ An opponent may be given as:
   (``tabletop_gym.agents.llm``; needs the ``llm`` extra);
 * ``"ppo"``: the trained MaskablePPO checkpoint shipped for the game and player count
   (``tabletop_gym/agents/checkpoints/``; loading it needs the ``train`` extra);
+* ``"jax:<path>"``: a policy trained by ``tabletop_gym.jax.train`` and saved as ``.npz``, played
+  greedily with numpy alone (``tabletop_gym.agents.jax_policy``; JAX is not needed);
 * an :class:`Agent` object, or any callable ``f(observation_dict) -> int``;
 * a loaded Stable-Baselines3 model (anything with ``predict(obs, action_masks=..., ...)``),
   which plays greedily with its mask.
@@ -222,7 +224,8 @@ def make_agent(
     """Turn an opponent spec (name, Agent, callable or model) into an :class:`Agent`.
 
     Args:
-        spec: ``"random"``, ``"heuristic"``, an Agent, a callable or an SB3 model.
+        spec: ``"random"``, ``"heuristic"``, ``"jax:<path>"``, an Agent, a callable or an SB3
+            model.
         game: The game the agent plays (a heuristic reads the config).
         observer: The observer whose layout the agent's observations follow.
         rng: Generator for the agent's own randomness.
@@ -248,8 +251,14 @@ def make_agent(
             from tabletop_gym.agents.llm import agent_from_spec
 
             return agent_from_spec(spec, game_name(game), rng)  # type: ignore[return-value]
+        if spec.startswith("jax:"):
+            from tabletop_gym.agents.jax_policy import JaxPolicyAgent
+
+            return JaxPolicyAgent(spec[len("jax:"):], game_name=game_name(game),
+                                  num_players=game.num_players, observation_size=observer.size)
         raise ValueError(f"unknown opponent {spec!r}; use 'random', 'heuristic', "
-                         "'ismcts[:simulations[:rollout]]', 'ppo', 'llm:MODEL@BASE_URL', an "
+                         "'ismcts[:simulations[:rollout]]', 'ppo', 'llm:MODEL@BASE_URL', "
+                         "'jax:<checkpoint.npz>', an "
                          "Agent, a callable or a trained model")
     if hasattr(spec, "predict"):
         return model_agent(spec, game, observer, rng)

@@ -14,6 +14,12 @@ deck is a uniform permutation by the time it is dealt. A game that ends sooner (
 action can end one) gets a full shuffle at that step. A deck of several segments (Positano's
 tiles, goal cards, star sets, ...) is shuffled segment by segment.
 
+Two switches serve training and evaluation loops: ``final_observation=True`` also returns every
+seat's view of each game as the step left it (the final position of a game that just ended, which
+auto-reset has already replaced), and ``auto_reset=False`` leaves finished games finished until
+the next :meth:`BatchedEnv.reset`. Every seat's returns of a game that ended are always in
+:attr:`TimeStep.rewards`.
+
 :class:`VectorEnv` wraps it as a ``gymnasium.vector.VectorEnv`` with numpy arrays in and out,
 for people who do not write JAX (one policy plays every seat: the observation is always that of
 the seat to act).
@@ -60,7 +66,12 @@ class TimeStep(NamedTuple):
         current_player: Int32 ``(B,)``, the seat to decide.
         rewards: Float32 ``(B, num_players)``: the returns of a game that ended in this call,
             zeros otherwise.
-        done: Bool ``(B,)``: the game ended in this call (its slot now holds a new deal).
+        done: Bool ``(B,)``: the game ended in this call (with auto-reset, its slot now holds a
+            new deal).
+        final_observation: Float32 ``(B, num_players, observation_size)`` or ``None``: with
+            ``BatchedEnv(final_observation=True)``, every seat's view of each game as the step
+            left it, before any reset; for a game that ended, its final position, so it can be
+            bootstrapped or evaluated. ``None`` otherwise (the default, which costs nothing).
     """
 
     observation: jax.Array
@@ -68,24 +79,58 @@ class TimeStep(NamedTuple):
     current_player: jax.Array
     rewards: jax.Array
     done: jax.Array
+    final_observation: jax.Array | None = None
 
 
 @dataclasses.dataclass(frozen=True)
 class BatchedEnv:
-    """``batch_size`` games of one :class:`~tabletop_gym.jax.core.BatchedGame`, auto-reset."""
+    """``batch_size`` games of one :class:`~tabletop_gym.jax.core.BatchedGame`.
+
+    Attributes:
+        game: The batched game.
+        batch_size: Games stepped at once.
+        auto_reset: Deal anew, in the same step, wherever a game ends (the default). With
+            ``False`` a finished game stays finished until :meth:`reset`: later steps leave it
+            unchanged and report it with ``current_player`` negative, an all-zero observation, an
+            all-False mask, zero rewards and ``done`` False (``done`` is True only in the step it
+            ended).
+        final_observation: Also return every seat's view of every game as the step left it
+            (:attr:`TimeStep.final_observation`); it costs ``num_players`` observations a step.
+    """
 
     game: BatchedGame
     batch_size: int
+    auto_reset: bool = True
+    final_observation: bool = False
 
-    def _timestep(self, games: Any, rewards: jax.Array, done: jax.Array) -> TimeStep:
+    def observe_all(self, games: Any) -> jax.Array:
+        """Float32 ``(B, num_players, observation_size)``: every seat's view of every game."""
+        n = self.game.num_players
+        # One vmap over (game, seat) pairs: a vmap over seats nested in the vmap over games
+        # hangs XLA's CPU runtime once a third vmap (over training seeds) is added.
+        pairs = jax.tree.map(lambda x: jnp.repeat(x, n, axis=0), games)
+        seats = jnp.tile(jnp.arange(n, dtype=jnp.int32), self.batch_size)
+        views = jax.vmap(self.game.observe)(pairs, seats)
+        return views.reshape(self.batch_size, n, -1)
+
+    def _timestep(
+        self, games: Any, rewards: jax.Array, done: jax.Array, final: jax.Array | None = None
+    ) -> TimeStep:
         g = self.game
         player = jax.vmap(g.current_player)(games)
+        obs = jax.vmap(g.observe)(games, player)
+        mask = jax.vmap(g.legal_action_mask)(games)
+        if not self.auto_reset:
+            over = player < 0
+            obs = jnp.where(over[:, None], 0.0, obs)
+            mask = mask & ~over[:, None]
         return TimeStep(
-            observation=jax.vmap(g.observe)(games, player),
-            action_mask=jax.vmap(g.legal_action_mask)(games),
+            observation=obs,
+            action_mask=mask,
             current_player=player,
             rewards=rewards,
             done=done,
+            final_observation=final,
         )
 
     def _shuffle(self, key: jax.Array, decks: jax.Array) -> jax.Array:
@@ -130,15 +175,27 @@ class BatchedEnv:
         full = jnp.full(self.batch_size, self.game.deck.size - 1, jnp.int32)
         zeros = jnp.zeros((self.batch_size, self.game.num_players), jnp.float32)
         state = EnvState(games, key, self._shuffle(k2, base), full)
-        return state, self._timestep(games, zeros, jnp.zeros(self.batch_size, bool))
+        final = self.observe_all(games) if self.final_observation else None
+        return state, self._timestep(games, zeros, jnp.zeros(self.batch_size, bool), final)
 
     @functools.partial(jax.jit, static_argnums=0)
     def step(self, state: EnvState, actions: jax.Array) -> tuple[EnvState, TimeStep]:
-        """Apply one action per game (that of its seat to decide); deal anew where one ended."""
+        """Apply one action per game (that of its seat to decide); deal anew where one ended.
+
+        Without auto-reset, a game already over is left as it is (its action is ignored).
+        """
         g = self.game
+        if not self.auto_reset:
+            was_over = jax.vmap(g.terminated)(state.games)
+            games = jax.vmap(g.step)(state.games, actions)
+            done = jax.vmap(g.terminated)(games) & ~was_over
+            rewards = self._rewards(games, done)
+            final = self.observe_all(games) if self.final_observation else None
+            return state._replace(games=games), self._timestep(games, rewards, done, final)
         games = jax.vmap(g.step)(state.games, actions)
         done = jax.vmap(g.terminated)(games)
         rewards = self._rewards(games, done)
+        final = self.observe_all(games) if self.final_observation else None
         key, k1, k2 = jax.random.split(state.key, 3)
         size = g.deck.size
         decks, i = state.next_decks, state.shuffled
@@ -166,7 +223,7 @@ class BatchedEnv:
             a, b = decks[rows, i], decks[rows, j]
             decks = decks.at[rows, i].set(b).at[rows, j].set(a)
             i = jnp.minimum(i + 1, size - 1)
-        return EnvState(games, key, decks, i), self._timestep(games, rewards, done)
+        return EnvState(games, key, decks, i), self._timestep(games, rewards, done, final)
 
 
 class VectorEnv(gymnasium.vector.VectorEnv):

@@ -1,0 +1,138 @@
+"""Learner steps per second of ``tabletop_gym.jax.train`` over whole PPO iterations.
+
+An iteration is the rollout (``num_envs × num_steps`` decisions of training games, plus the
+games against random), the per-seat credit assignment and ``epochs × minibatches`` updates, in one
+jitted call; learner steps are the decisions that enter the loss. The first call compiles, so it
+is timed apart (``compile_and_first_s``); the rate is the median over the later iterations, in
+wall-clock time (the program uses every core XLA is given).
+
+With ``--sb3``, the same row also times sb3-contrib's ``MaskablePPO`` on the game's
+single-agent env against random opponents (8 envs × 256 steps per rollout, 4 epochs of
+minibatches of 512, the same separate 2-layer tanh actor and critic, the same PPO settings), over
+whole ``learn`` calls after one untimed iteration, and reports the ratio.
+
+Usage: ``python bench/jax_train.py [--game rapa_nui] [--players 2] [--num-envs 512]
+[--num-steps 64] [--hidden 64 64] [--opponents self] [--seeds 1] [--iterations 5] [--sb3]``;
+prints one JSON row. Needs the ``jax`` extra (and the ``train`` extra for ``--sb3``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from typing import Any
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+
+def measure(game: str, players: int, num_envs: int, num_steps: int, hidden: tuple[int, ...],
+            opponents: str, seeds: int, iterations: int) -> dict[str, Any]:
+    """Compile time and the median learner steps/s over ``iterations`` timed iterations."""
+    import jax
+
+    from tabletop_gym.jax.core import make
+    from tabletop_gym.jax.train import TrainConfig, Trainer
+    from tabletop_gym.provenance import git_commit
+
+    config = TrainConfig(num_envs=num_envs, num_steps=num_steps, hidden=hidden,
+                         opponents=opponents)
+    trainer = Trainer(make(game, num_players=players), config)
+    init, update = trainer.compiled
+    runner = init(jax.random.split(jax.random.PRNGKey(0), seeds))
+    jax.block_until_ready(runner)
+    t0 = time.perf_counter()
+    runner, m = update(runner)
+    jax.block_until_ready(m)
+    compile_s = time.perf_counter() - t0
+    rates = []
+    for _ in range(iterations):
+        t0 = time.perf_counter()
+        runner, m = update(runner)
+        steps = int(jax.device_get(m["learner_steps"]).sum())
+        rates.append(steps / (time.perf_counter() - t0))
+    return {
+        "game": game, "players": players, "num_envs": num_envs, "num_steps": num_steps,
+        "hidden": list(hidden), "opponents": opponents, "seeds": seeds,
+        "eval_envs": config.eval_envs, "epochs": config.epochs,
+        "minibatches": config.minibatches, "compile_and_first_s": round(compile_s, 1),
+        "learner_steps_per_s": round(statistics.median(rates)),
+        "min_max": [round(min(rates)), round(max(rates))], "iterations": iterations,
+        "backend": jax.default_backend(), "cpus": os.cpu_count(),
+        "load_avg": [round(x, 2) for x in os.getloadavg()],
+        "python": platform.python_version(), "jax": jax.__version__, "commit": git_commit(),
+    }
+
+
+SB3_ENVS, SB3_STEPS, SB3_BATCH = 8, 256, 512
+"""MaskablePPO's rollout (envs × steps per env) and minibatch size in the ``--sb3`` row."""
+
+
+def measure_sb3(game: str, players: int, hidden: tuple[int, ...],
+                iterations: int) -> dict[str, Any]:
+    """MaskablePPO learner steps/s (wall clock) over ``iterations`` whole rollout-and-update
+    iterations on the single-agent env against random opponents."""
+    from sb3_contrib import MaskablePPO
+
+    from tabletop_gym.integrations.sb3 import make_vec_env
+    from tabletop_gym.jax.train import TrainConfig
+    from tabletop_gym.registry import game_spec
+
+    c = TrainConfig()
+    env_id = game_spec(game).gym_id
+    vec = make_vec_env(env_id, n_envs=SB3_ENVS, seed=0,
+                       env_kwargs={"num_players": players, "opponents": "random"})
+    model = MaskablePPO(
+        "MlpPolicy", vec, learning_rate=c.lr, n_steps=SB3_STEPS, batch_size=SB3_BATCH,
+        n_epochs=c.epochs, gamma=c.gamma, gae_lambda=c.gae_lambda, clip_range=c.clip_eps,
+        ent_coef=c.ent_coef, vf_coef=c.vf_coef, max_grad_norm=c.max_grad_norm,
+        policy_kwargs={"net_arch": {"pi": list(hidden), "vf": list(hidden)}},
+        seed=0, device="cpu", verbose=0,
+    )
+    per_iteration = SB3_ENVS * SB3_STEPS
+    model.learn(per_iteration)  # warm-up, untimed
+    rates = []
+    for _ in range(iterations):
+        t0 = time.perf_counter()
+        model.learn(per_iteration, reset_num_timesteps=False)
+        rates.append(per_iteration / (time.perf_counter() - t0))
+    return {"env_id": env_id, "learner_steps_per_s": round(statistics.median(rates)),
+            "min_max": [round(min(rates)), round(max(rates))], "iterations": iterations,
+            "rollout": [SB3_ENVS, SB3_STEPS], "batch_size": SB3_BATCH}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the flags, measure, print the row."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--game", default="rapa_nui", choices=["rapa_nui", "positano"])
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--num-envs", type=int, default=512)
+    p.add_argument("--num-steps", type=int, default=64)
+    p.add_argument("--hidden", type=int, nargs="+", default=[64, 64])
+    p.add_argument("--opponents", default="self", choices=["self", "pool", "random"])
+    p.add_argument("--seeds", type=int, default=1)
+    p.add_argument("--iterations", type=int, default=5)
+    p.add_argument("--sb3", action="store_true",
+                   help="also time MaskablePPO on the single-agent env, same networks")
+    a = p.parse_args(argv)
+    if a.iterations < 1 or a.seeds < 1:
+        p.error("--iterations and --seeds must be at least 1")
+    row = measure(a.game, a.players, a.num_envs, a.num_steps, tuple(a.hidden), a.opponents,
+                  a.seeds, a.iterations)
+    if a.sb3:
+        import torch
+
+        torch.set_num_threads(1)  # as make train runs it: faster than more threads for 2×64
+        sb3 = measure_sb3(a.game, a.players, tuple(a.hidden), a.iterations)
+        row["sb3_maskable_ppo"] = sb3
+        row["ratio_vs_sb3"] = round(row["learner_steps_per_s"] / sb3["learner_steps_per_s"], 1)
+    print(json.dumps(row))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
