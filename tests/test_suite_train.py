@@ -23,9 +23,9 @@ def test_sb3_recipe_trains_scores_and_resumes(tmp_path):
     recipe = RECIPES["sb3-ppo"]
     real = recipe.train
 
-    def counted(task, seed, out_dir, timesteps):
+    def counted(task, seed, out_dir, timesteps, overrides):
         calls.append((task.id, seed, timesteps))
-        return real(task, seed, out_dir, timesteps)
+        return real(task, seed, out_dir, timesteps, overrides)
 
     object.__setattr__(recipe, "train", counted)
     try:
@@ -65,3 +65,17 @@ def test_bad_requests_are_refused_before_anything_is_written(tmp_path, capsys):
     assert main(["suite", "train", "--algo", "sb3-ppo", "--timesteps", "0",
                  "--out", str(tmp_path)]) == 2
     assert "at least 1" in capsys.readouterr().err
+
+
+def test_jax_recipe_trains_from_scratch_and_plays_by_numpy(tmp_path):
+    pytest.importorskip("jax")  # the jax extra, installed by make test
+    tiny = {"num_envs": 8, "num_steps": 8, "minibatches": 2, "epochs": 1, "eval_envs": 2,
+            "hidden": [8], "pool_every": 1, "pool_size": 2}
+    doc = train_suite("core", "jax-ppo", seeds=1, out=tmp_path, timesteps=64, task_ids=[TASK],
+                      deals_per_seed=1, eval_seeds=1, overrides=tiny)
+    res = json.loads((tmp_path / "jax-ppo" / TASK / "seed-0" / "result.json").read_text())
+    assert res["overrides"] == tiny  # marked: not the recipe's own settings
+    assert res["training"]["settings"]["opponents"] == "pool"
+    assert res["training"]["timesteps"] >= 64
+    assert (tmp_path / "jax-ppo" / TASK / "seed-0" / "policy.npz").is_file()
+    assert res["row"]["games"] == 2 and doc["seeds_complete"] == [0]

@@ -43,8 +43,10 @@ class Recipe:
         version: Bumped by any change of what the recipe trains or how.
         description: One line for the docs and the results.
         timesteps: Learner steps per (task, seed) unless ``--timesteps`` says otherwise.
-        train: ``train(task, seed, out_dir, timesteps) -> (agent, info)``: trains, saves into
-            ``out_dir`` and returns the agent to score and what to record.
+        train: ``train(task, seed, out_dir, timesteps, overrides) -> (agent, info)``: trains,
+            saves into ``out_dir`` and returns the agent to score and what to record;
+            ``overrides`` change the recipe's settings (tests and quick looks only: a row
+            trained with overrides is marked so and is not the recipe's).
         load: ``load(out_dir) -> agent``: the saved agent again (scoring a resumed run).
     """
 
@@ -52,7 +54,7 @@ class Recipe:
     version: int
     description: str
     timesteps: int
-    train: Callable[[Task, int, pathlib.Path, int], tuple[Any, dict[str, Any]]]
+    train: Callable[[Task, int, pathlib.Path, int, Mapping[str, Any]], tuple[Any, dict[str, Any]]]
     load: Callable[[pathlib.Path], Any]
 
 
@@ -77,14 +79,14 @@ SB3_SETTINGS: dict[str, Any] = {"hint": False, "bc_games": 0}
 no heuristic input and no warm-up (from scratch)."""
 
 
-def _sb3_train(task: Task, seed: int, out_dir: pathlib.Path,
-               timesteps: int) -> tuple[Any, dict[str, Any]]:
+def _sb3_train(task: Task, seed: int, out_dir: pathlib.Path, timesteps: int,
+               overrides: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
     from tabletop_gym.training import train
 
     env_id, env_kwargs = _sb3_env(task)
     res = train(env_id=env_id, timesteps=timesteps, seed=seed, out=out_dir, n_envs=8,
                 eval_games=0, progress_bar=False, env_kwargs=env_kwargs,
-                hparams=dict(SB3_SETTINGS), verbose=False)
+                hparams={**SB3_SETTINGS, **overrides}, verbose=False)
     model_path = res.run_dir / "model.zip"
     target = out_dir / "model.zip"
     model_path.replace(target)
@@ -101,12 +103,47 @@ def _sb3_load(out_dir: pathlib.Path) -> Any:
     return MaskablePPO.load(out_dir / "model.zip", device="cpu")
 
 
+def _jax_train(task: Task, seed: int, out_dir: pathlib.Path, timesteps: int,
+               overrides: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+    from tabletop_gym.jax.train import TrainConfig, train
+
+    # From scratch, without the bots: against a pool of the learner's own frozen snapshots
+    # (solo: the learner alone against the automa inside the engine).
+    settings = {"opponents": "self" if task.mode == "solo" else "pool", **overrides}
+    if "hidden" in settings:
+        settings["hidden"] = tuple(settings["hidden"])
+    config = TrainConfig(**settings)
+    env_config = {k: v for k, v in task.config.items() if k != "num_players"}
+    cpu0 = time.process_time()
+    summary = train(task.game, task.num_players, config=config, seeds=1, seed=seed,
+                    timesteps=timesteps, out=out_dir, eval_games=0, progress=False,
+                    env_config=env_config, echo=lambda _line: None)
+    cpu = time.process_time() - cpu0
+    target = out_dir / "policy.npz"
+    pathlib.Path(summary["policy"]).replace(target)
+    info = {"timesteps": int(summary["learner_steps_per_seed"][0]),
+            "train_seconds": summary["seconds"], "cpu_seconds": round(cpu, 1),
+            "compile_and_first_iteration_s": summary["compile_and_first_iteration_s"],
+            "learner_steps_per_s": summary["learner_steps_per_s"],
+            "settings": summary["train"], "run_dir": pathlib.Path(summary["run_dir"]).name}
+    return _jax_load(out_dir), info
+
+
+def _jax_load(out_dir: pathlib.Path) -> Any:
+    return f"jax:{out_dir / 'policy.npz'}"
+
+
 RECIPES: dict[str, Recipe] = {
     "sb3-ppo": Recipe(
         "sb3-ppo", 1,
         "sb3-contrib MaskablePPO from scratch (plain MLP, no heuristic input, no warm-up) in the "
         "task's single-agent env; on self-play tasks against heuristic bots",
         200_000, _sb3_train, _sb3_load),
+    "jax-ppo": Recipe(
+        "jax-ppo", 1,
+        "tabletop_gym.jax.train masked PPO from scratch on the batched engine (2x64, PFSP pool of "
+        "its own snapshots; solo: alone against the automa), played by its numpy policy",
+        2_000_000, _jax_train, _jax_load),
 }
 """The recipes ``suite train --algo`` knows."""
 
@@ -125,6 +162,7 @@ def train_suite(
     deals_per_seed: int | None = None,
     eval_seeds: int | None = None,
     progress: bool = False,
+    overrides: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Train and score one agent per (task, training seed); the gathered results document.
 
@@ -139,6 +177,8 @@ def train_suite(
             (quick looks and tests; recorded, and not comparable with the protocol's).
         eval_seeds: Evaluation seeds (default: the suite's).
         progress: Print a line per finished (task, seed).
+        overrides: Change the recipe's settings (tests and quick looks; recorded in every row,
+            which is then not the recipe's).
 
     Raises:
         ValueError: On an unknown recipe, suite or task, or a budget below 1, before anything
@@ -168,7 +208,7 @@ def train_suite(
             run_dir = path.parent
             run_dir.mkdir(parents=True, exist_ok=True)
             cpu0 = time.process_time()
-            agent, info = recipe.train(task, seed, run_dir, budget)
+            agent, info = recipe.train(task, seed, run_dir, budget, dict(overrides or {}))
             scored = run_suite(suite, agent, seeds=eval_seeds, deals_per_seed=deals_per_seed,
                                task_ids=[task.id], agent_label=f"{recipe.name} seed {seed}",
                                references=refs, bootstrap_reps=200)
@@ -176,7 +216,8 @@ def train_suite(
             doc = {"format": TRAIN_FORMAT, "format_version": TRAIN_FORMAT_VERSION,
                    "recipe": recipe.name, "recipe_version": recipe.version,
                    "recipe_description": recipe.description, "task": task.id, "seed": seed,
-                   "timesteps_budget": budget, "training": info,
+                   "timesteps_budget": budget, "overrides": dict(overrides or {}),
+                   "training": info,
                    "cpu_seconds_in_process": round(time.process_time() - cpu0, 1),
                    "protocol": scored["protocol"], "row": row,
                    "metadata": metadata(command="tabletop-gym suite train")}
