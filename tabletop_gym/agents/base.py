@@ -243,10 +243,10 @@ def make_agent(
 
             sims, rollout = parse_spec(spec)
             return ISMCTSAgent(game, observer, rng, simulations=sims, rollout=rollout)
-        if spec == "heuristic":
+        if spec == "heuristic" or spec.startswith("heuristic:"):
             from tabletop_gym.agents.heuristic import heuristic_for
 
-            return heuristic_for(game, observer, rng)
+            return heuristic_for(game, observer, rng, spec.partition(":")[2] or None)
         if spec.startswith("llm:"):
             from tabletop_gym.agents.llm import agent_from_spec
 
@@ -256,7 +256,7 @@ def make_agent(
 
             return JaxPolicyAgent(spec[len("jax:"):], game_name=game_name(game),
                                   num_players=game.num_players, observation_size=observer.size)
-        raise ValueError(f"unknown opponent {spec!r}; use 'random', 'heuristic', "
+        raise ValueError(f"unknown opponent {spec!r}; use 'random', 'heuristic[:variant]', "
                          "'ismcts[:simulations[:rollout]]', 'ppo', 'llm:MODEL@BASE_URL', "
                          "'jax:<checkpoint.npz>', an "
                          "Agent, a callable or a trained model")

@@ -9,6 +9,7 @@ against opponents, the view it takes from their buildings behind it.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from typing import ClassVar
@@ -113,6 +114,44 @@ _OPP_HIDE_2P = 0.8
 _SOLO_AMP = 0.4
 _SOLO_SCALE = 8.0
 _EPS = 1e-9
+
+
+@dataclasses.dataclass(frozen=True)
+class PositanoPriorities:
+    """The weights a variant of the bot changes (points); the defaults are the bot's own.
+
+    A variant is the same bot with other priorities: a population of players that value blocks,
+    goals and rivals differently, none of which any training recipe plays against (the held-out
+    population of the results page).
+
+    Attributes:
+        mu_hi: Worth of a block kept for later while the colour's future buildings are short.
+        mu_hi_solo: The same in the solo game.
+        future_hide: Share of the expected view loss to lots in front that are still open.
+        future_hide_solo: The same in the solo game.
+        first_block: Worth of the first block of a building still to come.
+        competition: Per-building value of a competition goal while its race is open.
+        rival_view: Worth of a point of view taken from the one opponent (2 players).
+    """
+
+    mu_hi: float = _MU_HI
+    mu_hi_solo: float = _MU_HI_SOLO
+    future_hide: float = _FUTURE_HIDE
+    future_hide_solo: float = _FUTURE_HIDE_SOLO
+    first_block: float = _FIRST_BLOCK
+    competition: float = _COMP_OPEN
+    rival_view: float = _OPP_HIDE_2P
+
+
+VARIANTS: dict[str, PositanoPriorities] = {
+    # Keeps blocks for the buildings to come and bids for them: tall late buildings.
+    "hoarder": PositanoPriorities(mu_hi=3.5, mu_hi_solo=2.5, first_block=6.0),
+    # Spends what it has now: builds tall early and rarely keeps blocks back.
+    "spender": PositanoPriorities(mu_hi=1.0, mu_hi_solo=0.7),
+    # Plays its own board: ignores the view it takes from the rival and the goal races.
+    "loner": PositanoPriorities(competition=0.5, rival_view=0.0),
+}
+"""Named variants (``heuristic:NAME``) of the Positano bot."""
 
 
 def _clip(x: float, lo: float, hi: float) -> float:
@@ -297,8 +336,11 @@ class PositanoHeuristic:
     """
 
     name = "heuristic"
+    variants: ClassVar[dict[str, PositanoPriorities]] = VARIANTS
+    """Named variants (``heuristic:NAME``)."""
 
-    def __init__(self, game: Game, observer: Observer, rng: np.random.Generator | None = None):
+    def __init__(self, game: Game, observer: Observer, rng: np.random.Generator | None = None,
+                 priorities: PositanoPriorities | None = None):
         """Bind the bot to an observation layout.
 
         Args:
@@ -307,7 +349,9 @@ class PositanoHeuristic:
             observer: The observer whose layout the observations follow (the Positano observer
                 or the turn-based observer extending it); slices are found by name.
             rng: Generator used to break ties between equally valued actions.
+            priorities: Weights of a variant (default: the bot's own).
         """
+        self.priorities = PositanoPriorities() if priorities is None else priorities
         self.game = game
         self.observer = observer
         self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
@@ -353,8 +397,9 @@ class PositanoHeuristic:
         w.nc = 2 if w.solo else w.n
         nc = w.nc
         # Solo: the player also keeps Otto's buildings in front short, so open lots hide less.
-        w.fut_hide = _FUTURE_HIDE_SOLO if w.solo else _FUTURE_HIDE
-        w.mu_hi = _MU_HI_SOLO if w.solo else _MU_HI
+        pri = self.priorities
+        w.fut_hide = pri.future_hide_solo if w.solo else pri.future_hide
+        w.mu_hi = pri.mu_hi_solo if w.solo else pri.mu_hi
         w.size = C.BOARD_SIZES[s["board_size"].tolist().index(1.0)]
         w.rleft = int(s["rounds_left"][0])
         ac = s["acting_colour"].tolist()
@@ -481,7 +526,7 @@ class PositanoHeuristic:
         if w.solo:
             return -1.0
         if w.n == 2:
-            return _OPP_HIDE_2P
+            return self.priorities.rival_view
         return 1.0 / (w.n - 1)
 
     def _behind(self, w: _View, colour: int, pos: int, h: int, ow: float) -> float:
@@ -503,7 +548,7 @@ class PositanoHeuristic:
     def _comp_weight(self, mine: int, others: list[int]) -> float:
         """Per-building worth of a competition goal while it is contested or settled."""
         best = max(others) if others else 0
-        return _COMP_OPEN if mine <= best + 1 else _COMP_SETTLED
+        return self.priorities.competition if mine <= best + 1 else _COMP_SETTLED
 
     def _pos_goals(self, w: _View, colour: int, pos: int) -> float:
         """Goal worth of a new building of ``colour`` at ``pos`` that does not depend on height."""
@@ -531,7 +576,8 @@ class PositanoHeuristic:
             for p in mine:
                 col_counts[C.LOT_COLUMNS[p]] += 1
             best = max(col_counts)
-            val += _COMP_OPEN * (1.0 if col_counts[C.LOT_COLUMNS[pos]] + 1 > best else 0.3)
+            open_race = col_counts[C.LOT_COLUMNS[pos]] + 1 > best
+            val += self.priorities.competition * (1.0 if open_race else 0.3)
         if "gruppo" in goals:
             val += _GROUP_STEP * self._group_growth(w, colour, own_n)
         return val
@@ -623,7 +669,7 @@ class PositanoHeuristic:
         shortfall, critical, hi = need
         if stock < critical:
             # Without it a coming lot stays empty: a whole building and its goals are lost.
-            return _FIRST_BLOCK
+            return self.priorities.first_block
         x = _clip((shortfall - stock) / _MU_WIDTH + 0.5, 0.0, 1.0)
         return _MU_LO + (hi - _MU_LO) * x
 

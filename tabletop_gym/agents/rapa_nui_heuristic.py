@@ -17,9 +17,10 @@ computation, in the same order, so its decisions are exactly those of the plain 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from operator import mul, sub
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -90,6 +91,42 @@ _END_VALUE = 40.0
 _OFFER_OPP_WEIGHT = 0.5
 # Tie-break weight that lifts the stone count of the kinds one holds most.
 _LIFT_WEIGHT = 0.01
+
+
+@dataclasses.dataclass(frozen=True)
+class RapaNuiPriorities:
+    """The weights a variant of the bot changes; the defaults are the bot's own.
+
+    A variant is the same bot with other priorities: a population of players that value wood,
+    offerings and rivals differently, none of which any training recipe plays against (the
+    held-out population of the results page).
+
+    Attributes:
+        wood_scale: Factor on the value of a wood unit, early and late.
+        offer_round_value: What the offering round of one's own Moai adds beyond the Moai.
+        prior_kind_value: Value of an offering of a kind the stone does not rank yet.
+        stone_trust: Stone cards at which the stone's ranking is trusted fully.
+        offer_opp_weight: Weight of the opponents' estimated holdings in choosing an offering.
+        extra_draw_value: Value of each extra card drawn this turn.
+    """
+
+    wood_scale: float = 1.0
+    offer_round_value: float = _OFFER_ROUND_VALUE
+    prior_kind_value: float = _PRIOR_KIND_VALUE
+    stone_trust: float = _STONE_TRUST
+    offer_opp_weight: float = _OFFER_OPP_WEIGHT
+    extra_draw_value: float = _EXTRA_DRAW_VALUE
+
+
+VARIANTS: dict[str, RapaNuiPriorities] = {
+    # Wood first: woodcutters and Moai over offerings.
+    "woodsman": RapaNuiPriorities(wood_scale=1.6),
+    # Offerings first: Moai for their offering rounds, unranked kinds trusted early.
+    "mystic": RapaNuiPriorities(offer_round_value=2.0, prior_kind_value=2.5, stone_trust=4.0),
+    # Plays its own hand: ignores what the opponents may hold and draws more.
+    "loner": RapaNuiPriorities(offer_opp_weight=0.0, extra_draw_value=1.2),
+}
+"""Named variants (``heuristic:NAME``) of the Rapa Nui bot."""
 # A Moai split takes wood for at most this many Moai waiting in hand (7 wood each).
 _MOAI_SAVE_MAX = 2
 # Below this share of the game left, spare wood is hardly turned into Moai any more.
@@ -152,8 +189,9 @@ class _Tables:
         self.opp: dict[_Opponents, dict[tuple[int, ...], float]] = {}
 
 
-# Per (player count, zero rule, H&G bonus switch): everything the memoised valuations depend on.
-_TABLES: dict[tuple[int, bool, bool], _Tables] = {}
+# Per (player count, zero rule, H&G bonus switch, priorities): everything the memoised valuations
+# depend on.
+_TABLES: dict[tuple[int, bool, bool, RapaNuiPriorities], _Tables] = {}
 
 # Per opponent: offering cards held, the weight of each kind (their kinds are hidden; they gain
 # mostly the kinds they have H&G of) and the weights' sum.
@@ -276,17 +314,22 @@ class RapaNuiHeuristic:
     """
 
     name = "heuristic"
+    variants: ClassVar[dict[str, RapaNuiPriorities]] = VARIANTS
+    """Named variants (``heuristic:NAME``)."""
     needs_state = False
     """It decides from its observation alone (said here, so no caller has to look it up)."""
 
-    def __init__(self, game: Game, observer: Observer, rng: np.random.Generator | None = None):
+    def __init__(self, game: Game, observer: Observer, rng: np.random.Generator | None = None,
+                 priorities: RapaNuiPriorities | None = None):
         """Bind the bot to a game config and its observation layout.
 
         Args:
             game: The Rapa Nui game; only its config switches are read, never a state.
             observer: The observer whose layout the observations follow.
             rng: Generator (or seed) that breaks ties between equally valued actions.
+            priorities: Weights of a variant (default: the bot's own).
         """
+        self.priorities = p = RapaNuiPriorities() if priorities is None else priorities
         self.game = game
         self.observer = observer
         self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
@@ -296,7 +339,8 @@ class RapaNuiHeuristic:
         self._hg_bonus = bool(getattr(cfg, "hunter_gatherer_majority_bonus", True))
         self._totals = card_totals(self._n)
         self._opp_weight = _OPP_WEIGHT if self._n == 2 else _OPP_WEIGHT_MULTI
-        self._wood_early = _WOOD_EARLY[min(self._n, 4) - 2]
+        self._wood_early = p.wood_scale * _WOOD_EARLY[min(self._n, 4) - 2]
+        self._wood_late = p.wood_scale * _WOOD_LATE
         # A decision reads the vector as one Python list (far cheaper to read than numpy
         # scalars) holding only the slices it uses, each per-seat slice cut to the seats there
         # are; the column one-hot block, over half the vector, is read through its set entries.
@@ -341,7 +385,8 @@ class RapaNuiHeuristic:
         self._attach_memo_tables()
 
     def _attach_memo_tables(self) -> None:
-        tables = _TABLES.setdefault((self._n, self._zero_rule, self._hg_bonus), _Tables())
+        tables = _TABLES.setdefault((self._n, self._zero_rule, self._hg_bonus, self.priorities),
+                                    _Tables())
         self._step_memo = tables.step
         self._dense_memo = tables.dense
         self._estimate_memo = tables.estimate
@@ -414,15 +459,16 @@ class RapaNuiHeuristic:
             cards, saving, stone, stone_all, stocked = key
             got.scorings_left = max(0.0, cards / _DRAWS_PER_TURN)
             got.stage = stage = _stage(cards)
-            wv = _WOOD_LATE + (self._wood_early - _WOOD_LATE) * stage
+            wv = self._wood_late + (self._wood_early - self._wood_late) * stage
             if saving and stage > _LATE_STAGE:
                 wv += _WOOD_SAVING
             got.wood_value = wv
             now = self._dense(stone)
             # A thin stone ranks kinds by chance; late in the game few offering rounds remain,
             # so the present ranking is what will count.
-            trust = max(min(1.0, stone_all / _STONE_TRUST), 1.0 - stage)
-            got.kind_value = tuple(trust * x + (1.0 - trust) * _PRIOR_KIND_VALUE for x in now)
+            p = self.priorities
+            trust = max(min(1.0, stone_all / p.stone_trust), 1.0 - stage)
+            got.kind_value = tuple(trust * x + (1.0 - trust) * p.prior_kind_value for x in now)
             got.stone = stone
             units = [0.0] * NUM_CARD_TYPES
             units[WOODCUTTER] = wv
@@ -434,7 +480,7 @@ class RapaNuiHeuristic:
             got.coef = tuple(
                 got.scorings_left * _REVEAL_SHARE[t] * units[t] for t in range(NUM_CARD_TYPES)
             )
-            got.moai_value = MOAI_END_VP + _OFFER_ROUND_VALUE - MOAI_COST * wv
+            got.moai_value = MOAI_END_VP + p.offer_round_value - MOAI_COST * wv
             got.per_turn = got.scorings_left / self._n
             _remember(self._estimate_memo, key, got)
         return got
@@ -559,7 +605,7 @@ class RapaNuiHeuristic:
                 k, extra = PLAY_HG_RANGE.decode(a)
                 # Extra H&G cost a wood each but also draw an extra card each.
                 score = gain(HG + k, extra + 1)[0]
-                score += extra * (_EXTRA_DRAW_VALUE - wv)
+                score += extra * (self.priorities.extra_draw_value - wv)
             else:  # REMOVE_MOAI (only legal choice unless the voluntary switch is on)
                 score = -_STUCK_MOAI_PENALTY
             scores.append(score)
@@ -648,7 +694,7 @@ class RapaNuiHeuristic:
         lift = _LIFT_WEIGHT * (
             hold[0] * stone[0] + hold[1] * stone[1] + hold[2] * stone[2] + hold[3] * stone[3]
         )
-        return mine - _OFFER_OPP_WEIGHT * opp_value + lift
+        return mine - self.priorities.offer_opp_weight * opp_value + lift
 
     def _act_offer(self, v: list[float], legal: Sequence[int], vec: np.ndarray) -> int:
         own = self._stone(v)
