@@ -18,6 +18,16 @@ pytest.importorskip("sb3_contrib")  # the train extra, installed by make test
 TASK = "RapaNui-2p-vsHeuristic-v0"
 
 
+@pytest.fixture(autouse=True)
+def tiny_population(monkeypatch):
+    """The held-out scores of a trained row on one deal against two cheap opponents."""
+    from tabletop_gym.tasks import held_out
+
+    monkeypatch.setattr(held_out, "SEEDS", 1)
+    monkeypatch.setattr(held_out, "GAMES_PER_OPPONENT", 2)
+    monkeypatch.setitem(held_out.POPULATION, "rapa_nui", ("heuristic:mystic", "random"))
+
+
 def test_sb3_recipe_trains_scores_and_resumes(tmp_path):
     calls = []
     recipe = RECIPES["sb3-ppo"]
@@ -42,6 +52,9 @@ def test_sb3_recipe_trains_scores_and_resumes(tmp_path):
             # one deal from each of the 2 seats, one evaluation seed
             assert res["row"]["games"] == 2 and res["protocol"]["deals_per_seed"] == {TASK: 1}
             assert (tmp_path / "sb3-ppo" / TASK / f"seed-{seed}" / "model.zip").is_file()
+            # and scored against the held-out population: one deal from both seats
+            assert {o: c["games"] for o, c in res["held_out"]["by_opponent"].items()} == {
+                "heuristic:mystic": 2, "random": 2}
         assert doc["seeds_complete"] == [0, 1]
         assert doc["aggregate"]["runs"] == 2 and doc["aggregate"]["tasks"] == [TASK]
         # resumed: the finished (task, seed) pairs are not trained again, a new seed is
@@ -50,6 +63,16 @@ def test_sb3_recipe_trains_scores_and_resumes(tmp_path):
         assert calls[2:] == [(TASK, 2, 128)]
         assert again["seeds_complete"] == [0, 1, 2]
         assert gather(tmp_path, "sb3-ppo", "core", [TASK])["runs"] == again["runs"]
+        # A row finished before the held-out population gets its scores from its checkpoint
+        # on the next run, and is not trained again.
+        path = tmp_path / "sb3-ppo" / TASK / "seed-0" / "result.json"
+        res = json.loads(path.read_text())
+        kept = res.pop("held_out")
+        path.write_text(json.dumps(res))
+        train_suite("core", "sb3-ppo", seeds=3, out=tmp_path, timesteps=128, task_ids=[TASK],
+                    deals_per_seed=1, eval_seeds=1)
+        assert calls[3:] == []
+        assert json.loads(path.read_text())["held_out"] == kept
     finally:
         object.__setattr__(recipe, "train", real)
 

@@ -154,6 +154,15 @@ def cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_held_out(args: argparse.Namespace) -> int:
+    """Score the random agent and the heuristic bot against the held-out population."""
+    from tabletop_gym.tasks import held_out, suite_tasks
+
+    held_out.compute_references(suite_tasks(args.suite), out=args.out, progress=True)
+    print(f"saved {args.out}")
+    return 0
+
+
 def cmd_docs(args: argparse.Namespace) -> int:
     """Write docs/tasks.md from the registry."""
     from tabletop_gym.tasks.catalog import docs_page
@@ -239,6 +248,12 @@ def add_suite_parser(sub: Any) -> None:
     ref.add_argument("--jobs", type=int, default=1)
     ref.add_argument("--out", default=None)
     ref.set_defaults(func=cmd_references)
+
+    ho = ss.add_parser("held-out", help="the references against the held-out opponent population "
+                       "(random and heuristic on every multi-player task of a suite; resumable)")
+    ho.add_argument("--suite", default="core", choices=sorted(SUITES))
+    ho.add_argument("--out", default="benchmarks/held-out/references.json")
+    ho.set_defaults(func=cmd_held_out)
 
     doc = ss.add_parser("docs", help="regenerate docs/tasks.md from the registry")
     doc.add_argument("--out", default=str(DOCS_PAGE))

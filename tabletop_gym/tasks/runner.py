@@ -27,6 +27,7 @@ import json
 import math
 import pathlib
 import sys
+import time
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -96,20 +97,22 @@ def deals_needed(return_sd: float, span: float, task: Task, seeds: int,
 
 def _play(
     task: Task, agent: Any, seeds: Sequence[int], deals_per_seed: int,
+    opponents: Sequence[str] | None = None, first_deal: int = 0,
 ) -> tuple[list[float], list[float], dict[str, dict[str, list[float]]]]:
     """The protocol's games: per-seed scores, every game's return, and per opponent table."""
     if deals_per_seed < 1:
         raise ValueError(f"deals_per_seed must be at least 1, got {deals_per_seed}")
+    tables = tuple(task.reference_opponents if opponents is None else opponents)
     per_seed: list[float] = []
     returns: list[float] = []
     by_opp: dict[str, dict[str, list[float]]] = {
-        o: {"returns": [], "outcomes": [], "scores": []} for o in task.reference_opponents
+        o: {"returns": [], "outcomes": [], "scores": []} for o in tables
     }
     for s in seeds:
         seed_means = []
-        for opp in task.reference_opponents:
+        for opp in tables:
             res = evaluate(task.game, agent, opp, n_games=_games(task, deals_per_seed),
-                           seed=deal_base(s), **task.config, **task.env_settings)
+                           seed=first_deal + deal_base(s), **task.config, **task.env_settings)
             rets = [float(g["return"]) for g in res.per_game]
             seed_means.append(float(np.mean(rets)))
             returns.extend(rets)
@@ -120,7 +123,8 @@ def _play(
     return per_seed, returns, by_opp
 
 
-def score_task(task: Task, agent: Any, seeds: Sequence[int], deals_per_seed: int) -> dict[str, Any]:
+def score_task(task: Task, agent: Any, seeds: Sequence[int], deals_per_seed: int,
+               opponents: Sequence[str] | None = None, first_deal: int = 0) -> dict[str, Any]:
     """Play the protocol on one task; the per-seed scores, the pooled interval and breakdowns.
 
     Args:
@@ -128,8 +132,11 @@ def score_task(task: Task, agent: Any, seeds: Sequence[int], deals_per_seed: int
         agent: Agent spec (``"random"``, ``"heuristic"``, an Agent, a callable, a model).
         seeds: Evaluation seeds.
         deals_per_seed: Deals of every seed.
+        opponents: Tables of opponents to play against instead of the task's reference
+            opponents (the held-out population, :mod:`tabletop_gym.tasks.held_out`).
+        first_deal: Engine seed added to every deal's (another block of deals).
     """
-    per_seed, returns, by_opp = _play(task, agent, seeds, deals_per_seed)
+    per_seed, returns, by_opp = _play(task, agent, seeds, deals_per_seed, opponents, first_deal)
     _, lo, hi = mean_interval(returns)
     breakdown = {}
     for opp, d in by_opp.items():
@@ -362,6 +369,7 @@ def run_suite(
                 else protocol_deals(t, refs) or FALLBACK_DEALS for t in tasks}
     seed_list = list(range(n_seeds))
     rows = []
+    cpu0 = time.process_time()
     for task in tasks:
         row: dict[str, Any] = {
             "id": task.id, "name": task.name, "version": task.version, "game": task.game,
@@ -406,6 +414,7 @@ def run_suite(
                              tasks={t.id: t.version for t in tasks}),
         "tasks": rows,
         "aggregate": aggregate(rows, reps=bootstrap_reps),
+        "cpu_seconds": round(time.process_time() - cpu0, 1),
     }
 
 

@@ -8,7 +8,9 @@ and writes, under ``OUT/<recipe>/<task>/seed-<s>/``:
 
 * the checkpoint and the trainer's own files (its ``summary.json`` with the CPU seconds);
 * ``result.json``: the task's results row (score, interval, normalised score per evaluation
-  seed), the recipe, its version and budget, the training seed and the CPU seconds.
+  seed), the recipe, its version and budget, the training seed and the CPU seconds, and on a
+  multi-player task the agent's scores against the held-out population
+  (:mod:`tabletop_gym.tasks.held_out`).
 
 A finished (task, seed) is never trained again (its ``result.json`` is the mark), so a run can
 be stopped and resumed, here or on another machine with the folder copied. ``OUT/<recipe>/
@@ -27,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tabletop_gym.provenance import metadata
-from tabletop_gym.tasks import SUITES, Task, suite_tasks
+from tabletop_gym.tasks import SUITES, Task, held_out, suite_tasks
 from tabletop_gym.tasks.runner import aggregate, load_references, run_suite, write_results
 
 TRAIN_FORMAT = "tabletop-gym-suite-train"
@@ -48,6 +50,7 @@ class Recipe:
             ``overrides`` change the recipe's settings (tests and quick looks only: a row
             trained with overrides is marked so and is not the recipe's).
         load: ``load(out_dir) -> agent``: the saved agent again (scoring a resumed run).
+        checkpoint: The file in ``out_dir`` that ``load`` reads.
     """
 
     name: str
@@ -56,6 +59,7 @@ class Recipe:
     timesteps: int
     train: Callable[[Task, int, pathlib.Path, int, Mapping[str, Any]], tuple[Any, dict[str, Any]]]
     load: Callable[[pathlib.Path], Any]
+    checkpoint: str
 
 
 def _sb3_env(task: Task) -> tuple[str, dict[str, Any]]:
@@ -138,12 +142,12 @@ RECIPES: dict[str, Recipe] = {
         "sb3-ppo", 1,
         "sb3-contrib MaskablePPO from scratch (plain MLP, no heuristic input, no warm-up) in the "
         "task's single-agent env; on self-play tasks against heuristic bots",
-        200_000, _sb3_train, _sb3_load),
+        200_000, _sb3_train, _sb3_load, "model.zip"),
     "jax-ppo": Recipe(
         "jax-ppo", 1,
         "tabletop_gym.jax.train masked PPO from scratch on the batched engine (2x64, PFSP pool of "
         "its own snapshots; solo: alone against the automa), played by its numpy policy",
-        2_000_000, _jax_train, _jax_load),
+        2_000_000, _jax_train, _jax_load, "policy.npz"),
 }
 """The recipes ``suite train --algo`` knows."""
 
@@ -204,7 +208,10 @@ def train_suite(
         for task in tasks:
             path = _result_path(root, recipe, task.id, seed)
             if path.is_file():
-                continue  # finished before: never redone
+                # Finished before: never trained again. A row scored before the held-out
+                # population existed gets its held-out scores while its checkpoint is here.
+                _add_held_out(recipe, task, path, progress)
+                continue
             run_dir = path.parent
             run_dir.mkdir(parents=True, exist_ok=True)
             cpu0 = time.process_time()
@@ -221,11 +228,28 @@ def train_suite(
                    "cpu_seconds_in_process": round(time.process_time() - cpu0, 1),
                    "protocol": scored["protocol"], "row": row,
                    "metadata": metadata(command="tabletop-gym suite train")}
+            if held_out.applies(task):
+                doc["held_out"] = held_out.score(task, agent)
+                doc["cpu_seconds_in_process"] = round(time.process_time() - cpu0, 1)
             write_results(doc, path)
             if progress:
                 print(f"{recipe.name} {task.id} seed {seed}: score {row['score']:.3f}, "
                       f"normalised {row['normalized']}", flush=True)
     return gather(root, recipe.name, suite, task_ids=[t.id for t in tasks])
+
+
+def _add_held_out(recipe: Recipe, task: Task, path: pathlib.Path, progress: bool) -> None:
+    """Score a finished row against the held-out population if it lacks that and can be."""
+    doc = json.loads(path.read_text())
+    current = doc.get("held_out", {}).get("version") == held_out.HELD_OUT_VERSION
+    if current or not held_out.applies(task) or not (path.parent / recipe.checkpoint).is_file():
+        return
+    cpu0 = time.process_time()
+    doc["held_out"] = held_out.score(task, recipe.load(path.parent))
+    doc["held_out_cpu_seconds"] = round(time.process_time() - cpu0, 1)
+    write_results(doc, path)
+    if progress:
+        print(f"{recipe.name} {task.id} seed {doc['seed']}: held-out scores added", flush=True)
 
 
 def gather(out: str | pathlib.Path, algo: str, suite: str,
