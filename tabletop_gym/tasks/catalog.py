@@ -300,10 +300,13 @@ table and a plot (`report.png`; `--no-plot` writes the table only, and the plot 
 `tabletop-gym suite train --suite core --algo sb3-ppo --seeds 5` trains one agent per (task,
 training seed) by a pinned, versioned recipe, scores each with the protocol above and writes, under
 `results/suite-train/<algo>/<task>/seed-<s>/`, the checkpoint, the trainer's files and
-`result.json` (the task's results row, the recipe and its version, the budget, the CPU seconds).
-A finished (task, seed) is never trained again, so a run resumes where it stopped, on this
-machine or another with the folder copied. `<algo>/results.json` gathers the finished rows, with
-the IQM over (training seed, task) and its stratified bootstrap interval. Recipes:
+`result.json` (the task's results row, the recipe and its version, the budget, the CPU seconds,
+and on a multi-player task the scores against a held-out population of bots no recipe trains
+against: `tabletop_gym.tasks.held_out`). A finished (task, seed) is never trained again, so a run
+resumes where it stopped, on this machine or another with the folder copied. `<algo>/results.json`
+gathers the finished rows, with the IQM over (training seed, task) and its stratified bootstrap
+interval. The [results page](results.md) (`tabletop-gym suite results`) puts every row of the
+core suite side by side. Recipes:
 
 {recipes}
 

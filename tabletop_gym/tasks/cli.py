@@ -163,6 +163,21 @@ def cmd_held_out(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_results(args: argparse.Namespace) -> int:
+    """Regenerate the results page (docs/results.md and its figure) from the committed files."""
+    from tabletop_gym.tasks import results
+
+    if args.check:
+        if results.check(args.root, args.out):
+            print(f"{args.out} is current")
+            return 0
+        print(f"{args.out} is stale: run `tabletop-gym suite results`", file=sys.stderr)
+        return 1
+    results.write(args.root, args.out, None if args.no_figure else args.figure)
+    print(f"saved {args.out}" + ("" if args.no_figure else f" and {args.figure}"))
+    return 0
+
+
 def cmd_docs(args: argparse.Namespace) -> int:
     """Write docs/tasks.md from the registry."""
     from tabletop_gym.tasks.catalog import docs_page
@@ -254,6 +269,15 @@ def add_suite_parser(sub: Any) -> None:
     ho.add_argument("--suite", default="core", choices=sorted(SUITES))
     ho.add_argument("--out", default="benchmarks/held-out/references.json")
     ho.set_defaults(func=cmd_held_out)
+
+    res = ss.add_parser("results", help="regenerate the results page from the committed results")
+    res.add_argument("--root", default="benchmarks", help="the committed results files")
+    res.add_argument("--out", default="docs/results.md")
+    res.add_argument("--figure", default="docs/img/results.png")
+    res.add_argument("--no-figure", action="store_true", help="write the page only")
+    res.add_argument("--check", action="store_true",
+                     help="fail when the page differs from what the files give")
+    res.set_defaults(func=cmd_results)
 
     doc = ss.add_parser("docs", help="regenerate docs/tasks.md from the registry")
     doc.add_argument("--out", default=str(DOCS_PAGE))

@@ -1,0 +1,474 @@
+"""The results page: every row of the ``core`` suite from committed results files.
+
+``tabletop-gym suite results`` writes ``docs/results.md`` and its figure from:
+
+* the reference scores (``tabletop_gym/tasks/reference_scores.json``): the random and
+  heuristic rows, whose runs are the evaluation seeds;
+* ``benchmarks/suite-run/<row>/<task>.json``: fixed agents scored by ``tabletop-gym suite
+  run`` (search at a stated budget per move), runs = evaluation seeds;
+* ``benchmarks/suite-train/<recipe>/<task>/seed-<s>/result.json``: the learned rows of
+  ``tabletop-gym suite train``, runs = training seeds (each the mean over the evaluation
+  seeds);
+* ``benchmarks/held-out/references.json``: random and heuristic against the held-out
+  population (:mod:`tabletop_gym.tasks.held_out`), which normalise the learned agents' held-out
+  scores.
+
+Nothing on the page is typed by hand: ``--check`` fails when the page differs from what the
+committed files give, and a test replays a slice of the files' games.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pathlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from tabletop_gym.tasks import SUITES, TASKS, held_out
+from tabletop_gym.tasks.runner import load_references
+from tabletop_gym.tasks.stats import iqm, mean, normalize, stratified_bootstrap_ci
+from tabletop_gym.tasks.train import RECIPES
+
+PAGE = pathlib.Path("docs") / "results.md"
+FIGURE = pathlib.Path("docs") / "img" / "results.png"
+BENCHMARKS = pathlib.Path("benchmarks")
+SUITE = "core"
+LEARNER_SEEDS = 5
+"""Training seeds each learned row is meant to have."""
+BOOTSTRAP_REPS = 2000
+SEARCH_ROWS: dict[str, str] = {"ismcts-12-guided": "ismcts:12:guided"}
+"""Fixed-agent rows: folder under ``benchmarks/suite-run`` -> agent spec."""
+COMMAND = "tabletop-gym suite results"
+
+
+@dataclasses.dataclass
+class Cell:
+    """One row's result on one task."""
+
+    runs: list[float]  # normalised score of each run
+    score: float  # mean return (mean over runs)
+    normalized: float | None
+    interval: tuple[float, float] | None  # 95 %, normalised
+    interval_kind: str  # what the interval is over
+    deals_per_seed: int | None = None
+    seeds: list[int] = dataclasses.field(default_factory=list)  # learners: the training seeds
+
+
+@dataclasses.dataclass
+class Row:
+    """One agent's line of the page."""
+
+    name: str
+    kind: str  # "reference", "search" or "learner"
+    runs_are: str  # "evaluation seeds" or "training seeds"
+    budget: str
+    cells: dict[str, Cell]
+    cpu_seconds: float | None
+    complete_runs: list[int]  # learners: seeds finished on every task
+    held_out: dict[str, dict[str, dict[str, float | None]]] = dataclasses.field(
+        default_factory=dict)  # task -> opponent -> {normalized, win_rate, seeds}
+    aggregate: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+def _ci(values: Sequence[float]) -> tuple[float, float] | None:
+    if len(values) < 2:
+        return None
+    return stratified_bootstrap_ci(np.array(values, dtype=float)[:, None], mean,
+                                   reps=BOOTSTRAP_REPS)
+
+
+def _norm_interval(ci: Sequence[float], ref: Mapping[str, Any]) -> tuple[float, float] | None:
+    r, h = float(ref["random"]["score"]), float(ref["heuristic"]["score"])
+    lo, hi = normalize(float(ci[0]), r, h), normalize(float(ci[1]), r, h)
+    if lo is None or hi is None:
+        return None
+    return (min(lo, hi), max(lo, hi))
+
+
+def _reference_rows(refs: Mapping[str, Any], task_ids: Sequence[str]) -> list[Row]:
+    rows = []
+    for agent in ("random", "heuristic"):
+        cells = {}
+        for t in task_ids:
+            ref = refs["tasks"].get(t)
+            if ref is None:
+                continue
+            r, h = float(ref["random"]["score"]), float(ref["heuristic"]["score"])
+            runs = [normalize(float(x), r, h) for x in ref[agent]["per_seed"]]
+            cells[t] = Cell([float(x) for x in runs if x is not None],
+                            float(ref[agent]["score"]),
+                            normalize(float(ref[agent]["score"]), r, h),
+                            _norm_interval(ref[agent]["ci"], ref), "games",
+                            int(ref["deals_per_seed"]))
+        rows.append(Row(agent, "reference", "evaluation seeds",
+                        f"{ref_games(refs, task_ids)} seat-rotated games per task", cells, None,
+                        []))
+    return rows
+
+
+def ref_games(refs: Mapping[str, Any], task_ids: Sequence[str]) -> str:
+    """The fewest and most reference games of the tasks, as the page states them."""
+    games = [int(refs["tasks"][t]["random"]["games"]) for t in task_ids if t in refs["tasks"]]
+    return f"{min(games):,}–{max(games):,}" if games else "no"
+
+
+def _search_rows(root: pathlib.Path, refs: Mapping[str, Any],
+                 task_ids: Sequence[str]) -> list[Row]:
+    rows = []
+    for folder, spec in SEARCH_ROWS.items():
+        cells: dict[str, Cell] = {}
+        cpu = 0.0
+        deals = set()
+        for t in task_ids:
+            path = root / "suite-run" / folder / f"{t}.json"
+            if not path.is_file():
+                continue
+            doc = json.loads(path.read_text())
+            task_row = doc["tasks"][0]
+            cpu += float(doc.get("cpu_seconds") or 0.0)
+            deals.add(int(task_row["deals_per_seed"]))
+            cells[t] = Cell([float(x) for x in task_row["normalized_per_seed"] or []],
+                            float(task_row["score"]), task_row["normalized"],
+                            _norm_interval(task_row["score_ci"], refs["tasks"][t]), "games",
+                            int(task_row["deals_per_seed"]))
+        if cells:
+            per_deal = ", ".join(str(d) for d in sorted(deals))
+            rows.append(Row(spec, "search", "evaluation seeds",
+                            f"{spec.split(':')[1]} heuristic rollouts per move; {per_deal} "
+                            "deals per seed (fewer than the protocol's)", cells, cpu, []))
+    return rows
+
+
+def _learner_rows(root: pathlib.Path, held_refs: Mapping[str, Any],
+                  task_ids: Sequence[str]) -> list[Row]:
+    rows = []
+    for name, recipe in RECIPES.items():
+        docs: dict[str, dict[int, dict[str, Any]]] = {t: {} for t in task_ids}
+        for t in task_ids:
+            for path in sorted((root / "suite-train" / name / t).glob("seed-*/result.json")):
+                doc = json.loads(path.read_text())
+                if doc.get("overrides") or doc.get("recipe_version") != recipe.version:
+                    continue  # not the recipe's own row
+                docs[t][int(doc["seed"])] = doc
+        if not any(docs.values()):
+            continue
+        cells = {}
+        cpu = 0.0
+        held: dict[str, dict[str, dict[str, float | None]]] = {}
+        for t, by_seed in docs.items():
+            if not by_seed:
+                continue
+            seeds = sorted(by_seed)
+            runs = [float(by_seed[s]["row"]["normalized"]) for s in seeds]
+            scores = [float(by_seed[s]["row"]["score"]) for s in seeds]
+            if len(runs) >= 2:
+                interval, kind = _ci(runs), "training seeds"
+            else:  # one trained agent: its own protocol interval over the games
+                only = by_seed[seeds[0]]["row"]
+                interval = _norm_interval(only["score_ci"], {
+                    "random": {"score": only["reference"]["random"]},
+                    "heuristic": {"score": only["reference"]["heuristic"]}})
+                kind = "games of 1 seed"
+            cells[t] = Cell(runs, float(np.mean(scores)), float(np.mean(runs)), interval, kind,
+                            int(by_seed[seeds[0]]["row"]["deals_per_seed"]), seeds)
+            cpu += sum(float(d.get("cpu_seconds_in_process") or 0.0)
+                       + float(d.get("held_out_cpu_seconds") or 0.0) for d in by_seed.values())
+            held_by_opp: dict[str, list[tuple[float | None, float]]] = {}
+            for d in by_seed.values():
+                if "held_out" not in d:
+                    continue
+                norm = held_out.normalized(d["held_out"], t, held_refs) or {}
+                for opp, cell in d["held_out"]["by_opponent"].items():
+                    held_by_opp.setdefault(opp, []).append((norm.get(opp),
+                                                            float(cell["win_rate"])))
+            if held_by_opp:
+                held[t] = {}
+                for opp, pairs in held_by_opp.items():
+                    norms = [p[0] for p in pairs if p[0] is not None]
+                    held[t][opp] = {"normalized": float(np.mean(norms)) if norms else None,
+                                    "win_rate": float(np.mean([p[1] for p in pairs])),
+                                    "seeds": float(len(pairs))}
+        complete = sorted(set.intersection(*(set(v) for v in docs.values())))
+        budget = f"{recipe.timesteps:,} learner steps per (task, seed)"
+        rows.append(Row(name, "learner", "training seeds", budget, cells, cpu, complete, held))
+    return rows
+
+
+def _aggregate(row: Row, task_ids: Sequence[str]) -> dict[str, Any]:
+    """IQM and mean over (run, task) with stratified bootstrap intervals, where complete."""
+    if any(t not in row.cells for t in task_ids):
+        return {"missing": [t for t in task_ids if t not in row.cells]}
+    if row.kind == "learner":
+        if not row.complete_runs:
+            return {"missing": []}
+        cols = []
+        for t in task_ids:
+            by_seed = dict(zip(row.cells[t].seeds, row.cells[t].runs, strict=True))
+            cols.append([by_seed[s] for s in row.complete_runs])
+        mat = np.array(cols, dtype=float).T
+    else:
+        mat = np.array([row.cells[t].runs for t in task_ids], dtype=float).T
+    out: dict[str, Any] = {"runs": int(mat.shape[0]), "iqm": iqm(mat), "mean": mean(mat)}
+    if mat.shape[0] >= 2:
+        out["iqm_ci"] = stratified_bootstrap_ci(mat, iqm, reps=BOOTSTRAP_REPS)
+        out["mean_ci"] = stratified_bootstrap_ci(mat, mean, reps=BOOTSTRAP_REPS)
+    return out
+
+
+def collect(root: str | pathlib.Path = BENCHMARKS,
+            references: Mapping[str, Any] | None = None) -> tuple[list[Row], dict[str, Any]]:
+    """Every row of the page, from the committed files; and the held-out references."""
+    base = pathlib.Path(root)
+    refs = load_references() if references is None else references
+    task_ids = list(SUITES[SUITE].task_ids)
+    held_refs = held_out.load_references(base / "held-out" / "references.json")
+    rows = (_reference_rows(refs, task_ids) + _search_rows(base, refs, task_ids)
+            + _learner_rows(base, held_refs, task_ids))
+    for row in rows:
+        row.aggregate = _aggregate(row, task_ids)
+    return rows, held_refs
+
+
+def _f(x: float | None, digits: int = 2) -> str:
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def _iv(iv: Sequence[float] | None, digits: int = 2) -> str:
+    return "" if iv is None else f" [{_f(iv[0], digits)}, {_f(iv[1], digits)}]"
+
+
+def _aggregate_table(rows: Sequence[Row]) -> list[str]:
+    lines = ["| row | runs | IQM [95 % CI] | mean [95 % CI] | budget |", "|---|---|---|---|---|"]
+    for row in rows:
+        a = row.aggregate
+        if "iqm" not in a:
+            missing = a.get("missing") or []
+            what = (f"not run on {len(missing)} of the tasks" if missing
+                    else "no seed finished on every task yet")
+            lines.append(f"| `{row.name}` | – | {what} | | {row.budget} |")
+            continue
+        runs = f"{a['runs']} {row.runs_are if a['runs'] != 1 else row.runs_are[:-1]}"
+        if row.kind == "learner" and a["runs"] < LEARNER_SEEDS:
+            runs += f" (of {LEARNER_SEEDS})"
+        lines.append(f"| `{row.name}` | {runs} | **{_f(a['iqm'])}**{_iv(a.get('iqm_ci'))} | "
+                     f"{_f(a['mean'])}{_iv(a.get('mean_ci'))} | {row.budget} |")
+    return lines
+
+
+def _task_table(rows: Sequence[Row], task_ids: Sequence[str]) -> list[str]:
+    head = ["task", *(f"`{r.name}`" for r in rows)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for t in task_ids:
+        cells = []
+        for row in rows:
+            c = row.cells.get(t)
+            if c is None:
+                cells.append("not run")
+                continue
+            n = (f" ({len(c.runs)} seed{'s' if len(c.runs) != 1 else ''})"
+                 if row.kind == "learner" else "")
+            cells.append(f"{_f(c.normalized)}{_iv(c.interval)}{n}")
+        lines.append(f"| `{t}` | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _power_table(refs: Mapping[str, Any], task_ids: Sequence[str]) -> list[str]:
+    lines = ["| task | random | heuristic | deals per seed needed for ±0.05 | deals per seed "
+             "played | games per agent | heuristic 95 % half-width (normalised) |",
+             "|---|---|---|---|---|---|---|"]
+    for t in task_ids:
+        ref = refs["tasks"][t]
+        hw = ref["power"]["heuristic_half_width"]
+        lines.append(f"| `{t}` | {ref['random']['score']:+.3f}{_iv(ref['random']['ci'], 3)} | "
+                     f"{ref['heuristic']['score']:+.3f}{_iv(ref['heuristic']['ci'], 3)} | "
+                     f"{ref['power']['deals_per_seed_needed']} | {ref['deals_per_seed']} | "
+                     f"{ref['heuristic']['games']:,} | ±{hw:.3f} |")
+    return lines
+
+
+def _held_out_table(rows: Sequence[Row], held_refs: Mapping[str, Any],
+                    task_ids: Sequence[str]) -> list[str]:
+    learners = [r for r in rows if r.kind == "learner" and r.held_out]
+    head = ["task", "opponent", "`random` wins", "`heuristic` wins",
+            *(f"`{r.name}` normalised (wins)" for r in learners)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    tasks = held_refs.get("tasks", {})
+    for t in task_ids:
+        if not held_out.applies(TASKS[t]):
+            continue
+        for opp in held_out.POPULATION[TASKS[t].game]:
+            ref = tasks.get(t, {})
+            rw = ref.get("random", {}).get("by_opponent", {}).get(opp, {}).get("win_rate")
+            hw = ref.get("heuristic", {}).get("by_opponent", {}).get(opp, {}).get("win_rate")
+            cells = [f"`{t}`", f"`{opp}`", _f(rw), _f(hw)]
+            for r in learners:
+                got = r.held_out.get(t, {}).get(opp)
+                cells.append("not scored" if got is None else
+                             f"{_f(got['normalized'])} ({_f(got['win_rate'])}, "
+                             f"{int(got['seeds'] or 0)} seeds)")
+            lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _compute_table(rows: Sequence[Row]) -> tuple[list[str], float]:
+    lines = ["| row | what it costs | CPU hours (recorded) |", "|---|---|---|"]
+    total = 0.0
+    for row in rows:
+        if row.cpu_seconds is None:
+            continue
+        total += row.cpu_seconds
+        what = ("training and scoring (protocol and held-out), summed over its rows"
+                if row.kind == "learner" else "scoring on the suite")
+        lines.append(f"| `{row.name}` | {what} | {row.cpu_seconds / 3600:.2f} |")
+    lines.append(f"| **total recorded** | | **{total / 3600:.2f}** |")
+    return lines, total
+
+
+def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, Any],
+         figure: str | None = "img/results.png") -> str:
+    """The Markdown of ``docs/results.md``."""
+    task_ids = list(SUITES[SUITE].task_ids)
+    compute, _total = _compute_table(rows)
+    recipes = "\n".join(f"- `{r.name}` (version {r.version}): {r.description}; "
+                        f"{r.timesteps:,} learner steps per (task, seed)."
+                        for r in RECIPES.values())
+    variants = "; ".join(f"{g}: " + ", ".join(f"`{p}`" for p in pop)
+                         for g, pop in held_out.POPULATION.items())
+    parts = [
+        "# Results on the core suite",
+        "",
+        f"<!-- Generated by `{COMMAND}` from the committed results files; do not edit. -->",
+        "",
+        f"Every number here comes from a committed results file and is rewritten by `{COMMAND}` "
+        "(`--check` fails when the page is stale). Scores are normalised per task: 0 is the "
+        "random agent, 1 the heuristic bot, both measured under the same protocol "
+        "([tasks](tasks.md)). Intervals are 95 %.",
+        "",
+        "## Aggregate",
+        "",
+        "The interquartile mean (IQM) over (run, task) of the normalised scores, with "
+        f"stratified bootstrap intervals ({BOOTSTRAP_REPS:,} replicates, computed as rliable "
+        "computes them: `tests/test_rliable_agreement.py`). A learned row's runs are its "
+        "training seeds, each scored on every evaluation seed; a fixed agent's runs are the "
+        "evaluation seeds. Only the training seeds finished on every task enter a learned "
+        "row's aggregate.",
+        "",
+        *_aggregate_table(rows),
+        "",
+    ]
+    if figure:
+        parts += [f"![aggregate IQM and per-task normalised scores]({figure})", ""]
+    parts += [
+        "## Per task",
+        "",
+        "Normalised score [95 % interval]. The references' and search rows' intervals are over "
+        "the games of the task; a learned row's are over its training seeds (a bootstrap of "
+        "the seeds' scores) where it has two or more, else over the games of its one seed.",
+        "",
+        *_task_table(rows, task_ids),
+        "",
+        "## Statistical power",
+        "",
+        "Each task is scored on the deals per seed that make the heuristic bot's task-score "
+        "interval at most ±0.05 normalised (protocol 1, the power rule of "
+        "[tasks](tasks.md)). The references below are mean returns [95 % interval].",
+        "",
+        *_power_table(refs, task_ids),
+        "",
+        "## Against a held-out population",
+        "",
+        "Bots that no recipe trains against (the `sb3-ppo` recipe plays the heuristic bot, "
+        f"`jax-ppo` its own snapshots): {variants}. Each fills every other seat in turn, on "
+        f"{held_out.GAMES_PER_OPPONENT} seat-rotated games of deals no suite protocol plays "
+        "(`tabletop_gym.tasks.held_out`). A learned agent's score against an opponent is "
+        "normalised by the random agent's and the heuristic bot's against the same opponent "
+        "on the same deals (`tabletop-gym suite held-out`), and averaged over its training "
+        "seeds. Wins: the mean win rate (a tie shared).",
+        "",
+        *_held_out_table(rows, held_refs, task_ids),
+        "",
+        "## Recipes and compute",
+        "",
+        recipes,
+        "",
+        "Rerun a learned row with `tabletop-gym suite train --suite core --algo NAME --seeds 5 "
+        "--out benchmarks/suite-train` (a finished (task, seed) is never trained again); the "
+        "search row with `tabletop-gym suite run --suite core --agent ismcts:12:guided --deals "
+        "10 --task TASK --out benchmarks/suite-run/ismcts-12-guided/TASK.json`.",
+        "",
+        *compute,
+        "",
+        "The reference scores' compute is not recorded in their file.",
+        "",
+    ]
+    return "\n".join(parts)
+
+
+def plot(rows: Sequence[Row], path: str | pathlib.Path = FIGURE) -> pathlib.Path:
+    """The aggregate IQM intervals (left) and each task's normalised score (right), per row."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    task_ids = list(SUITES[SUITE].task_ids)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12, 0.5 * len(rows) + 2.5),
+                                      gridspec_kw={"width_ratios": [1, 2]})
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, row in enumerate(rows):
+        a = row.aggregate
+        if "iqm" not in a:
+            continue
+        lo, hi = a.get("iqm_ci", (a["iqm"], a["iqm"]))
+        # rliable's interval plot: the interval as a bar, the point estimate as a tick
+        left.barh(k, hi - lo, left=lo, height=0.6, color=colours[k % len(colours)], alpha=0.75)
+        left.vlines(a["iqm"], k - 0.3, k + 0.3, color="black", lw=1.5)
+    left.set_yticks(range(len(rows)), [r.name for r in rows])
+    left.invert_yaxis()
+    left.set_xlabel("IQM of normalised scores")
+    for x, style in ((0, ":"), (1, "--")):
+        left.axvline(x, color="grey", lw=0.8, ls=style)
+        right.axvline(x, color="grey", lw=0.8, ls=style)
+    width = 0.8 / max(len(rows), 1)
+    for k, row in enumerate(rows):
+        for i, t in enumerate(task_ids):
+            c = row.cells.get(t)
+            if c is None or c.normalized is None:
+                continue
+            y = i + k * width
+            err = None
+            if c.interval is not None:
+                err = [[c.normalized - c.interval[0]], [c.interval[1] - c.normalized]]
+            right.errorbar([c.normalized], [y], xerr=err, fmt="o", ms=4, capsize=2,
+                           color=colours[k % len(colours)], label=row.name if i == 0 else None)
+    right.set_yticks([i + 0.4 - width / 2 for i in range(len(task_ids))], task_ids, fontsize=8)
+    right.invert_yaxis()
+    right.set_xlabel("normalised score per task (0 random, 1 heuristic)")
+    right.legend(fontsize=7, loc="lower right")
+    fig.tight_layout()
+    out = pathlib.Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=90, metadata={"Software": None})
+    plt.close(fig)
+    return out
+
+
+def write(root: str | pathlib.Path = BENCHMARKS, out: str | pathlib.Path = PAGE,
+          figure: str | pathlib.Path | None = FIGURE) -> str:
+    """Write the page and, unless ``figure`` is None, redraw its figure; the page's text."""
+    rows, held_refs = collect(root)
+    text = page(rows, load_references(), held_refs)
+    pathlib.Path(out).write_text(text)
+    if figure is not None:
+        plot(rows, figure)
+    return text
+
+
+def check(root: str | pathlib.Path = BENCHMARKS, out: str | pathlib.Path = PAGE) -> bool:
+    """Whether the committed page is what the committed files give."""
+    rows, held_refs = collect(root)
+    text = page(rows, load_references(), held_refs)
+    return pathlib.Path(out).is_file() and pathlib.Path(out).read_text() == text

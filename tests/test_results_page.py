@@ -1,0 +1,123 @@
+"""docs/results.md cannot go stale: it is what the committed files give, and they replay."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+from tabletop_gym.cli import main
+from tabletop_gym.tasks import SUITES, TASKS, held_out, results
+from tabletop_gym.tasks.runner import load_references, score_task
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CORE = list(SUITES["core"].task_ids)
+
+
+def test_the_page_is_what_the_committed_files_give(monkeypatch):
+    monkeypatch.chdir(ROOT)
+    assert results.check(), "docs/results.md is stale: run `tabletop-gym suite results`"
+    assert main(["suite", "results", "--check"]) == 0
+
+
+def test_a_slice_of_the_references_replays():
+    # The random agent's seed 0 of solo Positano: every deal of that seed played again.
+    refs = load_references()
+    task = TASKS["Positano-Solo-v0"]
+    ref = refs["tasks"][task.id]
+    got = score_task(task, "random", [0], int(ref["deals_per_seed"]))
+    assert got["per_seed"][0] == pytest.approx(ref["random"]["per_seed"][0], abs=1e-12)
+
+
+def test_a_slice_of_the_held_out_references_replays():
+    # The heuristic bot against the Positano loner: the cell the held-out table prints.
+    committed = held_out.load_references(ROOT / "benchmarks" / "held-out" / "references.json")
+    task = TASKS["Positano-2p-vsHeuristic-v0"]
+    cell = committed["tasks"][task.id]["heuristic"]["by_opponent"]["heuristic:loner"]
+    got = score_task(task, "heuristic", list(range(held_out.SEEDS)),
+                     held_out.deals_per_seed(task), opponents=["heuristic:loner"],
+                     first_deal=held_out.FIRST_DEAL)["by_opponent"]["heuristic:loner"]
+    assert got["games"] == cell["games"] == 100
+    assert got["win_rate"] == pytest.approx(cell["win_rate"], abs=1e-12)
+    assert got["mean_return"] == pytest.approx(cell["mean_return"], abs=1e-12)
+
+
+def _row(tmp: pathlib.Path, task: str, seed: int, norm: float, held: dict | None = None) -> None:
+    doc = {"recipe": "sb3-ppo", "recipe_version": results.RECIPES["sb3-ppo"].version,
+           "overrides": {}, "seed": seed, "cpu_seconds_in_process": 1800.0,
+           "row": {"normalized": norm, "score": norm, "score_ci": [norm - 0.1, norm + 0.1],
+                   "reference": {"random": 0.0, "heuristic": 1.0}, "deals_per_seed": 3}}
+    if held is not None:
+        doc["held_out"] = held
+    path = tmp / "suite-train" / "sb3-ppo" / task / f"seed-{seed}" / "result.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(doc))
+
+
+def test_a_learned_row_aggregates_its_complete_seeds_by_hand(tmp_path):
+    # Seeds 0 and 1 on all five tasks: normalised 0.0 .. 0.9 (seed-major); seed 2 on one task
+    # only, so it stays out of the aggregate.
+    for seed in (0, 1):
+        for k, task in enumerate(CORE):
+            _row(tmp_path, task, seed, (5 * seed + k) / 10)
+    _row(tmp_path, CORE[0], 2, 5.0)
+    rows, _ = results.collect(tmp_path)
+    learned = next(r for r in rows if r.name == "sb3-ppo")
+    assert learned.complete_runs == [0, 1]
+    agg = learned.aggregate
+    assert agg["runs"] == 2
+    # IQM of the 10 scores: drop floor(2.5) = 2 from each end, mean of 0.2 .. 0.7 = 0.45.
+    assert agg["iqm"] == pytest.approx(0.45)
+    assert agg["mean"] == pytest.approx(0.45)
+    # Per task: the mean over its seeds; the first task has seeds 0, 1 and 2: (0 + 0.5 + 5) / 3.
+    assert learned.cells[CORE[0]].normalized == pytest.approx(5.5 / 3)
+    assert learned.cells[CORE[1]].normalized == pytest.approx((0.1 + 0.6) / 2)
+    # 11 rows of 1,800 CPU s each.
+    assert learned.cpu_seconds == pytest.approx(11 * 1800)
+
+
+def test_a_row_on_one_seed_shows_its_games_interval_and_no_aggregate_interval(tmp_path):
+    for task in CORE:
+        _row(tmp_path, task, 0, 0.5)
+    rows, _ = results.collect(tmp_path)
+    learned = next(r for r in rows if r.name == "sb3-ppo")
+    assert learned.cells[CORE[0]].interval == pytest.approx((0.4, 0.6))
+    assert learned.cells[CORE[0]].interval_kind == "games of 1 seed"
+    assert "iqm_ci" not in learned.aggregate
+    text = results.page(rows, load_references(), {}, figure=None)
+    assert "| `sb3-ppo` | 1 training seed (of 5) | **0.50** | 0.50 |" in text
+
+
+def test_held_out_scores_are_normalised_against_the_same_opponent(tmp_path):
+    task = "RapaNui-2p-vsHeuristic-v0"
+    opp = held_out.POPULATION["rapa_nui"][0]
+    refs = {"protocol": {"version": held_out.HELD_OUT_VERSION}, "tasks": {task: {
+        "version": 0,
+        "random": {"by_opponent": {opp: {"mean_return": -0.8, "win_rate": 0.1}}},
+        "heuristic": {"by_opponent": {opp: {"mean_return": 0.2, "win_rate": 0.6}}}}}}
+    (tmp_path / "held-out").mkdir()
+    (tmp_path / "held-out" / "references.json").write_text(json.dumps(refs))
+    for seed, ret in ((0, -0.3), (1, 0.1)):
+        _row(tmp_path, task, seed, 0.5, held={"version": held_out.HELD_OUT_VERSION,
+             "by_opponent": {opp: {"mean_return": ret, "win_rate": 0.25 * (seed + 1)}}})
+    rows, held_refs = results.collect(tmp_path)
+    learned = next(r for r in rows if r.name == "sb3-ppo")
+    # (-0.3 + 0.8) / 1.0 = 0.5 and (0.1 + 0.8) / 1.0 = 0.9: mean 0.7; wins (0.25 + 0.5) / 2.
+    got = learned.held_out[task][opp]
+    assert got["normalized"] == pytest.approx(0.7)
+    assert got["win_rate"] == pytest.approx(0.375)
+    text = results.page(rows, load_references(), held_refs, figure=None)
+    assert f"| `{task}` | `{opp}` | 0.10 | 0.60 | 0.70 (0.38, 2 seeds) |" in text
+
+
+def test_a_stale_page_fails_the_check(tmp_path, capsys):
+    out = tmp_path / "results.md"
+    out.write_text("old\n")
+    assert main(["suite", "results", "--check", "--root", str(ROOT / "benchmarks"),
+                 "--out", str(out)]) == 1
+    assert "is stale" in capsys.readouterr().err
+    assert main(["suite", "results", "--root", str(ROOT / "benchmarks"), "--out", str(out),
+                 "--no-figure"]) == 0
+    assert main(["suite", "results", "--check", "--root", str(ROOT / "benchmarks"),
+                 "--out", str(out)]) == 0
