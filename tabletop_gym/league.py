@@ -286,3 +286,196 @@ def run_league(
         games=games,
         llm=report_rows(llm_stats),
     )
+
+
+# --- leagues of tables (3 or more players) -------------------------------------------------------
+
+
+@dataclasses.dataclass
+class TableLeagueResult:
+    """A league of multi-player tables, rated from the pairwise results inside each game.
+
+    Attributes:
+        game: Game name.
+        config: Game config.
+        agents: Agent names, in the order given (the first is rated 0).
+        tables: Every table: the agents at it (indices into ``agents``).
+        deals_per_table: Deals every table played, each once in every seat rotation.
+        seed: First deal's seed (every table plays the same deals).
+        ratings: Bradley–Terry rating on the Elo scale from the pairwise results.
+        rating_ci: Bootstrap 95 % interval of each rating (whole games re-drawn per table).
+        bootstrap: Bootstrap resamples drawn.
+        above: ``above[i][j]``: the share of games at one table in which ``i`` finished above
+            ``j`` (a tie counts half; NaN where they never met).
+        met: ``met[i][j]``: games ``i`` and ``j`` played at one table.
+        win_rate: Each agent's share of the games it played that it won (a shared win split).
+        games: Every game: the deal, the agent in each seat, the scores and the winners.
+    """
+
+    game: str
+    config: dict[str, Any]
+    agents: list[str]
+    tables: list[list[int]]
+    deals_per_table: int
+    seed: int
+    ratings: list[float]
+    rating_ci: list[tuple[float, float]]
+    bootstrap: int
+    above: list[list[float]]
+    met: list[list[int]]
+    win_rate: list[float]
+    games: list[dict[str, Any]] = dataclasses.field(repr=False, default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The league as JSON-ready data, with the provenance block."""
+        data = dataclasses.asdict(self)
+        # JSON has no NaN: agents that never met (and the diagonal) are null.
+        data["above"] = [[None if x != x else x for x in row] for row in self.above]
+        data["metadata"] = metadata(game=self.game, agents=self.agents,
+                                    deals_per_table=self.deals_per_table, seed=self.seed,
+                                    bootstrap=self.bootstrap)
+        return data
+
+    def markdown(self, digits: int = 2) -> str:
+        """The ratings table and the finished-above matrix as markdown."""
+        order = sorted(range(len(self.agents)), key=lambda i: -self.ratings[i])
+        lines = ["| rank | agent | rating (Elo) [95 % CI] | ± | wins |", "|---|---|---|---|---|"]
+        for rank, i in enumerate(order, 1):
+            lo, hi = self.rating_ci[i]
+            lines.append(f"| {rank} | `{self.agents[i]}` | {self.ratings[i]:.0f} [{lo:.0f}, "
+                         f"{hi:.0f}] | {(hi - lo) / 2:.0f} | {self.win_rate[i]:.{digits}f} |")
+        lines += ["", "| row finished above column | "
+                  + " | ".join(f"`{a}`" for a in self.agents) + " |",
+                  "|---|" + "---|" * len(self.agents)]
+        for i, a in enumerate(self.agents):
+            cells = ["–" if i == j else f"{self.above[i][j]:.{digits}f}"
+                     for j in range(len(self.agents))]
+            lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
+        return "\n".join(lines)
+
+
+def pairwise_results(seats: Sequence[int], scores: Sequence[float],
+                     winners: Sequence[int]) -> list[tuple[int, int, float]]:
+    """Every pair of agents at one table as a two-player result: ``(i, j, i's result)``.
+
+    ``seats[s]`` is the agent in seat ``s``. A winner finishes above every non-winner (the game's
+    tie-breakers decide who wins); otherwise the higher score finishes above, and equal scores
+    (or two shared winners) are a draw.
+    """
+    out = []
+    won = set(winners)
+    for a, b in itertools.combinations(range(len(seats)), 2):
+        if (a in won) != (b in won):
+            y = 1.0 if a in won else 0.0
+        elif scores[a] != scores[b]:
+            y = 1.0 if scores[a] > scores[b] else 0.0
+        else:
+            y = 0.5
+        out.append((int(seats[a]), int(seats[b]), y))
+    return out
+
+
+def run_table_league(
+    game: str,
+    agents: Sequence[Any],
+    deals_per_table: int = 10,
+    seed: int = 0,
+    bootstrap: int = 1000,
+    verbose: bool = False,
+    **config: Any,
+) -> TableLeagueResult:
+    """Play every table of distinct agents and rate them from the pairwise results.
+
+    Every combination of ``num_players`` distinct agents is a table. A table plays each deal
+    once in every cyclic rotation of its seats (so each agent plays each seat once per deal),
+    and every table plays the same deals. Each game is reduced to the results of the pairs at
+    its table (:func:`pairwise_results`, as Kaggle's Game Arena rates its multi-player games)
+    and Bradley–Terry ratings are fitted to all of them (:func:`fit_ratings`). The intervals
+    come from a bootstrap that re-draws whole games within each table, so the pairs of one game
+    stay together.
+
+    Args:
+        game: ``"positano"`` or ``"rapa_nui"``.
+        agents: At least ``num_players`` agent specs with distinct names.
+        deals_per_table: Deals every table plays.
+        seed: First deal's seed.
+        bootstrap: Bootstrap resamples for the rating intervals.
+        verbose: Print each table's wins as it finishes.
+        **config: Game config with ``num_players`` of at least 3 (two players: :func:`run_league`).
+
+    Raises:
+        ValueError: With fewer agents than seats, repeated names, fewer than 3 players or no
+            deals, before any game is played.
+    """
+    from tabletop_gym.agents.base import make_agent
+    from tabletop_gym.evaluation import _play
+
+    n = int(config.get("num_players", 2))
+    if n < 3:
+        raise ValueError(f"a table league needs at least 3 players, got {n}; two players: "
+                         "run_league()")
+    names = [a if isinstance(a, str) else getattr(a, "name", type(a).__name__) for a in agents]
+    if len(names) < n:
+        raise ValueError(f"{n} seats need at least {n} distinct agents, got {len(names)}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"agent names must be distinct, got {names}")
+    if deals_per_table < 1:
+        raise ValueError(f"deals_per_table must be positive, got {deals_per_table}")
+    for spec in agents:
+        check_spec(spec)
+    k = len(agents)
+    env = _raw_env_factory(game)(**config)
+    rng = np.random.default_rng(seed)
+    tables = [list(t) for t in itertools.combinations(range(k), n)]
+    games: list[dict[str, Any]] = []
+    for t, table in enumerate(tables):
+        for d in range(deals_per_table):
+            for r in range(n):
+                seats = [table[(s + r) % n] for s in range(n)]
+                players = {name: make_agent(agents[seats[s]], env.game, env.observer, rng)
+                           for s, name in enumerate(env.possible_agents)}
+                _play(env, players, seed + d)
+                state = env.game_state
+                games.append({"table": t, "seed": seed + d, "seats": [names[i] for i in seats],
+                              "agents": seats, "scores": [float(x) for x in state.scores()],
+                              "winners": [int(w) for w in state.winners()]})
+        if verbose:
+            print(f"table {[names[i] for i in table]}: {deals_per_table * n} games", flush=True)
+    pairs = [pairwise_results(g["agents"], g["scores"], g["winners"]) for g in games]
+    per_game = [np.array(p, dtype=float).reshape(-1, 3) for p in pairs]
+
+    def fit(idx: Sequence[int]) -> np.ndarray:
+        rows = np.concatenate([per_game[g] for g in idx])
+        return fit_ratings(k, rows[:, 0].astype(int), rows[:, 1].astype(int), rows[:, 2])
+
+    ratings = fit(range(len(games)))
+    by_table = [np.flatnonzero(np.array([g["table"] for g in games]) == t)
+                for t in range(len(tables))]
+    boots = np.empty((bootstrap, k))
+    for b in range(bootstrap):
+        idx = np.concatenate([g[rng.integers(0, g.size, g.size)] for g in by_table])
+        boots[b] = fit(idx.tolist())
+    lo, hi = np.percentile(boots, [2.5, 97.5], axis=0) if bootstrap else (ratings, ratings)
+    above_sum = np.zeros((k, k))
+    met = np.zeros((k, k), dtype=int)
+    for p in pairs:
+        for i, j, y in p:
+            above_sum[i, j] += y
+            above_sum[j, i] += 1.0 - y
+            met[i, j] += 1
+            met[j, i] += 1
+    above = [[float(above_sum[i, j] / met[i, j]) if met[i, j] else float("nan")
+              for j in range(k)] for i in range(k)]
+    wins = np.zeros(k)
+    played = np.zeros(k)
+    for g in games:
+        for s, i in enumerate(g["agents"]):
+            played[i] += 1
+            if s in g["winners"]:
+                wins[i] += 1.0 / len(g["winners"])
+    return TableLeagueResult(
+        game=game, config=env.game.config.to_dict(), agents=names, tables=tables,
+        deals_per_table=deals_per_table, seed=seed, ratings=[float(x) for x in ratings],
+        rating_ci=[(float(a), float(b)) for a, b in zip(lo, hi, strict=True)],
+        bootstrap=bootstrap, above=above, met=met.tolist(),
+        win_rate=(wins / np.maximum(played, 1)).tolist(), games=games)

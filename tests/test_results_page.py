@@ -121,3 +121,32 @@ def test_a_stale_page_fails_the_check(tmp_path, capsys):
                  "--no-figure"]) == 0
     assert main(["suite", "results", "--check", "--root", str(ROOT / "benchmarks"),
                  "--out", str(out)]) == 0
+
+
+def test_a_league_section_states_its_widest_interval_against_the_target(tmp_path):
+    from tabletop_gym.tasks import leagues
+
+    doc = {"kind": "round robin", "cpu_seconds": 7200.0, "markdown": "TABLE",
+           "result": {"agents": ["heuristic", "random", "x"], "games_per_pair": 200,
+                      "seed": 700000, "rating_ci": [[0, 0], [-900, -700], [-50, 30]]}}
+    lines = "\n".join(results._league_sections({"positano-2p": doc}))
+    # random: (-700 - -900) / 2 = 100; x: 40; the anchor's 0 is left out.
+    assert "Widest half-width of the other ratings: **±100 Elo** (target ±60: not met)" in lines
+    assert "Round robin, 200 seat-rotated games per pair" in lines and "TABLE" in lines
+    assert "Not played yet: `tabletop-gym suite leagues --league rapa_nui-2p`" in lines
+    compute, total = results._compute_table([], {"positano-2p": doc})
+    assert total == 7200.0 and "| league `positano-2p` | its games and bootstrap | 2.00 |" in compute
+    assert set(leagues.LEAGUES) == {"positano-2p", "rapa_nui-2p", "positano-4p", "rapa_nui-4p"}
+
+
+def test_a_league_without_its_learned_checkpoint_is_refused_before_any_game(tmp_path, capsys):
+    from tabletop_gym.tasks import leagues
+
+    with pytest.raises(ValueError, match="unknown league 'chess'"):
+        leagues.play("chess", root=tmp_path, out=tmp_path / "out")
+    with pytest.raises(ValueError, match="model.zip is missing: train the sb3-ppo row first"):
+        leagues.play("positano-2p", root=tmp_path, out=tmp_path / "out")
+    assert main(["suite", "leagues", "--league", "positano-4p", "--root", str(tmp_path),
+                 "--out", str(tmp_path / "out")]) == 2
+    assert "train the sb3-ppo row first" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

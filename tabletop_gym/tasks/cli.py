@@ -178,6 +178,23 @@ def cmd_results(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_leagues(args: argparse.Namespace) -> int:
+    """Play the results page's leagues that are not written yet (or the ones named)."""
+    from tabletop_gym.tasks import leagues
+
+    names = args.league or [n for n in leagues.LEAGUES
+                            if not (pathlib.Path(args.out) / f"{n}.json").is_file()]
+    for name in names:
+        try:
+            doc = leagues.play(name, root=args.root, out=args.out)
+        except ValueError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        print(doc["markdown"])
+        print(f"saved {pathlib.Path(args.out) / (name + '.json')}")
+    return 0
+
+
 def cmd_docs(args: argparse.Namespace) -> int:
     """Write docs/tasks.md from the registry."""
     from tabletop_gym.tasks.catalog import docs_page
@@ -278,6 +295,14 @@ def add_suite_parser(sub: Any) -> None:
     res.add_argument("--check", action="store_true",
                      help="fail when the page differs from what the files give")
     res.set_defaults(func=cmd_results)
+
+    lgs = ss.add_parser("leagues", help="play the results page's leagues (those not written "
+                        "yet, or --league NAME)")
+    lgs.add_argument("--league", action="append", default=[],
+                     help="this league (repeatable; default: every one not yet written)")
+    lgs.add_argument("--root", default="benchmarks", help="where the learned checkpoints are")
+    lgs.add_argument("--out", default="benchmarks/leagues")
+    lgs.set_defaults(func=cmd_leagues)
 
     doc = ss.add_parser("docs", help="regenerate docs/tasks.md from the registry")
     doc.add_argument("--out", default=str(DOCS_PAGE))

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.tasks import SUITES, TASKS, held_out
+from tabletop_gym.tasks import SUITES, TASKS, held_out, leagues
 from tabletop_gym.tasks.runner import load_references
 from tabletop_gym.tasks.stats import iqm, mean, normalize, stratified_bootstrap_ci
 from tabletop_gym.tasks.train import RECIPES
@@ -313,7 +313,40 @@ def _held_out_table(rows: Sequence[Row], held_refs: Mapping[str, Any],
     return lines
 
 
-def _compute_table(rows: Sequence[Row]) -> tuple[list[str], float]:
+def _league_sections(played: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    lines: list[str] = []
+    for name, spec in leagues.LEAGUES.items():
+        lines += [f"### {name}", ""]
+        doc = played.get(name)
+        if doc is None:
+            lines += [f"Not played yet: `tabletop-gym suite leagues --league {name}`.", ""]
+            continue
+        res = doc["result"]
+        half = [(hi - lo) / 2 for lo, hi in res["rating_ci"]][1:]  # the anchor's is 0
+        worst = max(half)
+        verdict = "met" if worst <= leagues.TARGET_HALF_WIDTH_ELO else "not met"
+        if doc["kind"] == "round robin":
+            how = (f"Round robin, {res['games_per_pair']} seat-rotated games per pair on the "
+                   f"same deals (first deal {res['seed']:,}).")
+        else:
+            how = (f"Every table of {spec.num_players} distinct agents, {res['deals_per_table']} "
+                   f"deals per table, each in every seat rotation ({len(res['games']):,} games); "
+                   "rated from the pairwise results inside each game.")
+        lines += [
+            f"{how} Bradley–Terry ratings on the Elo scale, `{res['agents'][0]}` = 0, 95 % "
+            "bootstrap intervals. Widest half-width of the other ratings: "
+            f"**±{worst:.0f} Elo** (target ±{leagues.TARGET_HALF_WIDTH_ELO:.0f}: {verdict}). "
+            f"`sb3-ppo` is training seed {leagues.LEARNED_SEED} of that row on "
+            f"`{spec.learned_task}`.",
+            "",
+            doc["markdown"],
+            "",
+        ]
+    return lines
+
+
+def _compute_table(rows: Sequence[Row],
+                   played: Mapping[str, Mapping[str, Any]]) -> tuple[list[str], float]:
     lines = ["| row | what it costs | CPU hours (recorded) |", "|---|---|---|"]
     total = 0.0
     for row in rows:
@@ -323,15 +356,22 @@ def _compute_table(rows: Sequence[Row]) -> tuple[list[str], float]:
         what = ("training and scoring (protocol and held-out), summed over its rows"
                 if row.kind == "learner" else "scoring on the suite")
         lines.append(f"| `{row.name}` | {what} | {row.cpu_seconds / 3600:.2f} |")
+    for name, doc in played.items():
+        cpu = doc.get("cpu_seconds")
+        if cpu is not None:
+            total += float(cpu)
+            lines.append(f"| league `{name}` | its games and bootstrap | {cpu / 3600:.2f} |")
     lines.append(f"| **total recorded** | | **{total / 3600:.2f}** |")
     return lines, total
 
 
 def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, Any],
-         figure: str | None = "img/results.png") -> str:
+         figure: str | None = "img/results.png",
+         played: Mapping[str, Mapping[str, Any]] | None = None) -> str:
     """The Markdown of ``docs/results.md``."""
     task_ids = list(SUITES[SUITE].task_ids)
-    compute, _total = _compute_table(rows)
+    played = {} if played is None else played
+    compute, _total = _compute_table(rows, played)
     recipes = "\n".join(f"- `{r.name}` (version {r.version}): {r.description}; "
                         f"{r.timesteps:,} learner steps per (task, seed)."
                         for r in RECIPES.values())
@@ -390,6 +430,14 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "",
         *_held_out_table(rows, held_refs, task_ids),
         "",
+        "## Leagues",
+        "",
+        "Two-player leagues: round robins. Four-player leagues: tables reduced to pairwise "
+        "results (`tabletop_gym.tasks.leagues` says why). The agents: the heuristic bot, "
+        "random, the search row, one held-out variant and the learned agents "
+        "(`tabletop-gym suite leagues`).",
+        "",
+        *_league_sections(played),
         "## Recipes and compute",
         "",
         recipes,
@@ -460,7 +508,8 @@ def write(root: str | pathlib.Path = BENCHMARKS, out: str | pathlib.Path = PAGE,
           figure: str | pathlib.Path | None = FIGURE) -> str:
     """Write the page and, unless ``figure`` is None, redraw its figure; the page's text."""
     rows, held_refs = collect(root)
-    text = page(rows, load_references(), held_refs)
+    text = page(rows, load_references(), held_refs,
+                played=leagues.load(pathlib.Path(root) / "leagues"))
     pathlib.Path(out).write_text(text)
     if figure is not None:
         plot(rows, figure)
@@ -470,5 +519,6 @@ def write(root: str | pathlib.Path = BENCHMARKS, out: str | pathlib.Path = PAGE,
 def check(root: str | pathlib.Path = BENCHMARKS, out: str | pathlib.Path = PAGE) -> bool:
     """Whether the committed page is what the committed files give."""
     rows, held_refs = collect(root)
-    text = page(rows, load_references(), held_refs)
+    text = page(rows, load_references(), held_refs,
+                played=leagues.load(pathlib.Path(root) / "leagues"))
     return pathlib.Path(out).is_file() and pathlib.Path(out).read_text() == text
