@@ -144,7 +144,7 @@ def test_a_league_without_its_learned_checkpoint_is_refused_before_any_game(tmp_
 
     with pytest.raises(ValueError, match="unknown league 'chess'"):
         leagues.play("chess", root=tmp_path, out=tmp_path / "out")
-    with pytest.raises(ValueError, match="model.zip is missing: train the sb3-ppo row first"):
+    with pytest.raises(ValueError, match=r"model\.zip is missing: train the sb3-ppo row first"):
         leagues.play("positano-2p", root=tmp_path, out=tmp_path / "out")
     assert main(["suite", "leagues", "--league", "positano-4p", "--root", str(tmp_path),
                  "--out", str(tmp_path / "out")]) == 2
