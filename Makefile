@@ -100,6 +100,7 @@ baselines: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/run.py
 	$(PY) bench/jax_run.py
+	$(PY) bench/jax_train.py --all --out bench/results/jax_train
 
 playthroughs: $(STAMP)
 	$(PY) -m tests.playthroughs.regenerate

@@ -105,6 +105,30 @@ def measure_sb3(game: str, players: int, hidden: tuple[int, ...],
             "rollout": [SB3_ENVS, SB3_STEPS], "batch_size": SB3_BATCH}
 
 
+TARGETS = {"rapa_nui": 30.0, "positano": 10.0}
+"""Speed-up over MaskablePPO each game's 2-player row aims at."""
+ALL_ROWS = [(game, hidden) for game in ("rapa_nui", "positano") for hidden in ((64, 64),
+                                                                              (256, 256))]
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The rows as the markdown table ``make bench`` prints, with the targets."""
+    lines = ["| game | network | JAX learner steps/s | compile + first (s) | MaskablePPO steps/s "
+             "| ratio | target | met |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        target = TARGETS[r["game"]]
+        ratio = r["ratio_vs_sb3"]
+        lines.append(
+            f"| {r['game']} {r['players']}p | {'x'.join(map(str, r['hidden']))} | "
+            f"{r['learner_steps_per_s']:,} | {r['compile_and_first_s']} | "
+            f"{r['sb3_maskable_ppo']['learner_steps_per_s']:,} | {ratio}x | {target:g}x | "
+            f"{'yes' if ratio >= target else 'no'} |")
+    load = sorted({tuple(r["load_avg"]) for r in rows})
+    lines += ["", f"Load average while measured (1, 5, 15 min): {load}; {rows[0]['cpus']} CPUs, "
+              f"backend {rows[0]['backend']}, commit {rows[0]['commit']}."]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the flags, measure, print the row."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -118,9 +142,37 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--iterations", type=int, default=5)
     p.add_argument("--sb3", action="store_true",
                    help="also time MaskablePPO on the single-agent env, same networks")
+    p.add_argument("--all", action="store_true",
+                   help="every row of make bench (both games, 2x64 and 2x256, with --sb3)")
+    p.add_argument("--out", default=None,
+                   help="with --all: write OUT.json and OUT.md (e.g. bench/results/jax_train)")
     a = p.parse_args(argv)
     if a.iterations < 1 or a.seeds < 1:
         p.error("--iterations and --seeds must be at least 1")
+    if a.out is not None and not a.all:
+        p.error("--out goes with --all")
+    if a.all:
+        import torch
+
+        torch.set_num_threads(1)
+        rows = []
+        for game, hidden in ALL_ROWS:
+            row = measure(game, 2, a.num_envs, a.num_steps, hidden, a.opponents, a.seeds,
+                          a.iterations)
+            row["sb3_maskable_ppo"] = measure_sb3(game, 2, hidden, a.iterations)
+            row["ratio_vs_sb3"] = round(
+                row["learner_steps_per_s"] / row["sb3_maskable_ppo"]["learner_steps_per_s"], 1)
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+        text = table(rows)
+        print(text)
+        if a.out is not None:
+            base = a.out[:-5] if a.out.endswith(".json") else a.out
+            with open(base + ".json", "w") as fh:
+                json.dump(rows, fh, indent=1)
+            with open(base + ".md", "w") as fh:
+                fh.write(text)
+        return 0
     row = measure(a.game, a.players, a.num_envs, a.num_steps, tuple(a.hidden), a.opponents,
                   a.seeds, a.iterations)
     if a.sb3:
