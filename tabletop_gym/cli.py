@@ -135,6 +135,13 @@ def _train_jax(args: argparse.Namespace) -> int:
         if "opponents" in hparams:
             raise CLIError("give the opponents by --opponents or --hp opponents=..., not both")
         hparams["opponents"] = args.opponents
+    if hparams.get("opponents") == "heuristic-net" and "opponent_net" not in hparams:
+        from tabletop_gym.jax.distill import shipped
+
+        try:
+            hparams["opponent_net"] = str(shipped(game, players))
+        except ValueError as exc:
+            raise CLIError(str(exc)) from None
     if args.n_envs is not None:
         hparams.setdefault("num_envs", args.n_envs)
     if "hidden" in hparams and isinstance(hparams["hidden"], list):
@@ -467,9 +474,12 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--env", default=None,
                    help="Positano-v0 (default) or RapaNui-v0 (rllib: also positano or rapa_nui)")
     t.add_argument("--game", default=None, help="jax: rapa_nui (default) or positano")
-    t.add_argument("--opponents", default=None, choices=["self", "pool", "random"],
+    t.add_argument("--opponents", default=None,
+                   choices=["self", "pool", "random", "heuristic-net"],
                    help="jax: who plays the other seats: the learner itself (self, default), "
-                        "its past snapshots drawn by PFSP (pool) or random moves")
+                        "its past snapshots drawn by PFSP (pool), random moves, or the "
+                        "network distilled from the heuristic (heuristic-net; the shipped one "
+                        "unless --hp opponent_net=PATH)")
     t.add_argument("--seeds", type=int, default=None,
                    help="jax: independent learners trained in one program (default 1)")
     t.add_argument("--minutes", type=float, default=None,

@@ -192,6 +192,23 @@ def checkpoint_path(game: Game) -> Path:
     return path
 
 
+def jax_checkpoint_path(game_name: str, num_players: int) -> Path:
+    """Where the shipped ``jax-ppo`` policy of a game at a player count lies.
+
+    These are trained from scratch by the ``jax-ppo`` recipe of ``suite train`` (no heuristic
+    input, no search labels) and played by numpy alone (:mod:`tabletop_gym.agents.jax_policy`).
+
+    Raises:
+        ValueError: When none is shipped for it (the message lists those that are).
+    """
+    path = CHECKPOINTS / f"jax_ppo_{game_name}_{num_players}p.npz"
+    if not path.exists():
+        shipped = sorted(p.stem for p in CHECKPOINTS.glob("jax_ppo_*.npz"))
+        raise ValueError(f"no jax-ppo policy for {game_name} with {num_players} player(s); "
+                         f"shipped: {shipped}")
+    return path
+
+
 @functools.lru_cache(maxsize=8)
 def _load(path: str) -> Any:
     from sb3_contrib import MaskablePPO
@@ -251,14 +268,20 @@ def make_agent(
             from tabletop_gym.agents.llm import agent_from_spec
 
             return agent_from_spec(spec, game_name(game), rng)  # type: ignore[return-value]
-        if spec.startswith("jax:"):
+        if spec.startswith("jax:") or spec == "jax-ppo":
             from tabletop_gym.agents.jax_policy import JaxPolicyAgent
 
-            return JaxPolicyAgent(spec[len("jax:"):], game_name=game_name(game),
-                                  num_players=game.num_players, observation_size=observer.size)
+            name = game_name(game)
+            path = (str(jax_checkpoint_path(name, game.num_players)) if spec == "jax-ppo"
+                    else spec[len("jax:"):])
+            agent = JaxPolicyAgent(path, game_name=name, num_players=game.num_players,
+                                   observation_size=observer.size)
+            if spec == "jax-ppo":
+                agent.name = "jax-ppo"
+            return agent
         raise ValueError(f"unknown opponent {spec!r}; use 'random', 'heuristic[:variant]', "
-                         "'ismcts[:simulations[:rollout]]', 'ppo', 'llm:MODEL@BASE_URL', "
-                         "'jax:<checkpoint.npz>', an "
+                         "'ismcts[:simulations[:rollout]]', 'ppo', 'jax-ppo', "
+                         "'llm:MODEL@BASE_URL', 'jax:<checkpoint.npz>', an "
                          "Agent, a callable or a trained model")
     if hasattr(spec, "predict"):
         return model_agent(spec, game, observer, rng)

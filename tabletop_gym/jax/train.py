@@ -20,7 +20,9 @@ is computed once per rollout, :meth:`BatchedEnv.observe_all`). See :func:`seat_g
 Opponents (``opponents``) are chosen inside the jit, per game: ``"self"`` (every seat the learner),
 ``"random"`` (one learner seat, drawn per game, the others uniform among legal actions) or
 ``"pool"`` (the others a frozen past snapshot of the network, drawn per game by prioritised
-fictitious self-play, :func:`pfsp_probabilities`). Only learner decisions enter the PPO loss.
+fictitious self-play, :func:`pfsp_probabilities`) or ``"heuristic-net"`` (the others the network
+distilled from the Python heuristic bot, :mod:`tabletop_gym.jax.distill`, played greedily; the
+learner's win rate against it is logged). Only learner decisions enter the PPO loss.
 A further ``eval_envs`` games per seed always play one learner seat against random seats and never
 enter the loss: they give the win rate against random measured inside the jit.
 """
@@ -48,7 +50,7 @@ from tabletop_gym.jax.env import BatchedEnv, EnvState, TimeStep
 
 MASKED_LOGIT = -1e9
 """The logit of an illegal action id: its probability underflows to exactly 0."""
-OPPONENTS = ("self", "pool", "random")
+OPPONENTS = ("self", "pool", "random", "heuristic-net")
 """Who plays the non-learner seats (see the module docstring)."""
 ACTIVATIONS = {"tanh": nn.tanh, "relu": nn.relu}
 """Hidden-layer activations by name (the checkpoint records the name; the numpy agent reads it)."""
@@ -74,6 +76,7 @@ class TrainConfig:
         hidden: Hidden layer sizes of each of the actor and the critic.
         activation: ``"tanh"`` or ``"relu"``.
         opponents: One of :data:`OPPONENTS`.
+        opponent_net: The distilled heuristic's checkpoint (``opponents="heuristic-net"``).
         pool_size: Snapshots in the pool (``opponents="pool"``).
         pool_every: Iterations between two snapshots entering the pool (the oldest leaves).
         pfsp_power: Exponent ``p`` of the PFSP weight ``(1 - win rate)^p``.
@@ -95,6 +98,7 @@ class TrainConfig:
     hidden: tuple[int, ...] = (64, 64)
     activation: str = "tanh"
     opponents: str = "self"
+    opponent_net: str | None = None
     pool_size: int = 4
     pool_every: int = 10
     pfsp_power: float = 2.0
@@ -113,6 +117,10 @@ class TrainConfig:
                              f"{self.num_envs * self.num_steps}")
         if self.opponents not in OPPONENTS:
             raise ValueError(f"opponents must be one of {OPPONENTS}, got {self.opponents!r}")
+        if (self.opponents == "heuristic-net") != (self.opponent_net is not None):
+            raise ValueError("opponent_net (the distilled heuristic's checkpoint) goes with "
+                             f"opponents='heuristic-net' and only with it; got opponents="
+                             f"{self.opponents!r}, opponent_net={self.opponent_net!r}")
         if self.activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {tuple(ACTIVATIONS)}, "
                              f"got {self.activation!r}")
@@ -340,6 +348,31 @@ class Trainer:
         c = self.config
         return optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(c.lr, eps=1e-5))
 
+    @functools.cached_property
+    def opponent_net(self) -> tuple[list[tuple[jax.Array, jax.Array]], str]:
+        """The distilled heuristic's actor layers and activation (``opponents="heuristic-net"``).
+
+        Raises:
+            ValueError: When it is missing, or was made for another game, table or observation.
+        """
+        from tabletop_gym.agents.jax_policy import JaxPolicyAgent
+
+        g = self.game
+        net = JaxPolicyAgent(str(self.config.opponent_net), game_name=g.name,
+                             num_players=g.num_players, observation_size=g.observation_size)
+        layers = [(jnp.asarray(k), jnp.asarray(b)) for k, b in [*net.layers, net.out]]
+        return layers, str(net.metadata["activation"])
+
+    def _net_logits(self, obs: jax.Array, mask: jax.Array) -> jax.Array:
+        """The distilled heuristic's greedy choice as logits: 0 at its masked argmax."""
+        layers, activation = self.opponent_net
+        x = obs
+        for kernel, bias in layers[:-1]:
+            x = ACTIVATIONS[activation](x @ kernel + bias)
+        kernel, bias = layers[-1]
+        best = jnp.argmax(jnp.where(mask, x @ kernel + bias, -jnp.inf), axis=-1)
+        return jnp.where(jnp.arange(mask.shape[-1]) == best[:, None], 0.0, MASKED_LOGIT)
+
     def apply(self, params: Any, obs: jax.Array, mask: jax.Array) -> tuple[jax.Array, jax.Array]:
         """``(masked logits, value)`` of ``params`` on rows of observations and masks."""
         out: tuple[jax.Array, jax.Array] = self.network.apply(params, obs, mask)  # type: ignore[assignment]
@@ -383,6 +416,10 @@ class Trainer:
     def _opponent_logits(self, r: Runner, ts: TimeStep) -> jax.Array:
         """The logits the non-learner seats sample from: a pool snapshot's, or uniform."""
         uniform = jnp.where(ts.action_mask, 0.0, MASKED_LOGIT)
+        training = jnp.arange(self.env.batch_size) < self.config.num_envs
+        if self.config.opponents == "heuristic-net":
+            net = self._net_logits(ts.observation, ts.action_mask)
+            return jnp.where(training[:, None], net, uniform)
         if self.config.opponents != "pool":
             return uniform
         # Every snapshot's logits for every game, then each game's own: cheaper than gathering a
@@ -390,7 +427,6 @@ class Trainer:
         every = jax.vmap(lambda p: self.apply(p, ts.observation, ts.action_mask)[0])(
             r.pool)
         chosen = every[r.opponent, jnp.arange(ts.observation.shape[0])]
-        training = jnp.arange(self.env.batch_size) < self.config.num_envs
         return jnp.where(training[:, None], chosen, uniform)
 
     def _learner_decides(self, r: Runner, ts: TimeStep) -> jax.Array:
@@ -428,6 +464,7 @@ class Trainer:
             "train_games": scored.sum(),
             "train_returns": jnp.where(scored[:, None], nts.rewards, 0.0).sum(0),
             "learner_return": jnp.where(scored, nts.rewards[rows, r.learner_seat], 0.0).sum(),
+            "learner_wins": jnp.where(scored, share, 0.0).sum(),
             "eval_games": evaluated.sum(),
             "eval_wins": jnp.where(evaluated, share, 0.0).sum(),
             "eval_return": jnp.where(evaluated, nts.rewards[rows, r.learner_seat], 0.0).sum(),
@@ -593,7 +630,8 @@ def _seed_params(params: Any, index: int) -> Any:
 def _log_fields(num_players: int) -> list[str]:
     return (["iteration", "seed", "seconds", "learner_steps", "learner_steps_per_s",
              "train_games"] + [f"mean_return_seat_{p}" for p in range(num_players)]
-            + ["learner_mean_return", "games_vs_random", "win_rate_vs_random",
+            + ["learner_mean_return", "learner_win_rate", "games_vs_random",
+               "win_rate_vs_random",
                "mean_return_vs_random", "policy_loss", "value_loss", "entropy",
                "pool_win_rates"])
 
@@ -614,6 +652,10 @@ def _rows(iteration: int, seconds: float, rate: float, totals: np.ndarray,
                                             if games else "")
         row["learner_mean_return"] = (round(float(m["learner_return"][k]) / games, 4)
                                       if games else "")
+        # The learner's seat's win share in the training games: against the distilled
+        # heuristic with opponents="heuristic-net" (self-play: a seat drawn per game).
+        row["learner_win_rate"] = (round(float(m["learner_wins"][k]) / games, 4)
+                                   if games else "")
         row["games_vs_random"] = int(evals)
         row["win_rate_vs_random"] = round(float(m["eval_wins"][k]) / evals, 4) if evals else ""
         row["mean_return_vs_random"] = (round(float(m["eval_return"][k]) / evals, 4)

@@ -1,0 +1,229 @@
+"""A network distilled from the Python heuristic bot: the ``heuristic-net`` opponent of training.
+
+Training "against the heuristic" inside one ``jax.jit`` needs the heuristic as a JAX function.
+Rather than write the bot a second time, its decisions are cloned into the actor network of
+:mod:`tabletop_gym.jax.train` by behaviour cloning:
+
+1. :func:`collect` plays seeded Python games with the heuristic bot in every seat and records,
+   at every decision, the reference observer's vector (bit-identical to the batched engine's
+   ``observe``), the legal mask and the bot's action. With probability ``explore`` the seat then
+   plays a uniformly random legal action instead (the label stays the bot's), so the data also
+   covers positions the bot would not steer into, as a learner's opponent meets them.
+2. :func:`distill` fits the actor by cross-entropy over the legal actions (optax Adam,
+   minibatches, epochs) and reports its **agreement**: the share of held-out decisions where its
+   greedy masked argmax is the bot's action.
+3. The result is an ordinary policy checkpoint (``jax:<path>``, :mod:`tabletop_gym.agents.
+   jax_policy`), recording the games, the samples and the agreement. The trainer plays it
+   greedily in the non-learner seats with ``opponents="heuristic-net"``; the learner is always
+   scored against the real Python heuristic.
+
+Command line: ``python -m tabletop_gym.jax.distill --game rapa_nui --players 2 --games 2000
+--out heuristic_net.npz``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+import pathlib
+import time
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from tabletop_gym.jax.core import make
+from tabletop_gym.jax.train import TrainConfig, Trainer, save_checkpoint
+
+
+@dataclasses.dataclass(frozen=True)
+class Samples:
+    """Decisions of the heuristic bot.
+
+    Attributes:
+        observation: ``(N, observation_size)`` float32 observer vectors.
+        action_mask: ``(N, num_actions)`` bool legal masks.
+        action: ``(N,)`` the bot's action at each.
+        games: Games played to collect them.
+    """
+
+    observation: np.ndarray
+    action_mask: np.ndarray
+    action: np.ndarray
+    games: int
+
+
+def collect(game: str, num_players: int, games: int, seed: int = 0, explore: float = 0.1,
+            **config: Any) -> Samples:
+    """Play ``games`` seeded games of heuristic bots and record every decision with its label.
+
+    Args:
+        game: Game name.
+        num_players: Seats.
+        games: Games to play (deal seeds ``seed .. seed + games - 1``).
+        seed: First deal's seed; also seeds the bots' tie-breaks and the exploring moves.
+        explore: Chance that a seat plays a random legal action after recording the bot's.
+        **config: Further game config switches.
+
+    Raises:
+        ValueError: On no games or ``explore`` outside [0, 1].
+    """
+    from tabletop_gym.agents.base import make_agent
+    from tabletop_gym.evaluation import _raw_env_factory
+
+    if games < 1:
+        raise ValueError(f"games must be at least 1, got {games}")
+    if not 0.0 <= explore <= 1.0:
+        raise ValueError(f"explore must lie in [0, 1], got {explore}")
+    env = _raw_env_factory(game)(num_players=num_players, **config)
+    rng = np.random.default_rng(seed)
+    obs_rows: list[np.ndarray] = []
+    mask_rows: list[np.ndarray] = []
+    actions: list[int] = []
+    for g in range(games):
+        env.reset(seed=seed + g)
+        bots = {name: make_agent("heuristic", env.game, env.observer, rng)
+                for name in env.possible_agents}
+        for name in env.agent_iter():
+            obs, _r, term, trunc, _info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            label = int(bots[name].act(obs))
+            mask = np.asarray(obs["action_mask"], bool)
+            obs_rows.append(np.asarray(obs["observation"], np.float32))
+            mask_rows.append(mask)
+            actions.append(label)
+            move = label
+            if explore and rng.random() < explore:
+                move = int(rng.choice(np.flatnonzero(mask)))
+            env.step(move)
+    return Samples(np.stack(obs_rows), np.stack(mask_rows), np.asarray(actions, np.int32), games)
+
+
+def agreement(trainer: Trainer, params: Any, samples: Samples, rows: np.ndarray) -> float:
+    """Share of ``rows`` where the network's greedy masked argmax is the bot's action."""
+    logits, _ = trainer.apply(params, jnp.asarray(samples.observation[rows]),
+                              jnp.asarray(samples.action_mask[rows]))
+    return float(np.mean(np.asarray(jnp.argmax(logits, -1)) == samples.action[rows]))
+
+
+def distill(game: str, num_players: int, samples: Samples, hidden: tuple[int, ...] = (64, 64),
+            activation: str = "tanh", epochs: int = 20, batch_size: int = 512,
+            lr: float = 1e-3, holdout: float = 0.1, seed: int = 0,
+            **config: Any) -> tuple[Trainer, Any, dict[str, Any]]:
+    """Fit the actor to the bot's decisions; the trainer (for its network), params and report.
+
+    The decisions are split at random into a training part and ``holdout`` for the agreement.
+
+    Raises:
+        ValueError: On a holdout outside (0, 1), no epochs, or too few samples to hold out any.
+    """
+    if not 0.0 < holdout < 1.0:
+        raise ValueError(f"holdout must lie in (0, 1), got {holdout}")
+    if epochs < 1 or batch_size < 1:
+        raise ValueError(f"epochs and batch_size must be at least 1, got {epochs}, {batch_size}")
+    n = samples.action.shape[0]
+    n_hold = math.floor(holdout * n)
+    if n_hold < 1 or n - n_hold < 1:
+        raise ValueError(f"{n} samples are too few to hold out {holdout:.0%}")
+    trainer = Trainer(make(game, num_players=num_players, **config),
+                      TrainConfig(hidden=tuple(hidden), activation=activation))
+    order = np.random.default_rng(seed).permutation(n)
+    hold, fit = order[:n_hold], order[n_hold:]
+    params = trainer.init_params(jax.random.PRNGKey(seed))
+    opt = optax.adam(lr)
+    opt_state = opt.init(params)
+
+    def loss(p: Any, obs: jax.Array, mask: jax.Array, act: jax.Array) -> jax.Array:
+        logits, _ = trainer.apply(p, obs, mask)
+        return -jnp.take_along_axis(jax.nn.log_softmax(logits), act[:, None], 1).mean()
+
+    @jax.jit
+    def step(p: Any, s: Any, obs: jax.Array, mask: jax.Array,
+             act: jax.Array) -> tuple[Any, Any, jax.Array]:
+        value, grads = jax.value_and_grad(loss)(p, obs, mask, act)
+        updates, s = opt.update(grads, s, p)
+        return optax.apply_updates(p, updates), s, value
+
+    rng = np.random.default_rng(seed + 1)
+    size = min(batch_size, fit.size)
+    steps = fit.size // size
+    t0 = time.perf_counter()
+    last = float("nan")
+    for _ in range(epochs):
+        shuffled = rng.permutation(fit)
+        for b in range(steps):
+            idx = shuffled[b * size:(b + 1) * size]
+            params, opt_state, value = step(params, opt_state,
+                                            jnp.asarray(samples.observation[idx]),
+                                            jnp.asarray(samples.action_mask[idx]),
+                                            jnp.asarray(samples.action[idx]))
+            last = float(value)
+    report = {
+        "games": samples.games, "samples": int(n), "holdout_samples": int(n_hold),
+        "epochs": epochs, "batch_size": size, "lr": lr, "final_loss": round(last, 5),
+        "train_agreement": round(agreement(trainer, params, samples, fit), 4),
+        "holdout_agreement": round(agreement(trainer, params, samples, hold), 4),
+        "seconds": round(time.perf_counter() - t0, 1),
+    }
+    return trainer, params, report
+
+
+def distill_to(path: str | pathlib.Path, game: str, num_players: int, games: int = 2000,
+               seed: int = 0, explore: float = 0.1, hidden: tuple[int, ...] = (64, 64),
+               epochs: int = 20, **config: Any) -> dict[str, Any]:
+    """Collect, distil and save a ``heuristic-net`` checkpoint; the report it records."""
+    samples = collect(game, num_players, games, seed=seed, explore=explore, **config)
+    trainer, params, report = distill(game, num_players, samples, hidden=hidden, epochs=epochs,
+                                      seed=seed, **config)
+    report["explore"] = explore
+    save_checkpoint(path, trainer, params, seed=seed, learner_steps=0, iterations=0,
+                    algorithm="behaviour cloning of the Python heuristic (tabletop_gym.jax."
+                              "distill)", distilled=report)
+    return report
+
+
+def shipped(game: str, num_players: int) -> pathlib.Path:
+    """The package's distilled heuristic of a game and table size.
+
+    Raises:
+        ValueError: When none is shipped for it (the message lists those that are).
+    """
+    from tabletop_gym.agents.base import CHECKPOINTS
+
+    path = CHECKPOINTS / f"heuristic_net_{game}_{num_players}p.npz"
+    if not path.is_file():
+        have = sorted(p.stem for p in CHECKPOINTS.glob("heuristic_net_*.npz"))
+        raise ValueError(f"no distilled heuristic for {game} with {num_players} players; "
+                         f"shipped: {have} (make one: python -m tabletop_gym.jax.distill)")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: distil the heuristic of one game and table size into a checkpoint."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--game", required=True, choices=["positano", "rapa_nui"])
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--games", type=int, default=2000)
+    p.add_argument("--explore", type=float, default=0.1)
+    p.add_argument("--epochs", type=int, default=20)
+    p.add_argument("--hidden", type=int, nargs="+", default=[64, 64])
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True)
+    a = p.parse_args(argv)
+    try:
+        report = distill_to(a.out, a.game, a.players, games=a.games, seed=a.seed,
+                            explore=a.explore, hidden=tuple(a.hidden), epochs=a.epochs)
+    except ValueError as err:
+        p.error(str(err))
+    print(report)
+    print(f"saved {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

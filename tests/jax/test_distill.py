@@ -1,0 +1,120 @@
+"""The heuristic distilled into a network, and training against it inside the jit.
+
+The labels are the Python heuristic bot's decisions; the trainer plays the distilled network
+greedily in the non-learner seats (opponents="heuristic-net"), so every such move must be its
+masked argmax.
+"""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+from tabletop_gym.agents.base import make_agent
+from tabletop_gym.agents.jax_policy import JaxPolicyAgent, load_policy
+from tabletop_gym.jax.core import make
+from tabletop_gym.jax.distill import agreement, collect, distill, distill_to
+from tabletop_gym.jax.train import TrainConfig, Trainer
+
+
+@pytest.fixture(scope="module")
+def net(tmp_path_factory):
+    """A small network distilled from three Rapa Nui 2p games, saved as a checkpoint."""
+    path = tmp_path_factory.mktemp("net") / "heuristic_net.npz"
+    report = distill_to(path, "rapa_nui", 2, games=3, seed=0, hidden=(16,), epochs=2)
+    return path, report
+
+
+def test_collect_records_the_bots_legal_decisions_reproducibly():
+    a = collect("rapa_nui", 2, 2, seed=3, explore=0.0)
+    b = collect("rapa_nui", 2, 2, seed=3, explore=0.0)
+    assert a.games == 2 and a.observation.shape[0] == a.action.shape[0] > 0
+    assert np.array_equal(a.observation, b.observation) and np.array_equal(a.action, b.action)
+    assert a.action_mask[np.arange(a.action.size), a.action].all()  # every label legal
+    # With every move random the positions differ, and the labels are still the bot's (legal).
+    c = collect("rapa_nui", 2, 2, seed=3, explore=1.0)
+    assert c.action_mask[np.arange(c.action.size), c.action].all()
+    assert c.observation.shape != a.observation.shape or not np.array_equal(c.observation,
+                                                                              a.observation)
+
+
+def test_the_first_label_is_the_heuristics_move_on_that_observation():
+    from tabletop_gym.envs.rapa_nui.env import raw_env
+
+    s = collect("rapa_nui", 2, 1, seed=11, explore=0.0)
+    env = raw_env(num_players=2)
+    env.reset(seed=11)
+    obs = env.observe(env.agent_selection)
+    assert np.array_equal(obs["observation"], s.observation[0])
+    bot = make_agent("heuristic", env.game, env.observer, np.random.default_rng(0))
+    # The bot's first move in a fresh game has no tie to break here: the same move.
+    assert bot.act(obs) == s.action[0]
+
+
+def test_bad_collections_and_fits_are_refused():
+    with pytest.raises(ValueError, match="games must be at least 1"):
+        collect("rapa_nui", 2, 0)
+    with pytest.raises(ValueError, match=r"explore must lie in \[0, 1\]"):
+        collect("rapa_nui", 2, 1, explore=1.5)
+    s = collect("rapa_nui", 2, 1, seed=0)
+    with pytest.raises(ValueError, match=r"holdout must lie in \(0, 1\)"):
+        distill("rapa_nui", 2, s, holdout=0.0)
+    with pytest.raises(ValueError, match="epochs and batch_size must be at least 1"):
+        distill("rapa_nui", 2, s, epochs=0)
+
+
+def test_the_checkpoint_is_an_agent_and_its_agreement_is_the_argmax_match(net):
+    path, report = net
+    _arrays, meta = load_policy(path)
+    assert meta["distilled"]["samples"] == report["samples"]
+    assert meta["game"] == "rapa_nui" and meta["num_players"] == 2
+    agent = JaxPolicyAgent(path, game_name="rapa_nui", num_players=2)
+    # Recompute the agreement on the collected decisions with the numpy agent.
+    s = collect("rapa_nui", 2, 3, seed=0, explore=0.1)
+    picks = np.array([agent.act({"observation": o, "action_mask": m})
+                      for o, m in zip(s.observation, s.action_mask, strict=True)])
+    trainer = Trainer(make("rapa_nui", num_players=2), TrainConfig(hidden=(16,)))
+    from tabletop_gym.agents.jax_policy import load_policy as load
+
+    arrays, _ = load(path)
+    params = {"params": {"actor": {}, "critic": {}}}
+    for name, value in arrays.items():
+        part, layer, leaf = name.split("/")
+        params["params"][part].setdefault(layer, {})[leaf] = value
+    rows = np.arange(s.action.size)
+    assert agreement(trainer, params, s, rows) == pytest.approx(np.mean(picks == s.action))
+    assert 0.0 <= report["holdout_agreement"] <= 1.0
+
+
+def test_training_against_the_net_plays_its_greedy_moves(net):
+    path, _ = net
+    config = TrainConfig(num_envs=4, num_steps=4, minibatches=2, epochs=1, eval_envs=2,
+                         hidden=(8,), opponents="heuristic-net", opponent_net=str(path))
+    trainer = Trainer(make("rapa_nui", num_players=2), config)
+    runner = trainer.init(jax.random.PRNGKey(0))
+    agent = JaxPolicyAgent(path)
+    step = jax.jit(trainer._step)
+    checked = 0
+    for _ in range(6):
+        runner, (t, _stats) = step(runner, None)
+        for g in range(config.num_envs):  # training games only
+            if bool(t.in_loss[g]):
+                continue
+            obs = {"observation": np.asarray(t.observation[g]),
+                   "action_mask": np.asarray(t.action_mask[g])}
+            assert int(t.action[g]) == agent.act(obs)
+            checked += 1
+    assert checked > 0
+
+
+def test_the_net_goes_with_its_opponents_setting_and_its_own_game(net):
+    path, _ = net
+    with pytest.raises(ValueError, match="opponent_net .* goes with opponents='heuristic-net'"):
+        TrainConfig(opponents="heuristic-net")
+    with pytest.raises(ValueError, match="opponent_net .* goes with opponents='heuristic-net'"):
+        TrainConfig(opponents="pool", opponent_net=str(path))
+    wrong = Trainer(make("positano", num_players=2),
+                    TrainConfig(opponents="heuristic-net", opponent_net=str(path)))
+    with pytest.raises(ValueError, match="was trained for game 'rapa_nui', not 'positano'"):
+        _ = wrong.opponent_net
