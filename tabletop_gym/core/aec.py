@@ -388,7 +388,7 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
 
     Subclasses set :attr:`game_class`, :attr:`observer_class`, :attr:`renderer` (text),
     :attr:`painter` (picture) and :attr:`metadata`; games with simultaneous nodes also set
-    :attr:`make_game` to apply the turn-based transform (see ``tabletop_gym.wrappers.turn_based``).
+    :attr:`make_game` to apply the turn-based transform (see ``tabletop_gym.core.turn_based``).
 
     Args:
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
@@ -543,7 +543,7 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         if cur == SIMULTANEOUS:
             raise RuntimeError(
                 f"{type(self.game).__name__} reached a simultaneous node; an AEC env needs the "
-                "turn-based transform (tabletop_gym.wrappers.turn_based.TurnBasedGame)"
+                "turn-based transform (tabletop_gym.core.turn_based.TurnBasedGame)"
             )
         if cur == TERMINAL:
             self._acting_seat = -1
