@@ -162,7 +162,7 @@ def first_moves(game: str, candidate: str, opponent: str, seed: int,
     candidate in seat 0, agents drawn from one generator in seat order), so these are that game's
     first moves.
     """
-    from tabletop_gym.agents.base import choose_action, make_agent
+    from tabletop_gym.agents.base import choose_action, decides_on, make_agent
     from tabletop_gym.experiments.evaluation import _raw_env_factory
 
     env = _raw_env_factory(game)(**config)
@@ -175,7 +175,7 @@ def first_moves(game: str, candidate: str, opponent: str, seed: int,
     while not env.game_state.is_terminal() and searched < decisions:
         name = env.agent_selection
         agent = agents[name]
-        if getattr(agent, "needs_state", False) and len(env.game_state.legal_actions()) > 1:
+        if decides_on(agent) == "state" and len(env.game_state.legal_actions()) > 1:
             searched += 1
         action = choose_action(agent, env, name)
         moves.append(int(action))

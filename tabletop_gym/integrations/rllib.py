@@ -428,9 +428,9 @@ class RLlibAgent:
     """A trained masking module (or one per seat) as an agent of the evaluation harness.
 
     It plays greedily: the argmax of the masked logits, so it picks only legal actions. It is
-    handed the engine state and its seat (``needs_state``) so that a per-seat policy can pick
-    its seat's module, and encodes the seat's own observation with the game's observer: it
-    sees exactly what the seat's agent sees in the env.
+    handed the engine state and its seat (``act_in``: a ``StateAgent``) so that a per-seat
+    policy can pick its seat's module, and encodes the seat's own observation with the game's
+    observer: it sees exactly what the seat's agent sees in the env.
 
     Args:
         modules: One RLlib module for every seat, or a dict seat -> module.
@@ -439,8 +439,6 @@ class RLlibAgent:
         name: The agent's name in tables.
         **config: The game's config switches (``num_players`` included).
     """
-
-    needs_state = True
 
     def __init__(self, modules: Any, game: str, log_scale: bool = True, name: str = "rllib-ppo",
                  **config: Any):
