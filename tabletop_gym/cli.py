@@ -82,7 +82,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     env_kwargs = _parse_kv(args.set)
     if args.players is not None:
         env_kwargs["num_players"] = args.players
-    from tabletop_gym.training import train
+    from tabletop_gym.experiments.training import train
 
     train(
         env_id=args.env,
@@ -208,7 +208,7 @@ def _positive(name: str, value: int) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate an agent against an opponent and print/save the table."""
-    from tabletop_gym.evaluation import evaluate, format_table, save_results
+    from tabletop_gym.experiments.evaluation import evaluate, format_table, save_results
 
     _positive("--games", args.games)
     cfg = _parse_kv(args.set)
@@ -251,7 +251,7 @@ def llm_report(per_game: list[dict[str, Any]], candidate: str, opponent: str) ->
 
 def cmd_league(args: argparse.Namespace) -> int:
     """Play a round-robin league and save its matrix, ratings, heatmap and table."""
-    from tabletop_gym.league import run_league
+    from tabletop_gym.experiments.league import run_league
 
     cfg = _parse_kv(args.set)
     cfg["num_players"] = args.players
@@ -271,7 +271,7 @@ def cmd_league(args: argparse.Namespace) -> int:
 
 
 def _env_class(game: str) -> Any:
-    from tabletop_gym.evaluation import _raw_env_factory
+    from tabletop_gym.experiments.evaluation import _raw_env_factory
 
     return _raw_env_factory(game)
 
@@ -513,7 +513,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="env kwargs, e.g. num_players=2 opponents=heuristic")
     t.add_argument("--hp", nargs="*", default=[], metavar="KEY=VALUE",
                    help="PPO settings over the defaults, e.g. net_arch=[64,64] "
-                        "obs_scaling=none (see tabletop_gym.training.recipe(env); rllib: "
+                        "obs_scaling=none (see "
+                        "tabletop_gym.experiments.training.recipe(env); rllib: "
                         "lr=1e-4 hiddens=[64,64], tabletop_gym.integrations.rllib."
                         "DEFAULT_HPARAMS; jax: num_steps=32 hidden=[256,256], "
                         "tabletop_gym.jax.train.TrainConfig)")

@@ -14,9 +14,9 @@ import pathlib
 import numpy as np
 import pytest
 
-from tabletop_gym.baselines import Job, _verdicts, bootstrap_ci, first_moves, iqm, jobs
-from tabletop_gym.evaluation import _raw_env_factory, evaluate
-from tabletop_gym.league import run_league
+from tabletop_gym.experiments.baselines import Job, _verdicts, bootstrap_ci, first_moves, iqm, jobs
+from tabletop_gym.experiments.evaluation import _raw_env_factory, evaluate
+from tabletop_gym.experiments.league import run_league
 
 DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
 PAGE = json.loads((DOCS / "baselines.json").read_text())
@@ -89,7 +89,7 @@ def test_iqm_and_bootstrap_by_hand():
 def test_a_fresh_clone_keeps_the_seeds_table_without_the_training_runs(tmp_path):
     # runs/ is not in the repository: rendering without the training runs must keep the seeds
     # the page was generated with, not drop the table.
-    from tabletop_gym.baselines import render
+    from tabletop_gym.experiments.baselines import render
 
     docs = tmp_path / "docs"
     (docs / "img").mkdir(parents=True)
@@ -123,7 +123,7 @@ def test_a_search_target_needs_the_interval_and_the_time():
 
 
 def test_reusing_the_committed_rows_keeps_them_and_leaves_the_trained_ones_to_run(tmp_path):
-    from tabletop_gym.baselines import render, reuse_committed
+    from tabletop_gym.experiments.baselines import render, reuse_committed
 
     docs = tmp_path / "docs"
     (docs / "img").mkdir(parents=True)

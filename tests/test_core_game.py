@@ -175,8 +175,8 @@ def test_supports_tells_which_optional_members_a_game_has():
 
 
 def test_split_transform_refuses_a_game_without_split_actions():
+    from tabletop_gym.core.turn_based import TurnBasedGame
     from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
-    from tabletop_gym.wrappers.turn_based import TurnBasedGame
 
     with pytest.raises(ValueError, match="split_simultaneous_action"):
         TurnBasedGame(RapaNuiGame(), split=True)
@@ -187,8 +187,8 @@ def test_turn_based_sequential_move_is_checked_once_by_the_inner_game():
     import random
 
     from tabletop_gym.core.game import IllegalActionError
+    from tabletop_gym.core.turn_based import TurnBasedGame
     from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
-    from tabletop_gym.wrappers.turn_based import TurnBasedGame
 
     game = TurnBasedGame(RapaNuiGame())
     state = game.new_initial_state(random.Random(3))

@@ -21,10 +21,10 @@ import pytest
 import tabletop_gym  # noqa: F401 - registers the ids
 from tabletop_gym.core.game import ConfigError, StateFormatError
 from tabletop_gym.core.records import GameRecord
+from tabletop_gym.core.turn_based import TurnBasedGame
 from tabletop_gym.envs import positano_v0, rapa_nui_v0
 from tabletop_gym.envs.positano.rules import PositanoGame
 from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
-from tabletop_gym.wrappers.turn_based import TurnBasedGame
 from tests.snapshots import aec_snapshot
 
 

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from tabletop_gym.evaluation import (
+from tabletop_gym.experiments.evaluation import (
     evaluate,
     format_table,
     mean_interval,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tabletop_gym.agents.base import make_agent
-from tabletop_gym.evaluation import _raw_env_factory
+from tabletop_gym.experiments.evaluation import _raw_env_factory
 
 
 def test_log_scaled_extractor_by_hand():
@@ -31,7 +31,7 @@ def test_log_scaled_extractor_by_hand():
 
 def test_train_with_time_limit_and_settings_records_them(tmp_path):
     pytest.importorskip("sb3_contrib")
-    from tabletop_gym.training import DEFAULT_HPARAMS, ENV_HPARAMS, train
+    from tabletop_gym.experiments.training import DEFAULT_HPARAMS, ENV_HPARAMS, train
 
     small = {"net_arch": [16], "n_steps": 64, "batch_size": 64, "bc_games": 1, "bc_epochs": 1,
              "teacher": "heuristic", "bc_target": "value"}
@@ -65,9 +65,9 @@ def test_ppo_without_a_checkpoint_for_the_config_says_which_exist():
 
 
 def test_core_and_search_do_not_import_torch():
-    code = ("import sys, tabletop_gym, tabletop_gym.agents.ismcts, tabletop_gym.league, "
-            "tabletop_gym.baselines, tabletop_gym.evaluation;"
-            "from tabletop_gym.evaluation import evaluate;"
+    code = ("import sys, tabletop_gym, tabletop_gym.agents.ismcts, tabletop_gym.experiments.league, "
+            "tabletop_gym.experiments.baselines, tabletop_gym.experiments.evaluation;"
+            "from tabletop_gym.experiments.evaluation import evaluate;"
             "evaluate('rapa_nui', 'ismcts:3', 'heuristic', n_games=1, num_players=2);"
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -77,7 +77,7 @@ def test_core_and_search_do_not_import_torch():
 
 
 def test_teacher_dataset_records_each_seat_view_and_the_teacher_move():
-    from tabletop_gym.training import teacher_dataset
+    from tabletop_gym.experiments.training import teacher_dataset
 
     data = teacher_dataset("RapaNui-v0", games=1, seed=3)
     # Replaying the recorded moves from the same deal gives every recorded observation and mask
@@ -104,7 +104,7 @@ def test_behaviour_cloning_fits_the_teacher_on_its_games():
     import torch
     from sb3_contrib import MaskablePPO
 
-    from tabletop_gym.training import behaviour_clone, teacher_dataset
+    from tabletop_gym.experiments.training import behaviour_clone, teacher_dataset
 
     torch.manual_seed(0)
     data = teacher_dataset("RapaNui-v0", games=1, seed=0)
@@ -119,7 +119,7 @@ def test_behaviour_cloning_fits_the_teacher_on_its_games():
 
 
 def test_recipe_is_the_defaults_with_the_env_entries():
-    from tabletop_gym.training import DEFAULT_HPARAMS, recipe
+    from tabletop_gym.experiments.training import DEFAULT_HPARAMS, recipe
 
     assert recipe("Positano-v0") == DEFAULT_HPARAMS
     rn = recipe("RapaNui-v0")
@@ -144,8 +144,8 @@ def test_gain_regression_fits_each_move_to_its_gain_less_the_margin():
 
     from tabletop_gym.agents.base import with_hints
     from tabletop_gym.agents.ppo import HintedPolicy, HintVecEnv
+    from tabletop_gym.experiments.training import behaviour_clone, teacher_dataset
     from tabletop_gym.integrations.sb3 import make_vec_env
-    from tabletop_gym.training import behaviour_clone, teacher_dataset
 
     torch.manual_seed(0)
     vec = HintVecEnv(make_vec_env("RapaNui-v0", n_envs=1, seed=0), seed=0)
@@ -200,7 +200,7 @@ def test_gain_regression_fits_each_move_to_its_gain_less_the_margin():
 def test_shipped_checkpoint_plays_with_no_training(game: str, players: int):
     pytest.importorskip("sb3_contrib")
     from tabletop_gym.agents.base import CHECKPOINTS
-    from tabletop_gym.evaluation import evaluate
+    from tabletop_gym.experiments.evaluation import evaluate
 
     path = CHECKPOINTS / f"{game}_{players}p.zip"
     assert path.stat().st_size < 5_000_000  # small: the optimizer moments are not shipped
@@ -272,7 +272,7 @@ def test_hinted_policy_starts_as_the_heuristic_and_sees_only_its_own_view():
 def test_progress_lines_every_five_percent_by_hand():
     import io
 
-    from tabletop_gym.training import ProgressLines
+    from tabletop_gym.experiments.training import ProgressLines
 
     out = io.StringIO()
     lines = ProgressLines(1000, out)  # a line every 50 steps
@@ -290,7 +290,7 @@ def test_progress_lines_every_five_percent_by_hand():
 def test_training_without_a_terminal_prints_progress_lines(tmp_path, capsys):
     # Issue #26 item 7: SB3's bar is drawn only on a terminal, so a log showed nothing.
     pytest.importorskip("sb3_contrib")
-    from tabletop_gym.training import train
+    from tabletop_gym.experiments.training import train
 
     small = {"net_arch": [8], "n_steps": 64, "batch_size": 64, "bc_games": 0}
     train("RapaNui-v0", timesteps=256, out=tmp_path, n_envs=2, eval_games=0, progress_bar=True,

@@ -30,10 +30,10 @@ from hypothesis import strategies as st
 
 import tabletop_gym  # noqa: F401 - registers the ids
 from tabletop_gym.core.game import SIMULTANEOUS, Game, IllegalActionError, StateFormatError
+from tabletop_gym.core.turn_based import TurnBasedGame
 from tabletop_gym.envs import positano_v0, rapa_nui_v0
 from tabletop_gym.envs.positano.rules import PositanoGame
 from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
-from tabletop_gym.wrappers.turn_based import TurnBasedGame
 from tests.snapshots import aec_snapshot, parallel_snapshot, single_snapshot
 
 _COMMON = {"deadline": None, "suppress_health_check": list(HealthCheck), "print_blob": True}

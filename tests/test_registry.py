@@ -77,7 +77,7 @@ def test_a_third_game_is_one_registration(nim):
     from tabletop_gym.cli import build_parser
     from tabletop_gym.core.playthrough import generate, replay
     from tabletop_gym.core.records import GameRecord, make_game
-    from tabletop_gym.evaluation import evaluate
+    from tabletop_gym.experiments.evaluation import evaluate
     from tabletop_gym.wrappers.single_agent import make_registered
 
     game = make_game("nim", {"pile": 5})

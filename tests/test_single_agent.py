@@ -271,8 +271,6 @@ def test_forced_moves_of_a_blind_opponent_are_played_without_asking_it():
 
 def test_an_opponent_that_needs_the_state_is_not_handed_parts():
     class Searcher(_PartsSpy):
-        needs_state = True
-
         def act_in(self, state, seat):
             return state.legal_actions(seat)[0]
 

@@ -109,9 +109,9 @@ def rapa_nui_observation() -> str:
 
 def positano_shapes() -> str:
     """Observation shapes of the engine observer and the AEC env for every configuration."""
+    from tabletop_gym.core.turn_based import TurnBasedGame, TurnBasedObserver
     from tabletop_gym.envs.positano.observer import PositanoObserver
     from tabletop_gym.envs.positano.rules import PositanoGame
-    from tabletop_gym.wrappers.turn_based import TurnBasedGame, TurnBasedObserver
 
     rows = []
     for n, board, label in [(1, 4, "1 (solo)"), (2, 4, "2"), (3, 4, "3"), (4, 4, "4"),
@@ -146,7 +146,7 @@ def positano_observation() -> str:
 
 def training_budgets() -> str:
     """The default training budget of each env (``tabletop-gym train`` without ``--timesteps``)."""
-    from tabletop_gym.training import DEFAULT_TIMESTEPS
+    from tabletop_gym.experiments.training import DEFAULT_TIMESTEPS
 
     return _table(["env", "default budget (timesteps)"],
                   [[f"`{env}`", f"{steps:,}"] for env, steps in DEFAULT_TIMESTEPS.items()])

@@ -2,10 +2,29 @@
 
 An agent sees exactly what an RL policy sees: its own observation dict
 (``{"observation": float32 vector, "action_mask": int8 vector}``) and nothing else. Bots never
-get the engine state, so they cannot cheat. A bot may also offer ``act_on(vector, legal)``, the
-same decision from the dict's parts (the ``observation`` vector and the ids its mask sets,
-ascending); the single-agent env then hands it those, and with ``forced_moves_blind = True``
-plays its forced moves without asking it (see ``tabletop_gym.wrappers.single_agent``).
+get the engine state, so they cannot cheat.
+
+What else an agent offers is declared by the protocols below, and read in one place,
+:func:`capabilities` (no caller looks an attribute up by name):
+
+* :class:`Agent`: ``act(observation_dict) -> int``, the one method every agent has;
+* :class:`PartsAgent`: ``act_on(vector, legal)``, the same decision from the dict's parts (the
+  ``observation`` vector and the ids its mask sets, ascending); the single-agent env then hands it
+  those (the Rapa Nui heuristic);
+* :class:`StateAgent`: ``act_in(state, seat)``, a search agent handed the engine state, which it
+  determinizes before looking (ISMCTS);
+* :class:`TextAgent`: ``act_env(env, agent)``, an agent that writes its own seat's text view from
+  the env (a language model);
+* :class:`SeedableAgent`: ``seed(seed)``; a named bot is reseeded from the env's generator;
+* :class:`BlindToForcedMoves`: ``forced_moves_blind``; exactly ``True`` means a move that is the
+  only legal one may be played for it without asking it (or observing it);
+* :class:`ResetBySeed`: ``seed_resets``; exactly ``True`` means ``seed(s)`` makes it as good as a
+  bot built afresh and seeded with ``s``, so an env may keep one from episode to episode.
+
+An object with only ``act`` (or a plain function, wrapped in :class:`CallableAgent`) has the
+default :class:`Capabilities`: it is handed its observation dict at every decision, is never
+reseeded, never kept and always asked, even for a forced move. Declare a method or flag on the
+class to offer more; the single-agent env reads them once per opponent.
 
 An opponent may be given as:
 
@@ -29,14 +48,15 @@ An opponent may be given as:
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 
-from tabletop_gym.core.game import Game
+from tabletop_gym.core.game import Game, State
 from tabletop_gym.core.observer import Observer
 
 
@@ -47,6 +67,122 @@ class Agent(Protocol):
     def act(self, observation: dict[str, np.ndarray]) -> int:
         """Return a legal action id (the ``action_mask`` of ``observation`` lists them)."""
         ...
+
+
+@runtime_checkable
+class PartsAgent(Protocol):
+    """Also decides from the parts of its observation dict."""
+
+    def act_on(self, vector: np.ndarray, legal: Sequence[int]) -> int:
+        """What ``act`` returns for the dict of ``vector`` and the mask of ``legal``.
+
+        Args:
+            vector: The seat's ``observation`` vector (one-dimensional, as ``observe`` gives).
+            legal: The ids set in its ``action_mask``, ascending (the engine's legal actions).
+        """
+        ...
+
+
+@runtime_checkable
+class StateAgent(Protocol):
+    """Decides from the engine state and its seat (a search agent; it must determinize it)."""
+
+    def act_in(self, state: State, seat: int) -> int:
+        """The action of ``seat`` in ``state``, from what that seat may know only."""
+        ...
+
+
+@runtime_checkable
+class TextAgent(Protocol):
+    """Decides from its seat's text view, which it writes from the env."""
+
+    def act_env(self, env: Any, agent: str) -> int:
+        """The action of ``agent`` (the env's agent to act) in the AEC ``env``."""
+        ...
+
+
+@runtime_checkable
+class SeedableAgent(Protocol):
+    """Has a generator that can be reseeded."""
+
+    def seed(self, seed: int | None) -> None:
+        """Reseed the agent's own generator."""
+        ...
+
+
+@runtime_checkable
+class BlindToForcedMoves(Protocol):
+    """Says whether its forced moves may be played without asking it."""
+
+    forced_moves_blind: bool
+    """Exactly ``True``: with one legal action it plays it without reading its observation or
+    its generator, so an env may play that move for it."""
+
+
+@runtime_checkable
+class ResetBySeed(Protocol):
+    """Says whether a reseed makes it as good as new."""
+
+    seed_resets: bool
+    """Exactly ``True``: after ``seed(s)`` it decides as a bot built afresh and seeded with
+    ``s`` (its generator is its only state), so an env may keep one and reseed it."""
+
+
+DecisionInput = Literal["observation", "parts", "state", "text"]
+"""What an agent is handed at a decision (:attr:`Capabilities.decides_on`)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Capabilities:
+    """Which optional paths an agent offers; the defaults are those of an object with ``act``.
+
+    Read with :func:`capabilities`, once per agent (not at every move).
+    """
+
+    decides_on: DecisionInput = "observation"
+    """``"text"`` (:class:`TextAgent`), ``"state"`` (:class:`StateAgent`), ``"parts"``
+    (:class:`PartsAgent`) or ``"observation"`` (``act``), the first that the agent offers."""
+    seedable: bool = False
+    """It is a :class:`SeedableAgent`."""
+    forced_moves_blind: bool = False
+    """It decides from the parts and declares ``forced_moves_blind`` exactly ``True``."""
+    seed_resets: bool = False
+    """It is seedable and declares ``seed_resets`` exactly ``True``."""
+
+
+_BY_CLASS: dict[type, tuple[DecisionInput, bool]] = {}
+"""Each agent class seen: its decision input and whether it is seedable. Its methods say both,
+and methods are the class's, so they are found once per class."""
+
+
+def _class_capabilities(cls: type) -> tuple[DecisionInput, bool]:
+    found = _BY_CLASS.get(cls)
+    if found is None:
+        path: DecisionInput = ("text" if issubclass(cls, TextAgent) else
+                               "state" if issubclass(cls, StateAgent) else
+                               "parts" if issubclass(cls, PartsAgent) else "observation")
+        found = _BY_CLASS[cls] = (path, issubclass(cls, SeedableAgent))
+    return found
+
+
+def decides_on(agent: object) -> DecisionInput:
+    """What ``agent`` is handed at a decision: the first of text, state and parts it offers."""
+    return _class_capabilities(type(agent))[0]
+
+
+def capabilities(agent: object) -> Capabilities:
+    """The :class:`Capabilities` that ``agent`` declares (the defaults for what it does not).
+
+    The flags are read from the agent itself, so an instance may set its own.
+    """
+    path, seedable = _class_capabilities(type(agent))
+    return Capabilities(
+        decides_on=path,
+        seedable=seedable,
+        forced_moves_blind=(path == "parts" and isinstance(agent, BlindToForcedMoves)
+                            and agent.forced_moves_blind is True),
+        seed_resets=seedable and isinstance(agent, ResetBySeed) and agent.seed_resets is True,
+    )
 
 
 class RandomAgent:
@@ -313,15 +449,17 @@ def check_spec(spec: Any) -> None:
 def choose_action(agent: Any, env: Any, name: str) -> int:
     """The action of ``agent`` playing ``name`` in the AEC ``env``.
 
-    An observation agent gets its own observation; a search agent (one with ``act_in``, such as
-    :class:`tabletop_gym.agents.ismcts.ISMCTSAgent`) gets the engine state and its seat, and
-    re-deals what that seat cannot see before it searches; a text agent (``needs_text``, such as
-    :class:`tabletop_gym.agents.llm.LLMAgent`) gets the env and writes its own seat's text view
-    from it (``tabletop_gym.text``), which shows only what that seat may know.
+    An observation agent (a parts agent too) gets its own observation dict; a search agent
+    (:class:`StateAgent`, such as :class:`tabletop_gym.agents.ismcts.ISMCTSAgent`) gets the engine
+    state and its seat, and re-deals what that seat cannot see before it searches; a text agent
+    (:class:`TextAgent`, such as :class:`tabletop_gym.agents.llm.LLMAgent`) gets the env and
+    writes its own seat's text view from it (``tabletop_gym.text``), which shows only what that
+    seat may know.
     """
-    if getattr(agent, "needs_text", False):
+    path = decides_on(agent)
+    if path == "text":
         return int(agent.act_env(env, name))
-    if getattr(agent, "needs_state", False):
+    if path == "state":
         return agent.act_in(env.game_state, env.seat_of(name))
     # Passed on unchanged: the env refuses a float such as 5.9 instead of cutting it to 5.
     return agent.act(env.observe(name))

@@ -34,7 +34,7 @@ Named ``"ismcts"``, ``"ismcts:<simulations>"``, ``"ismcts:<simulations>:heuristi
 ``"ismcts:<simulations>:guided"`` wherever opponents are named.
 
 Example:
-    >>> from tabletop_gym.evaluation import evaluate
+    >>> from tabletop_gym.experiments.evaluation import evaluate
     >>> res = evaluate("rapa_nui", "ismcts:8", "random", n_games=2, seed=0, num_players=2)
     >>> res.n_games
     2
@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -124,8 +124,6 @@ class ISMCTSAgent:
         switch_z: Standard errors of paired gain the guided search needs to leave the
             heuristic's move (:data:`SWITCH_Z`).
     """
-
-    needs_state = True
 
     def __init__(
         self,
@@ -331,3 +329,11 @@ class ISMCTSAgent:
             margin = 0.5 + 0.5 * math.tanh((scores[p] - best_other) / self.margin_scale)
             out.append((1 - w) * win + w * margin)
         return out
+
+
+if TYPE_CHECKING:
+    # The search agent is handed the engine state (tabletop_gym.agents.base.StateAgent).
+    from tabletop_gym.agents.base import SeedableAgent, StateAgent
+
+    _state: type[StateAgent] = ISMCTSAgent
+    _seed: type[SeedableAgent] = ISMCTSAgent

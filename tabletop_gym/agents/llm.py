@@ -31,7 +31,7 @@ import re
 import time
 import urllib.parse
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -213,10 +213,10 @@ class LLMAgent:
         fallback: ``"random"``: a random legal move from ``rng``, flagged in the log.
         rng: The generator of the fallback's choices (seeded: same seed, same fallbacks).
         name: The agent's name in reports (default ``llm:<model>``).
-    """
 
-    needs_text = True
-    """``choose_action`` hands this agent the env (it writes its own seat's text view)."""
+    It is a :class:`tabletop_gym.agents.base.TextAgent`: ``choose_action`` hands it the env
+    (:meth:`act_env`), and it writes its own seat's text view from it.
+    """
 
     def __init__(self, backend: Any, game: str, rethinks: int = 2, fallback: str = "random",
                  rng: np.random.Generator | int | None = None, name: str | None = None):
@@ -501,3 +501,10 @@ def report_markdown(rows: Sequence[dict[str, Any]]) -> str:
                      f"{r['unparsable_rate']:.3f} | {r['no_answer_rate']:.3f} | "
                      f"{r['tokens_per_decision']:.1f} | {r['seconds_per_decision']:.3f} |")
     return "\n".join(lines)
+
+
+if TYPE_CHECKING:
+    # The language model is handed the env (tabletop_gym.agents.base.TextAgent).
+    from tabletop_gym.agents.base import TextAgent
+
+    _text: type[TextAgent] = LLMAgent

@@ -1,1 +1,1 @@
-"""The engine contract, the one PettingZoo adapter and parallel view, observers, records."""
+"""The engine contract, the PettingZoo adapters, observers, the turn-based transform, records."""

@@ -41,7 +41,7 @@ from __future__ import annotations
 import inspect
 import random
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -283,6 +283,46 @@ class StableInfos:
                     "illegal_action": action if a == offender else -1} for a in agents}
 
 
+def terminal_infos(
+    state: State,
+    agents: list[str],
+    seat_of: Mapping[str, int],
+    seat_agent: Sequence[str],
+    possible_agents: Sequence[str],
+    stable: StableInfos | None,
+) -> dict[str, dict[str, Any]]:
+    """What every agent's info says about the finished game, for the AEC and the parallel env.
+
+    With ``info_mode="full"`` (``stable`` None): ``scores`` (every agent's final score, by agent
+    name), the agent's own ``score_breakdown`` and ``winners`` (the winning agents' names); each
+    env puts these after the keys it keeps all game long. With ``info_mode="stable"``: the whole
+    infos of :meth:`StableInfos.final`, scores and winners indexed like ``possible_agents``.
+
+    Args:
+        state: The terminal state.
+        agents: The agents to give an info (the env's live agents).
+        seat_of: Each agent's seat.
+        seat_agent: The agent of each seat.
+        possible_agents: The env's agents in their fixed order.
+        stable: The env's stable-info builder, or None for the full infos.
+    """
+    scores = state.scores()
+    if stable is not None:
+        return stable.final(agents, state.phase(), [scores[seat_of[a]] for a in possible_agents],
+                            [possible_agents.index(seat_agent[s]) for s in state.winners()])
+    breakdown = state.score_breakdown()
+    winners = [seat_agent[s] for s in state.winners()]
+    # Every agent gets its own scores dict: a caller changing one info changes no other.
+    return {a: {"scores": {seat_agent[s]: float(v) for s, v in enumerate(scores)},
+                "score_breakdown": breakdown[seat_of[a]], "winners": winners} for a in agents}
+
+
+def illegal_detail(agent: str, err: IllegalActionError) -> dict[str, Any]:
+    """``info["illegal_action"]`` (``info_mode="full"``) when ``agent``'s action ended the game."""
+    return {"agent": agent, "action": err.action, "phase": err.phase,
+            "legal_actions": err.legal, "message": str(err)}
+
+
 class TabletopEnvBase:
     """What the AEC and parallel envs share.
 
@@ -388,7 +428,7 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
 
     Subclasses set :attr:`game_class`, :attr:`observer_class`, :attr:`renderer` (text),
     :attr:`painter` (picture) and :attr:`metadata`; games with simultaneous nodes also set
-    :attr:`make_game` to apply the turn-based transform (see ``tabletop_gym.wrappers.turn_based``).
+    :attr:`make_game` to apply the turn-based transform (see ``tabletop_gym.core.turn_based``).
 
     Args:
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"``.
@@ -543,7 +583,7 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         if cur == SIMULTANEOUS:
             raise RuntimeError(
                 f"{type(self.game).__name__} reached a simultaneous node; an AEC env needs the "
-                "turn-based transform (tabletop_gym.wrappers.turn_based.TurnBasedGame)"
+                "turn-based transform (tabletop_gym.core.turn_based.TurnBasedGame)"
             )
         if cur == TERMINAL:
             self._acting_seat = -1
@@ -551,28 +591,16 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
             self._acting_legal = ()
             self._info_phase = None
             returns = state.returns()
-            scores = state.scores()
-            breakdown = state.score_breakdown()
+            final = terminal_infos(state, self.agents, self._seat_of, self._seat_agent,
+                                   self.possible_agents, self._stable)
             if self._stable is not None:
-                self.infos = self._stable.final(
-                    self.agents, state.phase(),
-                    [scores[self._seat_of[a]] for a in self.possible_agents],
-                    [self.possible_agents.index(self._seat_agent[s]) for s in state.winners()],
-                )
-            winners = [self._seat_agent[s] for s in state.winners()]
+                self.infos = final
             for a in self.agents:
-                seat = self._seat_of[a]
-                self.rewards[a] = float(returns[seat])
+                self.rewards[a] = float(returns[self._seat_of[a]])
                 self.terminations[a] = True
                 if self._stable is not None:
                     continue
-                self.infos[a] = {
-                    "action_mask": self._zero_mask,
-                    "is_acting": False,
-                    "scores": {self._seat_agent[s]: float(v) for s, v in enumerate(scores)},
-                    "score_breakdown": breakdown[seat],
-                    "winners": winners,
-                }
+                self.infos[a] = {"action_mask": self._zero_mask, "is_acting": False, **final[a]}
             self.agent_selection = self.agents[0]
             return
         acting = self._seat_agent[cur]
@@ -661,13 +689,7 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         self._acting_mask = self._zero_mask
         self._acting_legal = ()
         self._info_phase = None
-        detail = {
-            "agent": agent,
-            "action": err.action,
-            "phase": err.phase,
-            "legal_actions": err.legal,
-            "message": str(err),
-        }
+        detail = illegal_detail(agent, err)
         if self._stable is not None:
             assert self.state_obj is not None
             self.infos = self._stable.illegal(self.agents, self.state_obj.phase(), agent,

@@ -27,8 +27,10 @@ from tabletop_gym.core.aec import (
     TabletopEnvBase,
     as_action,
     as_seed,
+    illegal_detail,
     observation_space,
     reset_options,
+    terminal_infos,
 )
 from tabletop_gym.core.game import (
     SIMULTANEOUS,
@@ -247,22 +249,17 @@ class TabletopParallelEnv(TabletopEnvBase, ParallelEnv):
         obs, infos = self._observe_all()
         if state.is_terminal():
             returns = state.returns()
-            scores = state.scores()
-            breakdown = state.score_breakdown()
-            winners = [self.possible_agents[s] for s in state.winners()]
+            # Seat s is possible_agents[s] here: the parallel view does not rotate seats.
+            final = terminal_infos(state, self.agents, self._seat_of, self.possible_agents,
+                                   self.possible_agents, self._stable)
             if self._stable is not None:
-                infos = self._stable.final(self.agents, state.phase(), scores, state.winners())
+                infos = final
             for a in self.agents:
-                s = self._seat(a)
-                rewards[a] = float(returns[s])
+                rewards[a] = float(returns[self._seat(a)])
                 terms[a] = True
                 if self._stable is not None:
                     continue
-                infos[a].update(
-                    scores={self.possible_agents[i]: float(v) for i, v in enumerate(scores)},
-                    score_breakdown=breakdown[s],
-                    winners=winners,
-                )
+                infos[a].update(final[a])
             self.agents = []
         return obs, rewards, terms, truncs, infos
 
@@ -278,8 +275,7 @@ class TabletopParallelEnv(TabletopEnvBase, ParallelEnv):
 
         offender = next((a for a in self.agents if broke_rule(a)), self.agents[0])
         warnings.warn(f"{offender} took an illegal action; the game ends: {err}", stacklevel=3)
-        detail = {"agent": offender, "action": err.action, "phase": err.phase,
-                  "legal_actions": err.legal, "message": str(err)}
+        detail = illegal_detail(offender, err)
         obs, infos = self._observe_all()
         rewards = {a: (ILLEGAL_REWARD if a == offender else 0.0) for a in self.agents}
         terms = dict.fromkeys(self.agents, True)

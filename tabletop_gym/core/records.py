@@ -20,6 +20,7 @@ import random
 from typing import Any
 
 from tabletop_gym.core.game import ConfigError, Game, IllegalActionError, State, as_int, shown
+from tabletop_gym.core.turn_based import TurnBasedGame
 from tabletop_gym.registry import game_names, game_spec
 
 RECORD_VERSION = 3
@@ -45,8 +46,6 @@ def make_game(
         raise ValueError(f"unknown transform {transform!r}; allowed: {TRANSFORMS}")
     game: Game = game_spec(name).game_class()(config or {})
     if transform is not None:
-        from tabletop_gym.wrappers.turn_based import TurnBasedGame
-
         game = TurnBasedGame(game, split=transform == "turn_based_split")
     return game
 

@@ -14,7 +14,7 @@ On top of that:
   seats, plain self-play), ``"per_seat"`` (one policy per seat) or ``"pool"`` (a ``"learner"``
   against frozen snapshots of itself, refreshed every K iterations by :class:`OpponentPool`);
 * :func:`ppo_config`: a ``PPOConfig`` with all of it wired up;
-* :class:`RLlibAgent`: a trained module as an agent of :mod:`tabletop_gym.evaluation`;
+* :class:`RLlibAgent`: a trained module as an agent of :mod:`tabletop_gym.experiments.evaluation`;
 * :func:`selfplay`: the training loop of ``tabletop-gym train --backend rllib`` and
   ``examples/rllib_selfplay.py`` (progress line per iteration, checkpoints under ``runs/``,
   evaluation against the heuristic bot at the end).
@@ -428,9 +428,9 @@ class RLlibAgent:
     """A trained masking module (or one per seat) as an agent of the evaluation harness.
 
     It plays greedily: the argmax of the masked logits, so it picks only legal actions. It is
-    handed the engine state and its seat (``needs_state``) so that a per-seat policy can pick
-    its seat's module, and encodes the seat's own observation with the game's observer: it
-    sees exactly what the seat's agent sees in the env.
+    handed the engine state and its seat (``act_in``: a ``StateAgent``) so that a per-seat
+    policy can pick its seat's module, and encodes the seat's own observation with the game's
+    observer: it sees exactly what the seat's agent sees in the env.
 
     Args:
         modules: One RLlib module for every seat, or a dict seat -> module.
@@ -439,8 +439,6 @@ class RLlibAgent:
         name: The agent's name in tables.
         **config: The game's config switches (``num_players`` included).
     """
-
-    needs_state = True
 
     def __init__(self, modules: Any, game: str, log_scale: bool = True, name: str = "rllib-ppo",
                  **config: Any):
@@ -625,8 +623,9 @@ def selfplay(
     Prints one progress line per iteration, saves the algorithm under
     ``<out>/rllib-<game>-<n>p-<stamp>-s<seed>/checkpoint`` every ``checkpoint_every``
     iterations and at the end, then evaluates the policy restored from that checkpoint against
-    the random and the heuristic bot with :func:`tabletop_gym.evaluation.evaluate` (seats
-    rotated on paired deals, 95 % intervals) and prints the table.
+    the random and the heuristic bot with
+    :func:`tabletop_gym.experiments.evaluation.evaluate` (seats rotated on paired deals, 95 %
+    intervals) and prints the table.
 
     Args:
         game: ``"positano"`` or ``"rapa_nui"`` (or a registered env id).
@@ -648,7 +647,7 @@ def selfplay(
         hparams: Overrides of :data:`DEFAULT_HPARAMS`.
         verbose: Print the progress lines and the table.
     """
-    from tabletop_gym.evaluation import evaluate, format_table, save_results
+    from tabletop_gym.experiments.evaluation import evaluate, format_table, save_results
     from tabletop_gym.provenance import metadata
 
     require_ray()

@@ -72,7 +72,7 @@ def collect(game: str, num_players: int, games: int, seed: int = 0, explore: flo
         ValueError: On no games or ``explore`` outside [0, 1].
     """
     from tabletop_gym.agents.base import make_agent
-    from tabletop_gym.evaluation import _raw_env_factory
+    from tabletop_gym.experiments.evaluation import _raw_env_factory
 
     if games < 1:
         raise ValueError(f"games must be at least 1, got {games}")

@@ -5,8 +5,8 @@ Protocol (the same for the agent under test and for the random and heuristic ref
 * Seeds ``0 .. S-1``; seed ``s`` is a block of ``deals_per_seed`` fresh deals with engine seeds
   ``1000 * s + j`` (:func:`deal_base`).
 * A multi-player deal is played once from every seat, the agent in that seat and the task's
-  reference opponents in all the others (:func:`tabletop_gym.evaluation.evaluate` rotates the
-  seats), so seat advantages cancel.
+  reference opponents in all the others (:func:`~tabletop_gym.experiments.evaluation.evaluate`
+  rotates the seats), so seat advantages cancel.
 * Against-bots tasks: the reference opponents are the task's pinned bots. Self-play tasks have no
   bots; the agent is scored in turn against a table of random bots and a table of heuristic bots,
   and the task score is the mean of the two. Solo: the agent plays each deal once, the
@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.evaluation import Z95, evaluate, mean_interval, wilson_interval
+from tabletop_gym.experiments.evaluation import Z95, evaluate, mean_interval, wilson_interval
 from tabletop_gym.provenance import metadata
 from tabletop_gym.tasks import SUITES, TASKS, Task, suite_tasks
 from tabletop_gym.tasks.stats import iqm, mean, normalize, stratified_bootstrap_ci
@@ -301,7 +301,7 @@ def check_agent(task: Task, agent: Any) -> None:
             checkpoint trained on the other game).
     """
     from tabletop_gym.agents.base import choose_action, make_agent
-    from tabletop_gym.evaluation import _raw_env_factory
+    from tabletop_gym.experiments.evaluation import _raw_env_factory
 
     env = _raw_env_factory(task.game)(**task.config, **task.env_settings)
     env.reset(seed=0)

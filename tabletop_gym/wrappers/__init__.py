@@ -1,1 +1,1 @@
-"""Game transforms (turn-based bids) and the single-agent Gymnasium view."""
+"""The single-agent Gymnasium view over one seat of any of our AEC envs, against opponents."""

@@ -4,11 +4,13 @@ The wrapper steps the opponents itself: after the learner acts, every other seat
 policy on its own observation until it is the learner's turn again or the game ends. The reward
 returned is the **learner's own** reward accumulated over that whole stretch, so a loss reaches the
 learner as its -1 even when the game ends on an opponent's move (PettingZoo's SB3 tutorial never
-delivers it). Opponents see only their own observations: an agent gets its observation dict,
-or, if it has ``act_on(vector, legal)`` (the Rapa Nui heuristic), the dict's parts (its
-``observation`` vector and the legal ids its mask sets); one with ``forced_moves_blind = True``
-plays a move that is the only legal one without being asked, and a named bot with
-``seed_resets = True`` is built once and reseeded at each reset.
+delivers it). Opponents see only their own observations. What an opponent offers is read once
+from the protocols it implements (:func:`tabletop_gym.agents.base.capabilities`): an agent gets
+its observation dict, or, if it is a ``PartsAgent`` (``act_on(vector, legal)``, the Rapa Nui
+heuristic), the dict's parts (its ``observation`` vector and the legal ids its mask sets); one
+with ``forced_moves_blind = True`` plays a move that is the only legal one without being asked,
+and a named bot with ``seed_resets = True`` is built once and reseeded at each reset. An object
+with only ``act`` (or a function) is handed its observation dict at every decision.
 
 For ``MaskablePPO`` the wrapper has ``action_masks()`` (Gymnasium's wrappers do not forward
 attributes: through ``gymnasium.make`` reach it with ``env.get_wrapper_attr("action_masks")()``,
@@ -44,7 +46,15 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from tabletop_gym.agents.base import Agent, choose_action, make_agent
+from tabletop_gym.agents.base import (
+    Agent,
+    Capabilities,
+    PartsAgent,
+    SeedableAgent,
+    capabilities,
+    choose_action,
+    make_agent,
+)
 from tabletop_gym.core.aec import (
     ILLEGAL_REWARD,
     TabletopAECEnv,
@@ -173,6 +183,9 @@ class SingleAgentEnv(gymnasium.Env):
         self._opponent_specs = [self._load_checkpoint(s) for s in specs]
         # Bots built from the named specs (by spec index) that a reseed makes as good as new.
         self._kept_bots: dict[int, Any] = {}
+        # What each spec's agent offers (by spec index), read once: a spec gives the same kind
+        # of agent at every reset.
+        self._capabilities: dict[int, Capabilities] = {}
 
     @staticmethod
     def _load_checkpoint(spec: Any) -> Any:
@@ -185,6 +198,8 @@ class SingleAgentEnv(gymnasium.Env):
     def _build_opponents(self) -> None:
         others = [s for s in range(self.num_players) if s != self.learner_seat]
         self._opponents = {}
+        self._on_parts = {}
+        self._blind = set()
         for j, (spec, seat) in enumerate(zip(self._opponent_specs, others, strict=True)):
             child = np.random.default_rng(int(self.np_random.integers(0, 2**63 - 1)))
             named = isinstance(spec, str)
@@ -193,22 +208,21 @@ class SingleAgentEnv(gymnasium.Env):
             agent = self._kept_bots.get(j) if named else None
             if agent is None:
                 agent = make_agent(spec, self.aec.game, self.aec.observer, child)
-                if named and getattr(agent, "seed_resets", False) is True:
-                    self._kept_bots[j] = agent
-            if hasattr(agent, "seed") and named:
-                agent.seed(int(child.integers(0, 2**63 - 1)))
+            caps = self._capabilities.get(j)
+            if caps is None:
+                caps = self._capabilities[j] = capabilities(agent)
+            if named and caps.seed_resets:
+                self._kept_bots[j] = agent
+            if named and caps.seedable:
+                cast(SeedableAgent, agent).seed(int(child.integers(0, 2**63 - 1)))
             name = self.aec.possible_agents[seat]
             self._opponents[name] = agent
-        # Opponents that decide from the parts of their observation (the vector and the legal
-        # ids) are handed those, without the dict and the mask copy; those that play a forced
-        # move without reading anything are not observed at all then.
-        self._on_parts = {}
-        self._blind = set()
-        for name, agent in self._opponents.items():
-            act_on = getattr(agent, "act_on", None)
-            if callable(act_on) and not getattr(agent, "needs_state", False):
-                self._on_parts[name] = act_on
-                if getattr(agent, "forced_moves_blind", False) is True:
+            # Opponents that decide from the parts of their observation (the vector and the
+            # legal ids) are handed those, without the dict and the mask copy; those that play a
+            # forced move without reading anything are not observed at all then.
+            if caps.decides_on == "parts":
+                self._on_parts[name] = cast(PartsAgent, agent).act_on
+                if caps.forced_moves_blind:
                     self._blind.add(name)
 
     # --- gymnasium API ------------------------------------------------------------------------

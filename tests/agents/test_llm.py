@@ -26,7 +26,7 @@ from tabletop_gym.agents.llm import (
 )
 from tabletop_gym.cli import main
 from tabletop_gym.core.records import GameRecord
-from tabletop_gym.evaluation import evaluate
+from tabletop_gym.experiments.evaluation import evaluate
 from tabletop_gym.text.rules import PROMPT_VERSION, system_prompt
 from tabletop_gym.text.view import SeatTracker
 from tests.configs import raw_env

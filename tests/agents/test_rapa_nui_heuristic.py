@@ -33,7 +33,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
     RapaNuiGame,
     RapaNuiState,
 )
-from tabletop_gym.evaluation import evaluate
+from tabletop_gym.experiments.evaluation import evaluate
 from tests.rapa_nui.helpers import FISH, GRAIN, MULB, SWEET, M, P, W, disp, load, position
 
 VARIANTS = [

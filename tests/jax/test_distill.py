@@ -110,9 +110,9 @@ def test_training_against_the_net_plays_its_greedy_moves(net):
 
 def test_the_net_goes_with_its_opponents_setting_and_its_own_game(net):
     path, _ = net
-    with pytest.raises(ValueError, match="opponent_net .* goes with opponents='heuristic-net'"):
+    with pytest.raises(ValueError, match=r"opponent_net .* goes with opponents='heuristic-net'"):
         TrainConfig(opponents="heuristic-net")
-    with pytest.raises(ValueError, match="opponent_net .* goes with opponents='heuristic-net'"):
+    with pytest.raises(ValueError, match=r"opponent_net .* goes with opponents='heuristic-net'"):
         TrainConfig(opponents="pool", opponent_net=str(path))
     wrong = Trainer(make("positano", num_players=2),
                     TrainConfig(opponents="heuristic-net", opponent_net=str(path)))

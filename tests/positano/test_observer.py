@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 from tabletop_gym.core.game import SIMULTANEOUS
+from tabletop_gym.core.turn_based import TurnBasedGame, TurnBasedObserver
 from tabletop_gym.envs.positano import PositanoGame, PositanoState, scoring
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano.observer import BLOCK_KINDS, BUILD_KINDS, PositanoObserver
 from tabletop_gym.envs.positano.rules import PHASES
-from tabletop_gym.wrappers.turn_based import TurnBasedGame, TurnBasedObserver
 from tests.positano.helpers import load, pos, random_step
 
 CONFIGS = [{"num_players": n} for n in (1, 2, 3, 4, 5, 6)] + [{"num_players": 4, "board_size": 5}]

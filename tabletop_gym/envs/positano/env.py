@@ -14,11 +14,11 @@ from tabletop_gym.core.game import ConfigError, Game
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.core.parallel import TabletopParallelEnv
 from tabletop_gym.core.render import RENDER_MODES
+from tabletop_gym.core.turn_based import TurnBasedGame, TurnBasedObserver, TurnBasedState
 from tabletop_gym.envs.positano.observer import PositanoObserver
 from tabletop_gym.envs.positano.picture import draw_positano, scene_positano
 from tabletop_gym.envs.positano.render import describe_events, render_text
 from tabletop_gym.envs.positano.rules import PositanoGame
-from tabletop_gym.wrappers.turn_based import TurnBasedGame, TurnBasedObserver, TurnBasedState
 
 _METADATA = {
     "render_modes": RENDER_MODES,

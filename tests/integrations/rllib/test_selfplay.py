@@ -19,7 +19,7 @@ from ray.rllib.algorithms.algorithm import Algorithm
 from ray.rllib.core.rl_module.rl_module import RLModule
 
 from tabletop_gym import cli
-from tabletop_gym.evaluation import evaluate
+from tabletop_gym.experiments.evaluation import evaluate
 from tabletop_gym.integrations import make_env
 from tabletop_gym.integrations.rllib import (
     RLlibAgent,
@@ -140,8 +140,6 @@ def test_the_episode_callback_counts_illegal_moves_and_return_gaps():
 class _Checked:
     """Plays like ``agent`` and records every action against the seat's legal set."""
 
-    needs_state = True
-
     def __init__(self, agent: RLlibAgent):
         self.agent, self.name, self.moves, self.illegal = agent, agent.name, 0, 0
 
@@ -152,7 +150,7 @@ class _Checked:
         return action
 
     def act(self, observation):  # the Agent protocol; the harness calls act_in
-        raise AssertionError("an agent with needs_state is handed the state")
+        raise AssertionError("an agent with act_in is handed the state")
 
 
 def _state(path, module_id):

@@ -1,13 +1,13 @@
 """A round-robin league of agents with a win-rate matrix, ratings and their uncertainty.
 
-Every pair of agents meets in :func:`tabletop_gym.evaluation.evaluate`: seats rotated over paired
-deals, the first agent of the pair in one seat and the second in every other seat. From all games
-the league fits Bradley–Terry strengths by maximum likelihood and reports them on the Elo scale
-(400 · log10 odds, the first agent pinned at 0); a shared win counts as half a win. Each pair also
-gets one virtual drawn game, a weak prior that keeps the fit finite when one agent wins every game
-against another (random against the heuristic). The 95 % interval of each rating comes from a
-bootstrap that re-draws the games of every pair with replacement (stratified by pair), refitting
-each time.
+Every pair of agents meets in :func:`tabletop_gym.experiments.evaluation.evaluate`: seats rotated
+over paired deals, the first agent of the pair in one seat and the second in every other seat.
+From all games the league fits Bradley–Terry strengths by maximum likelihood and reports them on
+the Elo scale (400 · log10 odds, the first agent pinned at 0); a shared win counts as half a win.
+Each pair also gets one virtual drawn game, a weak prior that keeps the fit finite when one agent
+wins every game against another (random against the heuristic). The 95 % interval of each rating
+comes from a bootstrap that re-draws the games of every pair with replacement (stratified by
+pair), refitting each time.
 
 Example:
     >>> res = run_league("rapa_nui", ["random", "heuristic"], games_per_pair=4, seed=0,
@@ -29,7 +29,7 @@ import numpy as np
 
 from tabletop_gym.agents.base import check_spec
 from tabletop_gym.agents.llm import add_stats, empty_stats, report_rows
-from tabletop_gym.evaluation import (
+from tabletop_gym.experiments.evaluation import (
     _raw_env_factory,
     evaluate,
     summarise,
@@ -408,7 +408,7 @@ def run_table_league(
             deals, before any game is played.
     """
     from tabletop_gym.agents.base import make_agent
-    from tabletop_gym.evaluation import _play
+    from tabletop_gym.experiments.evaluation import _play
 
     n = int(config.get("num_players", 2))
     if n < 3:
