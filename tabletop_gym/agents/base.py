@@ -371,6 +371,19 @@ def load_checkpoint(game: Game, observer: Observer) -> Any:
     return model
 
 
+def reference_size(observer: Observer) -> int:
+    """Length of the reference observer's vector inside ``observer``'s (the batched engine's).
+
+    A turn-based observer (simultaneous bids taken one seat at a time) is the inner game's
+    observer followed by the seat's commitment slices; any other observer is the reference one.
+    """
+    from tabletop_gym.core.turn_based import TurnBasedObserver
+
+    if isinstance(observer, TurnBasedObserver):
+        return int(observer.inner.size)
+    return int(observer.size)
+
+
 def make_agent(
     spec: Any, game: Game, observer: Observer, rng: np.random.Generator | None = None
 ) -> Agent:
@@ -411,7 +424,7 @@ def make_agent(
             path = (str(jax_checkpoint_path(name, game.num_players)) if spec == "jax-ppo"
                     else spec[len("jax:"):])
             agent = JaxPolicyAgent(path, game_name=name, num_players=game.num_players,
-                                   observation_size=observer.size)
+                                   observation_size=reference_size(observer))
             if spec == "jax-ppo":
                 agent.name = "jax-ppo"
             return agent

@@ -119,10 +119,14 @@ class JaxPolicyAgent:
         except KeyError as exc:
             raise ValueError(f"{str(path)!r} lacks the actor array {exc}") from None
         self.num_actions = int(self.out[1].shape[0])
+        # The batched engine's observation is the reference observer's vector; an env that
+        # flattens simultaneous bids (Positano's turn-based observer) appends its commitment
+        # slices after it, which the network never saw: it reads the first entries only.
+        self.input_size = int(self.layers[0][0].shape[0] if self.layers else self.out[0].shape[0])
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         """The actor's logits (before masking) for one observation vector or rows of them."""
-        x = np.asarray(observation, np.float32)
+        x = np.asarray(observation, np.float32)[..., : self.input_size]
         for kernel, bias in self.layers:
             x = self._act(x @ kernel + bias)
         kernel, bias = self.out

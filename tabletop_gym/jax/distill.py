@@ -78,7 +78,10 @@ def collect(game: str, num_players: int, games: int, seed: int = 0, explore: flo
         raise ValueError(f"games must be at least 1, got {games}")
     if not 0.0 <= explore <= 1.0:
         raise ValueError(f"explore must lie in [0, 1], got {explore}")
+    from tabletop_gym.agents.base import reference_size
+
     env = _raw_env_factory(game)(num_players=num_players, **config)
+    size = reference_size(env.observer)  # what the batched engine's observe gives
     rng = np.random.default_rng(seed)
     obs_rows: list[np.ndarray] = []
     mask_rows: list[np.ndarray] = []
@@ -94,7 +97,7 @@ def collect(game: str, num_players: int, games: int, seed: int = 0, explore: flo
                 continue
             label = int(bots[name].act(obs))
             mask = np.asarray(obs["action_mask"], bool)
-            obs_rows.append(np.asarray(obs["observation"], np.float32))
+            obs_rows.append(np.asarray(obs["observation"][:size], np.float32))
             mask_rows.append(mask)
             actions.append(label)
             move = label

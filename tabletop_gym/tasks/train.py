@@ -111,9 +111,21 @@ def _jax_train(task: Task, seed: int, out_dir: pathlib.Path, timesteps: int,
                overrides: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
     from tabletop_gym.jax.train import TrainConfig, train
 
-    # From scratch, without the bots: against a pool of the learner's own frozen snapshots
-    # (solo: the learner alone against the automa inside the engine).
-    settings = {"opponents": "self" if task.mode == "solo" else "pool", **overrides}
+    # From scratch: against the heuristic distilled into a network on the tasks against the
+    # heuristic bot (JAX cannot run the Python bot inside the jit), else against a pool of the
+    # learner's own frozen snapshots (solo: the learner alone against the automa).
+    if task.mode == "solo":
+        settings: dict[str, Any] = {"opponents": "self"}
+    elif task.opponents == "heuristic":
+        from tabletop_gym.jax.distill import shipped
+
+        settings = {"opponents": "heuristic-net",
+                    "opponent_net": str(shipped(task.game, task.num_players))}
+    else:
+        settings = {"opponents": "pool"}
+    settings.update(overrides)
+    if settings.get("opponents") != "heuristic-net":
+        settings.pop("opponent_net", None)
     if "hidden" in settings:
         settings["hidden"] = tuple(settings["hidden"])
     config = TrainConfig(**settings)
@@ -144,9 +156,10 @@ RECIPES: dict[str, Recipe] = {
         "task's single-agent env; on self-play tasks against heuristic bots",
         200_000, _sb3_train, _sb3_load, "model.zip"),
     "jax-ppo": Recipe(
-        "jax-ppo", 1,
-        "tabletop_gym.jax.train masked PPO from scratch on the batched engine (2x64, PFSP pool of "
-        "its own snapshots; solo: alone against the automa), played by its numpy policy",
+        "jax-ppo", 2,
+        "tabletop_gym.jax.train masked PPO from scratch on the batched engine (2x64; against the "
+        "distilled heuristic on tasks against the heuristic, else a PFSP pool of its own "
+        "snapshots; solo: alone against the automa), played by its numpy policy",
         2_000_000, _jax_train, _jax_load, "policy.npz"),
 }
 """The recipes ``suite train --algo`` knows."""

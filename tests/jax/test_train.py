@@ -253,3 +253,29 @@ def test_tiny_training_run_logs_checkpoints_and_evaluates(tmp_path, capsys):
     assert all(r["games"] == 2 for r in summary["evaluation"])
     assert "win rate [95% CI]" in printed and "learner steps/seed" in printed
     assert (run / "eval.csv").exists()
+
+
+def test_a_positano_policy_plays_in_the_turn_based_env(tmp_path):
+    # Positano's AEC env takes the simultaneous bids one seat at a time and appends the seat's
+    # commitment slices to the reference observer's vector; the policy reads the reference part,
+    # which is the batched engine's observation.
+    game = make("positano", num_players=2)
+    trainer = Trainer(game, TrainConfig(hidden=(8,)))
+    path = save_checkpoint(tmp_path / "p.npz", trainer, trainer.init_params(jax.random.PRNGKey(0)),
+                           seed=0, learner_steps=0, iterations=0)
+    env = _raw_env_factory("positano")(num_players=2)
+    assert env.observer.size > game.observation_size
+    agent = make_agent(f"jax:{path}", env.game, env.observer)
+    assert agent.input_size == game.observation_size
+    env.reset(seed=3)
+    moves = 0
+    for name in env.agent_iter():
+        obs, _r, term, trunc, _info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        action = agent.act(obs)
+        assert obs["action_mask"][action]
+        moves += 1
+        env.step(action)
+    assert moves > 20 and env.game_state.is_terminal()
