@@ -23,6 +23,7 @@ PLACES = {
     "positano-actions": "docs/envs/positano.md",
     "positano-observation": "docs/envs/positano.md",
     "training-budgets": "docs/training.md",
+    "distilled-nets": "docs/jax-train.md",
 }
 
 

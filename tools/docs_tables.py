@@ -152,6 +152,22 @@ def training_budgets() -> str:
                   [[f"`{env}`", f"{steps:,}"] for env, steps in DEFAULT_TIMESTEPS.items()])
 
 
+def distilled_nets() -> str:
+    """The shipped distilled heuristics: their data and agreement, read from their metadata."""
+    from tabletop_gym.agents.base import CHECKPOINTS
+    from tabletop_gym.agents.jax_policy import load_policy
+
+    rows = []
+    for path in sorted(CHECKPOINTS.glob("heuristic_net_*.npz")):
+        _arrays, meta = load_policy(path)
+        d = meta["distilled"]
+        rows.append([f"`{path.name}`", meta["game"], str(meta["num_players"]),
+                     "×".join(map(str, meta["hidden"])), f"{d['games']:,}", f"{d['samples']:,}",
+                     f"{d['train_agreement']:.3f}", f"{d['holdout_agreement']:.3f}"])
+    return _table(["checkpoint", "game", "players", "network", "games", "decisions",
+                   "agreement (fit)", "agreement (held out)"], rows)
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "rapa_nui-cards": rapa_nui_cards,
     "rapa_nui-actions": rapa_nui_actions,
@@ -160,6 +176,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "positano-actions": positano_actions,
     "positano-observation": positano_observation,
     "training-budgets": training_budgets,
+    "distilled-nets": distilled_nets,
 }
 
 

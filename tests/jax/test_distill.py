@@ -118,3 +118,25 @@ def test_the_net_goes_with_its_opponents_setting_and_its_own_game(net):
                     TrainConfig(opponents="heuristic-net", opponent_net=str(path)))
     with pytest.raises(ValueError, match="was trained for game 'rapa_nui', not 'positano'"):
         _ = wrong.opponent_net
+
+
+@pytest.mark.parametrize("game", ["positano", "rapa_nui"])
+def test_the_shipped_nets_play_legally_and_name_what_is_shipped(game):
+    from tabletop_gym.experiments.evaluation import _raw_env_factory
+    from tabletop_gym.jax.distill import shipped
+
+    path = shipped(game, 2)
+    env = _raw_env_factory(game)(num_players=2)
+    env.reset(seed=1)
+    agent = make_agent(f"jax:{path}", env.game, env.observer)
+    for name in env.agent_iter():
+        obs, _r, term, trunc, _info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        action = agent.act(obs)
+        assert obs["action_mask"][action]
+        env.step(action)
+    with pytest.raises(ValueError, match=rf"no distilled heuristic for {game} with 4 players; "
+                       r"shipped: \['heuristic_net_positano_2p', 'heuristic_net_rapa_nui_2p'\]"):
+        shipped(game, 4)
