@@ -1118,56 +1118,79 @@ def observe(s: State, player: jax.Array) -> jax.Array:
         else jnp.zeros(2)
     )
     rel_owner = jnp.where(built, rel(owner), -1)
-    parts = [
-        onehot(sh.n - 1, m),
-        onehot(sh.size - 4, 2),
-        rnd[None],
-        (sh.rounds - rnd)[None],
-        onehot(ph, 9),
-        own_turn[None],
-        jnp.where(cur >= 0, onehot(rel(cur), m), 0.0),
-        jnp.where(acting >= 0, onehot(rel(acting), m), 0.0),
-        (jnp.arange(len(C.GOAL_NAMES))[:, None] == _i32(s.goals)[None, :]).any(1),
-        (rel_owner[:, None] == jnp.arange(m)[None, :]),
-        h,
-        (roof[:, None] == jnp.arange(1, 4)[None, :]) & built[:, None],
-        vis,
-        removed,
-        hot_rows(0) | stack,
-        lot_empty,
-        per_colour(this_round),
-        hot_rows(0),
-        beach_blocks,
-        beach_builds,
-        leftmost,
-        stack,
-        unseen_blocks,
-        unseen_builds,
-        block_kinds,
-        build_kinds,
-        s.hand_cards[player],
-        s.hand_boosters[player],
-        jnp.arange(m) < nc,
-        per_colour(played_c),
-        per_colour(played_b),
-        per_colour(bid_card),
-        per_colour(bid_boost),
-        per_colour(bid_vals),
-        per_colour(rank),
-        per_colour(star),
-        per_colour(s.personal),
-        per_colour(s.general),
-        per_colour(bd["gelato"]),
-        per_colour(bd["building_points"]),
-        s.roofs_left,
-        otto,
-        block_choice,
-        block_gain,
-        build_tile,
-        build_limit[None],
-        build_lot,
-    ]
-    return jnp.concatenate([jnp.asarray(x).astype(jnp.float32).reshape(-1) for x in parts])
+    # Every part of the declared layout by name (envs/positano/facts.py: PARTS); assembled in
+    # that order below, so the order and the sizes have one home.
+    parts = {
+        "num_players": onehot(sh.n - 1, m),
+        "board_size": onehot(sh.size - 4, 2),
+        "round": rnd[None],
+        "rounds_left": (sh.rounds - rnd)[None],
+        "phase": onehot(ph, 9),
+        "own_turn": own_turn[None],
+        "decider": jnp.where(cur >= 0, onehot(rel(cur), m), 0.0),
+        "acting_colour": jnp.where(acting >= 0, onehot(rel(acting), m), 0.0),
+        "goals": (jnp.arange(len(C.GOAL_NAMES))[:, None] == _i32(s.goals)[None, :]).any(1),
+        "cliff_owner": (rel_owner[:, None] == jnp.arange(m)[None, :]),
+        "cliff_height": h,
+        "cliff_roof": (roof[:, None] == jnp.arange(1, 4)[None, :]) & built[:, None],
+        "cliff_visible": vis,
+        "lot_removed": removed,
+        "lot_open": hot_rows(0) | stack,
+        "lot_empty": lot_empty,
+        "lot_this_round": per_colour(this_round),
+        "beach_lots": hot_rows(0),
+        "beach_blocks": beach_blocks,
+        "beach_builds": beach_builds,
+        "beach_leftmost": leftmost,
+        "unseen_lots": stack,
+        "unseen_blocks": unseen_blocks,
+        "unseen_builds": unseen_builds,
+        "unseen_block_kinds": block_kinds,
+        "unseen_build_kinds": build_kinds,
+        "own_cards": s.hand_cards[player],
+        "own_boosters": s.hand_boosters[player],
+        "colour_present": jnp.arange(m) < nc,
+        "played_cards": per_colour(played_c),
+        "played_boosters": per_colour(played_b),
+        "bid_card": per_colour(bid_card),
+        "bid_booster": per_colour(bid_boost),
+        "bid_values": per_colour(bid_vals),
+        "draft_rank": per_colour(rank),
+        "star_set": per_colour(star),
+        "personal": per_colour(s.personal),
+        "general": per_colour(s.general),
+        "gelato": per_colour(bd["gelato"]),
+        "building_points": per_colour(bd["building_points"]),
+        "roofs_left": s.roofs_left,
+        "otto_deck": otto,
+        "block_choice": block_choice,
+        "block_choice_gain": block_gain,
+        "build_tile": build_tile,
+        "build_limit": build_limit[None],
+        "build_lot": build_lot,
+    }
+    return _assemble(parts)
+
+
+def _assemble(parts: dict[str, Any]) -> jax.Array:
+    """The observation vector: ``parts`` flattened in the declared layout's order.
+
+    Raises:
+        ValueError: At trace time, when a declared part is missing, an extra one is given, or a
+            part's size differs from the layout's.
+    """
+    names = [part[0] for part in F.PARTS]
+    if set(parts) != set(names):
+        raise ValueError(f"observe: parts missing {sorted(set(names) - set(parts))}, "
+                         f"undeclared {sorted(set(parts) - set(names))}")
+    flat = []
+    for name, size, *_ in F.PARTS:
+        x = jnp.asarray(parts[name]).astype(jnp.float32).reshape(-1)
+        if x.shape[0] != size:
+            raise ValueError(f"observe: part {name!r} has {x.shape[0]} entries, the layout "
+                             f"declares {size}")
+        flat.append(x)
+    return jnp.concatenate(flat)
 
 
 def score_breakdown_light(s: State, vis: jax.Array) -> dict[str, jax.Array]:

@@ -130,3 +130,21 @@ def test_make_binds_a_config_and_vmaps():
     assert g.observation_size == PositanoObserver(PositanoGame()).layout.size
     # rules §3.1: seat 0 bids first, any of its 7 cards with any of its 6 boosters.
     assert np.asarray(mask).sum(1).tolist() == [42] * 5
+
+
+def test_observe_assembles_the_declared_parts_by_name_and_refuses_a_mismatch():
+    import jax.numpy as jnp
+
+    from tabletop_gym.envs.positano import facts as F
+    from tabletop_gym.jax.positano import _assemble
+
+    parts = {name: jnp.full(size, float(i)) for i, (name, size, *_rest) in enumerate(F.PARTS)}
+    # Given in reverse, laid out in the declared order.
+    vec = _assemble(dict(reversed(list(parts.items()))))
+    first, size = F.PARTS[0][0], F.PARTS[0][1]
+    assert first == "num_players" and float(vec[0]) == 0.0 and float(vec[size]) == 1.0
+    assert vec.shape[0] == sum(p[1] for p in F.PARTS)
+    with pytest.raises(ValueError, match=r"parts missing \['build_lot'\], undeclared \['extra'\]"):
+        _assemble({**{k: v for k, v in parts.items() if k != "build_lot"}, "extra": jnp.zeros(1)})
+    with pytest.raises(ValueError, match="part 'round' has 2 entries, the layout declares 1"):
+        _assemble({**parts, "round": jnp.zeros(2)})
