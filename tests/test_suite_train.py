@@ -98,7 +98,27 @@ def test_jax_recipe_trains_from_scratch_and_plays_by_numpy(tmp_path):
                       deals_per_seed=1, eval_seeds=1, overrides=tiny)
     res = json.loads((tmp_path / "jax-ppo" / TASK / "seed-0" / "result.json").read_text())
     assert res["overrides"] == tiny  # marked: not the recipe's own settings
-    assert res["training"]["settings"]["opponents"] == "pool"
+    # A task against the heuristic bot trains against the shipped distilled heuristic.
+    assert res["training"]["settings"]["opponents"] == "heuristic-net"
+    assert res["training"]["settings"]["opponent_net"].endswith("heuristic_net_rapa_nui_2p.npz")
     assert res["training"]["timesteps"] >= 64
     assert (tmp_path / "jax-ppo" / TASK / "seed-0" / "policy.npz").is_file()
     assert res["row"]["games"] == 2 and doc["seeds_complete"] == [0]
+
+
+def test_jax_recipe_opponents_per_task():
+    from tabletop_gym.tasks import TASKS
+    from tabletop_gym.tasks.train import jax_settings
+
+    got = {t: jax_settings(TASKS[t], {})["opponents"] for t in (
+        "Positano-Solo-v0", "Positano-2p-vsHeuristic-v0", "Positano-4p-SelfPlay-v0",
+        "RapaNui-2p-vsHeuristic-v0", "RapaNui-4p-SelfPlay-v0")}
+    assert got == {"Positano-Solo-v0": "self", "Positano-2p-vsHeuristic-v0": "heuristic-net",
+                   "Positano-4p-SelfPlay-v0": "pool", "RapaNui-2p-vsHeuristic-v0": "heuristic-net",
+                   "RapaNui-4p-SelfPlay-v0": "pool"}
+    # An override of the opponents drops the distilled net that went with the recipe's own.
+    assert jax_settings(TASKS["RapaNui-2p-vsHeuristic-v0"], {"opponents": "pool"}) == {
+        "opponents": "pool"}
+    # A task against the heuristic with no distilled net shipped for its table is refused.
+    with pytest.raises(ValueError, match="no distilled heuristic for positano with 3 players"):
+        jax_settings(TASKS["Positano-3p-vsHeuristic-v0"], {})

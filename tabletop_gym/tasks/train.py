@@ -107,13 +107,13 @@ def _sb3_load(out_dir: pathlib.Path) -> Any:
     return MaskablePPO.load(out_dir / "model.zip", device="cpu")
 
 
-def _jax_train(task: Task, seed: int, out_dir: pathlib.Path, timesteps: int,
-               overrides: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
-    from tabletop_gym.jax.train import TrainConfig, train
+def jax_settings(task: Task, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``jax-ppo`` recipe's opponents for ``task``, with ``overrides`` on top.
 
-    # From scratch: against the heuristic distilled into a network on the tasks against the
-    # heuristic bot (JAX cannot run the Python bot inside the jit), else against a pool of the
-    # learner's own frozen snapshots (solo: the learner alone against the automa).
+    From scratch: against the heuristic distilled into a network on the tasks against the
+    heuristic bot (JAX cannot run the Python bot inside the jit), else against a pool of the
+    learner's own frozen snapshots (solo: the learner alone against the automa).
+    """
     if task.mode == "solo":
         settings: dict[str, Any] = {"opponents": "self"}
     elif task.opponents == "heuristic":
@@ -126,6 +126,14 @@ def _jax_train(task: Task, seed: int, out_dir: pathlib.Path, timesteps: int,
     settings.update(overrides)
     if settings.get("opponents") != "heuristic-net":
         settings.pop("opponent_net", None)
+    return settings
+
+
+def _jax_train(task: Task, seed: int, out_dir: pathlib.Path, timesteps: int,
+               overrides: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+    from tabletop_gym.jax.train import TrainConfig, train
+
+    settings = jax_settings(task, overrides)
     if "hidden" in settings:
         settings["hidden"] = tuple(settings["hidden"])
     config = TrainConfig(**settings)
