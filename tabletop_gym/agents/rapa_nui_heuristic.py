@@ -316,8 +316,6 @@ class RapaNuiHeuristic:
     name = "heuristic"
     variants: ClassVar[dict[str, RapaNuiPriorities]] = VARIANTS
     """Named variants (``heuristic:NAME``)."""
-    needs_state = False
-    """It decides from its observation alone (said here, so no caller has to look it up)."""
 
     def __init__(self, game: Game, observer: Observer, rng: np.random.Generator | None = None,
                  priorities: RapaNuiPriorities | None = None):
