@@ -589,6 +589,23 @@ JAX_LIBRARIES = ("jax", "jaxlib", "flax", "optax")
 """Distributions whose versions a checkpoint's provenance adds to the package's own list."""
 
 
+def portable_settings(config: TrainConfig) -> dict[str, Any]:
+    """The settings as JSON, with a net shipped in the package named by its package path.
+
+    A results file or a checkpoint then says which distilled net was played without naming the
+    machine it was trained on.
+    """
+    out = {k: list(v) if isinstance(v, tuple) else v
+           for k, v in dataclasses.asdict(config).items()}
+    net = out.get("opponent_net")
+    if net is not None:
+        package = pathlib.Path(__file__).resolve().parent.parent
+        path = pathlib.Path(str(net)).resolve()
+        if path.is_relative_to(package):
+            out["opponent_net"] = str(pathlib.Path("tabletop_gym") / path.relative_to(package))
+    return out
+
+
 def checkpoint_metadata(trainer: Trainer, seed: int, learner_steps: int,
                         iterations: int, **extra: Any) -> dict[str, Any]:
     """What a checkpoint records of the network, the game, the training and its provenance."""
@@ -603,8 +620,7 @@ def checkpoint_metadata(trainer: Trainer, seed: int, learner_steps: int,
         "num_actions": g.num_actions,
         "hidden": list(trainer.config.hidden),
         "activation": trainer.config.activation,
-        "train": {k: list(v) if isinstance(v, tuple) else v
-                  for k, v in dataclasses.asdict(trainer.config).items()},
+        "train": portable_settings(trainer.config),
         "algorithm": "masked PPO (tabletop_gym.jax.train)",
         "seed": seed,
         "learner_steps": learner_steps,
@@ -779,7 +795,7 @@ def train(
                              seed_index=best)
     summary: dict[str, Any] = {
         "game": bg.name, "num_players": num_players, "config": bg.config.to_dict(),
-        "train": json.loads(json.dumps(dataclasses.asdict(config))),
+        "train": portable_settings(config),
         "seeds": seeds, "seed": seed, "iterations": iteration,
         "learner_steps_per_seed": totals.tolist(), "seconds": round(train_s, 2),
         "compile_and_first_iteration_s": round(compile_s, 2),

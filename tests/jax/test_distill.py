@@ -140,3 +140,13 @@ def test_the_shipped_nets_play_legally_and_name_what_is_shipped(game):
     with pytest.raises(ValueError, match=rf"no distilled heuristic for {game} with 4 players; "
                        r"shipped: \['heuristic_net_positano_2p', 'heuristic_net_rapa_nui_2p'\]"):
         shipped(game, 4)
+
+
+def test_a_shipped_net_is_recorded_by_its_package_path():
+    from tabletop_gym.jax.distill import shipped
+    from tabletop_gym.jax.train import portable_settings
+
+    config = TrainConfig(opponents="heuristic-net", opponent_net=str(shipped("rapa_nui", 2)))
+    got = portable_settings(config)
+    assert got["opponent_net"] == "tabletop_gym/agents/checkpoints/heuristic_net_rapa_nui_2p.npz"
+    assert got["hidden"] == [64, 64]  # tuples as JSON lists
