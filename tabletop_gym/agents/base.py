@@ -320,11 +320,27 @@ def checkpoint_path(game: Game) -> Path:
     Raises:
         ValueError: When no checkpoint is shipped for it (the message lists those that are).
     """
-    path = CHECKPOINTS / f"{game.name}_{game.num_players}p.zip"
-    if not path.exists():
-        shipped = sorted(p.stem for p in CHECKPOINTS.glob("*.zip"))
-        raise ValueError(f"no trained checkpoint for {game.name} with {game.num_players} "
-                         f"player(s); shipped: {shipped}")
+    return shipped_file(f"{game.name}_{game.num_players}p.zip", "*.zip",
+                        f"no trained checkpoint for {game.name} with {game.num_players} "
+                        "player(s)")
+
+
+def shipped_file(name: str, family: str, missing: str, hint: str = "") -> Path:
+    """The package's file ``name`` in :data:`CHECKPOINTS`, or an error listing its ``family``.
+
+    Args:
+        name: The file's name.
+        family: Glob of the files of its kind (the shipped ones the error lists).
+        missing: What the error says is missing.
+        hint: Appended to the error (e.g. how to make one).
+
+    Raises:
+        ValueError: When the file is not shipped.
+    """
+    path = CHECKPOINTS / name
+    if not path.is_file():
+        shipped = sorted(p.stem for p in CHECKPOINTS.glob(family))
+        raise ValueError(f"{missing}; shipped: {shipped}{hint}")
     return path
 
 
@@ -337,12 +353,8 @@ def jax_checkpoint_path(game_name: str, num_players: int) -> Path:
     Raises:
         ValueError: When none is shipped for it (the message lists those that are).
     """
-    path = CHECKPOINTS / f"jax_ppo_{game_name}_{num_players}p.npz"
-    if not path.exists():
-        shipped = sorted(p.stem for p in CHECKPOINTS.glob("jax_ppo_*.npz"))
-        raise ValueError(f"no jax-ppo policy for {game_name} with {num_players} player(s); "
-                         f"shipped: {shipped}")
-    return path
+    return shipped_file(f"jax_ppo_{game_name}_{num_players}p.npz", "jax_ppo_*.npz",
+                        f"no jax-ppo policy for {game_name} with {num_players} player(s)")
 
 
 @functools.lru_cache(maxsize=8)

@@ -196,14 +196,11 @@ def shipped(game: str, num_players: int) -> pathlib.Path:
     Raises:
         ValueError: When none is shipped for it (the message lists those that are).
     """
-    from tabletop_gym.agents.base import CHECKPOINTS
+    from tabletop_gym.agents.base import shipped_file
 
-    path = CHECKPOINTS / f"heuristic_net_{game}_{num_players}p.npz"
-    if not path.is_file():
-        have = sorted(p.stem for p in CHECKPOINTS.glob("heuristic_net_*.npz"))
-        raise ValueError(f"no distilled heuristic for {game} with {num_players} players; "
-                         f"shipped: {have} (make one: python -m tabletop_gym.jax.distill)")
-    return path
+    return shipped_file(f"heuristic_net_{game}_{num_players}p.npz", "heuristic_net_*.npz",
+                        f"no distilled heuristic for {game} with {num_players} players",
+                        " (make one: python -m tabletop_gym.jax.distill)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -9,6 +9,7 @@ from tabletop_gym.agents.base import jax_checkpoint_path, make_agent
 from tabletop_gym.agents.jax_policy import load_policy
 from tabletop_gym.envs.positano.env import raw_env as positano_env
 from tabletop_gym.envs.rapa_nui.env import raw_env as rapa_nui_env
+from tests.legal_play import play_legal_game
 
 ENVS = {"positano": positano_env, "rapa_nui": rapa_nui_env}
 
@@ -16,20 +17,9 @@ ENVS = {"positano": positano_env, "rapa_nui": rapa_nui_env}
 @pytest.mark.parametrize("game", sorted(ENVS))
 def test_jax_ppo_plays_a_legal_game_by_name(game):
     env = ENVS[game](num_players=2)
-    env.reset(seed=4)
     agent = make_agent("jax-ppo", env.game, env.observer, np.random.default_rng(0))
     assert agent.name == "jax-ppo"
-    moves = 0
-    for name in env.agent_iter():
-        obs, _r, term, trunc, _info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        action = agent.act(obs)
-        assert obs["action_mask"][action]
-        moves += 1
-        env.step(action)
-    assert moves > 0 and env.game_state.is_terminal()
+    assert play_legal_game(env, agent, seed=4) > 0 and env.game_state.is_terminal()
 
 
 @pytest.mark.parametrize("game", sorted(ENVS))

@@ -16,6 +16,7 @@ from tabletop_gym.agents.jax_policy import JaxPolicyAgent, load_policy
 from tabletop_gym.jax.core import make
 from tabletop_gym.jax.distill import agreement, collect, distill, distill_to
 from tabletop_gym.jax.train import TrainConfig, Trainer
+from tests.legal_play import play_legal_game
 
 
 @pytest.fixture(scope="module")
@@ -127,16 +128,8 @@ def test_the_shipped_nets_play_legally_and_name_what_is_shipped(game):
 
     path = shipped(game, 2)
     env = _raw_env_factory(game)(num_players=2)
-    env.reset(seed=1)
     agent = make_agent(f"jax:{path}", env.game, env.observer)
-    for name in env.agent_iter():
-        obs, _r, term, trunc, _info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        action = agent.act(obs)
-        assert obs["action_mask"][action]
-        env.step(action)
+    assert play_legal_game(env, agent, seed=1) > 0 and env.game_state.is_terminal()
     with pytest.raises(ValueError, match=rf"no distilled heuristic for {game} with 4 players; "
                        r"shipped: \['heuristic_net_positano_2p', 'heuristic_net_rapa_nui_2p'\]"):
         shipped(game, 4)

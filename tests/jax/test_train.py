@@ -27,6 +27,7 @@ from tabletop_gym.jax.train import (
     policy_logits,
     save_checkpoint,
 )
+from tests.legal_play import play_legal_game
 
 GAME = make("rapa_nui", num_players=2)
 TRAIN, EVAL = 6, 2  # training games and games against random per seed
@@ -267,15 +268,5 @@ def test_a_positano_policy_plays_in_the_turn_based_env(tmp_path):
     assert env.observer.size > game.observation_size
     agent = make_agent(f"jax:{path}", env.game, env.observer)
     assert agent.input_size == game.observation_size
-    env.reset(seed=3)
-    moves = 0
-    for name in env.agent_iter():
-        obs, _r, term, trunc, _info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        action = agent.act(obs)
-        assert obs["action_mask"][action]
-        moves += 1
-        env.step(action)
+    moves = play_legal_game(env, agent, seed=3)
     assert moves > 20 and env.game_state.is_terminal()
