@@ -8,15 +8,16 @@ One prepared run for a machine with a CUDA GPU, sized to a fixed wall-clock budg
   waits until the trainers are done, and only then times each row alone on the GPU (compile
   time and the median learner steps/s over whole iterations), writing ``speed_<game>.json``
   after each row;
-* one process per entry of :data:`TRAINERS`: ``tabletop_gym.jax.train.train`` from scratch
-  against the distilled heuristic, for the budget left after compiling, with its run directory
-  packed into ``<name>.tgz`` when it ends.
+* one process per trainer of the round (:data:`ROUNDS`, :data:`TRAINERS`):
+  ``tabletop_gym.jax.train.train`` from scratch against the distilled heuristic, its own
+  snapshots or itself, until the budget ends (compile included), with its run directory packed
+  into ``<name>.tgz``.
 
 XLA compiles on the CPU, so the trainers compile while the speed process compiles; the GPU
 is shared by the trainers only, and the speed rows are timed once it is free. Each process gets
 its slice of the GPU's memory (``XLA_PYTHON_CLIENT_MEM_FRACTION``).
 
-Usage: ``python bench/jax_gpu.py --out DIR --seconds 480`` (``--smoke``: tiny sizes, any
+Usage: ``python bench/jax_gpu.py --out DIR --seconds 420 [--round 2]`` (``--smoke``: tiny sizes, any
 backend, to check the script itself on a CPU). The trained policies are then scored against the
 real Python heuristic on a CPU by ``tabletop-gym eval`` (``docs/jax-train.md``).
 """
@@ -50,15 +51,29 @@ SPEED_GAMES = ("rapa_nui", "positano")
 """The order in which the games' speed rows are timed."""
 
 TRAINERS: dict[str, dict[str, Any]] = {
-    # The jax-ppo recipe's network and PPO settings, at 4x its batch.
+    # Round 1. The jax-ppo recipe's network and PPO settings, at 4x its batch.
     "positano_64": {"game": "positano", "hidden": [64, 64], "num_envs": 2048, "seeds": 2},
     "positano_256_g1": {"game": "positano", "hidden": [256, 256], "num_envs": 2048, "seeds": 2,
                         "gamma": 1.0},
     "rapa_nui_256": {"game": "rapa_nui", "hidden": [256, 256], "num_envs": 4096, "seeds": 2},
     "rapa_nui_256_g1": {"game": "rapa_nui", "hidden": [256, 256], "num_envs": 4096, "seeds": 2,
                         "gamma": 1.0},
+    # Round 2: Positano against its own snapshots or itself, and against the net with 2x256.
+    "positano_pool_64": {"game": "positano", "hidden": [64, 64], "num_envs": 2048, "seeds": 2,
+                         "opponents": "pool"},
+    "positano_self_256": {"game": "positano", "hidden": [256, 256], "num_envs": 2048,
+                          "seeds": 2, "opponents": "self"},
+    "positano_256": {"game": "positano", "hidden": [256, 256], "num_envs": 2048, "seeds": 2},
+    "rapa_nui_self_256": {"game": "rapa_nui", "hidden": [256, 256], "num_envs": 4096,
+                          "seeds": 2, "opponents": "self"},
 }
-"""Training runs, 2 players against the distilled heuristic (``opponents="heuristic-net"``)."""
+"""Training runs from scratch, 2 players; against the distilled heuristic unless ``opponents``
+says otherwise."""
+ROUNDS = {
+    1: ["positano_64", "positano_256_g1", "rapa_nui_256", "rapa_nui_256_g1"],
+    2: ["positano_pool_64", "positano_self_256", "positano_256", "rapa_nui_self_256"],
+}
+"""The trainers of each run on the device (round 1 also times the speed rows)."""
 
 ROW_SECONDS = 8.0
 """Timing budget of one speed row (it still gets two timed iterations)."""
@@ -149,9 +164,10 @@ def trainer(name: str, out: pathlib.Path, work: pathlib.Path, smoke: bool,
     from tabletop_gym.jax.distill import shipped
     from tabletop_gym.jax.train import train
 
-    row = TRAINERS[name]
-    config = _config(row, smoke, opponents="heuristic-net",
-                     opponent_net=str(shipped(row["game"], 2)))
+    row = dict(TRAINERS[name])
+    opponents = row.pop("opponents", "heuristic-net")
+    net = {"opponent_net": str(shipped(row["game"], 2))} if opponents == "heuristic-net" else {}
+    config = _config(row, smoke, opponents=opponents, **net)
     minutes = max(deadline - time.time(), 1.0) / 60
     runs = work / name
     summary = train(row["game"], 2, config=config, seeds=row["seeds"], seed=0, minutes=minutes,
@@ -178,7 +194,8 @@ def _every(name: str, k: int) -> Any:
     return echo
 
 
-def orchestrate(out: pathlib.Path, work: pathlib.Path, seconds: float, smoke: bool) -> int:
+def orchestrate(out: pathlib.Path, work: pathlib.Path, seconds: float, smoke: bool,
+                round_: int) -> int:
     """Start the speed process and every trainer; wait for all; say how each ended."""
     out.mkdir(parents=True, exist_ok=True)
     if not smoke:
@@ -192,10 +209,13 @@ def orchestrate(out: pathlib.Path, work: pathlib.Path, seconds: float, smoke: bo
             print("[all] no GPU backend: nothing run", flush=True)
             return 2
     start = time.time()
-    speed_budget = 30.0 if smoke else 75.0  # timing the rows alone, after the trainers
+    trainers = ROUNDS[round_]
+    games = SPEED_GAMES if round_ == 1 else ()
+    # Timing the speed rows alone, after the trainers.
+    speed_budget = 0.0 if not games else 30.0 if smoke else 75.0
     train_end = start + seconds - speed_budget
     work.mkdir(parents=True, exist_ok=True)
-    share = 0.85 / (len(TRAINERS) + len(SPEED_GAMES))
+    share = 0.85 / (len(trainers) + len(games))
     env = {**os.environ, "XLA_PYTHON_CLIENT_MEM_FRACTION": f"{share:.3f}"}
     base = [sys.executable, __file__, "--out", str(out), "--work", str(work),
             "--seconds", str(seconds)]
@@ -204,11 +224,11 @@ def orchestrate(out: pathlib.Path, work: pathlib.Path, seconds: float, smoke: bo
     procs: dict[str, subprocess.Popen[bytes]] = {}
     # One speed process per game, so their compiles run side by side; they time one after
     # the other (SPEED_GAMES order), each once the trainers and the one before have ended.
-    for game in SPEED_GAMES:
+    for game in games:
         procs[f"speed-{game}"] = subprocess.Popen(
             [*base, "--role", f"speed-{game}", "--deadline", str(train_end + speed_budget)],
             env=env)
-    for name in TRAINERS:
+    for name in trainers:
         procs[name] = subprocess.Popen(
             [*base, "--role", name, "--deadline", str(train_end)], env=env)
     codes: dict[str, int | str] = {}
@@ -235,14 +255,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--role", default="all",
                    choices=["all", *(f"speed-{g}" for g in SPEED_GAMES), *TRAINERS])
     p.add_argument("--deadline", type=float, default=None)
+    p.add_argument("--round", type=int, default=1, choices=sorted(ROUNDS),
+                   help="which trainers (ROUNDS); round 1 also times the speed rows")
     p.add_argument("--iterations", type=int, default=5)
     a = p.parse_args(argv)
     if a.role == "all":
-        return orchestrate(a.out, a.work, a.seconds, a.smoke)
+        return orchestrate(a.out, a.work, a.seconds, a.smoke, a.round)
     deadline = a.deadline if a.deadline is not None else time.time() + a.seconds
     if a.role.startswith("speed-"):
         game = a.role.removeprefix("speed-")
-        flags = [a.work / f"{name}.done" for name in TRAINERS]
+        flags = [a.work / f"{name}.done" for name in ROUNDS[1]]
         flags += [a.work / f"speed-{g}.done" for g in SPEED_GAMES[:SPEED_GAMES.index(game)]]
         try:
             speed(game, a.out, a.smoke, flags, deadline, a.iterations)
