@@ -158,16 +158,23 @@ def _machine() -> dict[str, Any]:
             "cpus": os.cpu_count(), "commit": os.environ.get("TABLETOP_GYM_COMMIT")}
 
 
-def trainer(name: str, out: pathlib.Path, work: pathlib.Path, smoke: bool,
-            deadline: float) -> None:
-    """Train one entry of :data:`TRAINERS` until ``deadline``, then pack its run directory."""
+def trainer_config(name: str, smoke: bool = False) -> Any:
+    """The ``TrainConfig`` of one entry of :data:`TRAINERS`."""
     from tabletop_gym.jax.distill import shipped
-    from tabletop_gym.jax.train import train
 
     row = dict(TRAINERS[name])
     opponents = row.pop("opponents", "heuristic-net")
     net = {"opponent_net": str(shipped(row["game"], 2))} if opponents == "heuristic-net" else {}
-    config = _config(row, smoke, opponents=opponents, **net)
+    return _config(row, smoke, opponents=opponents, **net)
+
+
+def trainer(name: str, out: pathlib.Path, work: pathlib.Path, smoke: bool,
+            deadline: float) -> None:
+    """Train one entry of :data:`TRAINERS` until ``deadline``, then pack its run directory."""
+    from tabletop_gym.jax.train import train
+
+    row = TRAINERS[name]
+    config = trainer_config(name, smoke)
     minutes = max(deadline - time.time(), 1.0) / 60
     runs = work / name
     summary = train(row["game"], 2, config=config, seeds=row["seeds"], seed=0, minutes=minutes,

@@ -24,6 +24,9 @@ PLACES = {
     "positano-observation": "docs/envs/positano.md",
     "training-budgets": "docs/training.md",
     "distilled-nets": "docs/jax-train.md",
+    "gpu-speed": "docs/jax-train.md",
+    "gpu-runs": "docs/jax-train.md",
+    "jax-ppo-shipped": "docs/jax-train.md",
 }
 
 

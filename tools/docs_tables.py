@@ -168,6 +168,76 @@ def distilled_nets() -> str:
                    "agreement (fit)", "agreement (held out)"], rows)
 
 
+GPU = ROOT / "benchmarks" / "gpu"
+"""The committed results of ``bench/jax_gpu.py`` (benchmarks/README.md)."""
+
+
+def gpu_speed() -> str:
+    """The trainer's learner steps/s on the GPU, timed alone (``bench/jax_gpu.py --round 1``)."""
+    import json
+
+    rows = []
+    for path in sorted((GPU / "round-1").glob("speed_*.json"), reverse=True):
+        doc = json.loads(path.read_text())
+        for r in doc["rows"]:
+            lo, hi = r["min_max"]
+            rows.append([f"{r['game']} {r['players']}p", "×".join(map(str, r["hidden"])),
+                         f"{r['num_envs']:,} + {r['eval_envs']}",
+                         f"{r['learner_steps_per_s']:,} ({lo:,}–{hi:,})", f"{r['compile_s']}",
+                         doc["device"]])
+    return _table(["game", "network", "games per rollout (training + vs random)",
+                   "learner steps/s (median, min–max)", "compile (s)", "device"], rows)
+
+
+def gpu_runs() -> str:
+    """Every training run of ``bench/jax_gpu.py`` and its policies' 200-game screen."""
+    import json
+
+    screen = json.loads((GPU / "screen.json").read_text())["rows"]
+    rows = []
+    for path in sorted(GPU.glob("round-*/*/run.json")):
+        run = json.loads(path.read_text())
+        t = run["train"]
+        wins = [f"{r['win_rate']:.3f}" for r in sorted(screen, key=lambda r: r["seed_index"])
+                if r["trainer"] == run["trainer"]]
+        steps = sorted(run["learner_steps_per_seed"])
+        rows.append([path.parent.parent.name.split("-")[1], f"`{run['trainer']}`",
+                     f"{run['game']} {run['num_players']}p", t["opponents"],
+                     "×".join(map(str, t["hidden"])), f"{t['gamma']:g}",
+                     f"{t['num_envs']:,}", f"{steps[0] / 1e6:.1f}–{steps[-1] / 1e6:.1f} M",
+                     f"{run['learner_steps_per_s']:,.0f}",
+                     f"{run['compile_and_first_iteration_s']:.0f} s / {run['seconds']:.0f} s",
+                     " / ".join(wins)])
+    return _table(["round", "trainer", "game", "opponents", "network", "γ", "games per seed",
+                   "learner steps per seed", "learner steps/s, both seeds (GPU shared by 4 runs)",
+                   "compile + first iteration / whole run",
+                   "win rate vs heuristic, seed 0 / 1 (200 games)"],
+                  rows)
+
+
+def jax_ppo_shipped() -> str:
+    """The shipped ``jax-ppo`` policies: how each was trained and its confirming evaluation."""
+    import json
+
+    from tabletop_gym.agents.base import CHECKPOINTS
+    from tabletop_gym.agents.jax_policy import load_policy
+
+    rows = []
+    for path in sorted(CHECKPOINTS.glob("jax_ppo_*.npz")):
+        _arrays, meta = load_policy(path)
+        on = meta["trained_on"]
+        ev = json.loads((GPU / f"confirm-{meta['game']}.json").read_text())[0]
+        lo, hi = ev["win_ci"]
+        dlo, dhi = ev["diff_ci"]
+        rows.append([f"`{path.name}`", f"`{on['trainer']}` seed {on['seed_index']}",
+                     "×".join(map(str, meta["hidden"])), f"{meta['train']['gamma']:g}",
+                     f"{meta['learner_steps']:,}", f"{ev['n_games']:,}",
+                     f"{ev['win_rate']:.3f} [{lo:.3f}, {hi:.3f}]",
+                     f"{ev['mean_score_diff']:+.2f} [{dlo:+.2f}, {dhi:+.2f}]"])
+    return _table(["policy", "run", "network", "γ", "learner steps", "games",
+                   "win rate vs heuristic [95 % CI]", "score difference [95 % CI]"], rows)
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "rapa_nui-cards": rapa_nui_cards,
     "rapa_nui-actions": rapa_nui_actions,
@@ -177,6 +247,9 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "positano-observation": positano_observation,
     "training-budgets": training_budgets,
     "distilled-nets": distilled_nets,
+    "gpu-speed": gpu_speed,
+    "gpu-runs": gpu_runs,
+    "jax-ppo-shipped": jax_ppo_shipped,
 }
 
 

@@ -5,7 +5,8 @@
 * the reference scores (``tabletop_gym/tasks/reference_scores.json``): the random and
   heuristic rows, whose runs are the evaluation seeds;
 * ``benchmarks/suite-run/<row>/<task>.json``: fixed agents scored by ``tabletop-gym suite
-  run`` (search at a stated budget per move), runs = evaluation seeds;
+  run`` (search at a stated budget per move, the shipped ``jax-ppo`` policies), runs =
+  evaluation seeds;
 * ``benchmarks/suite-train/<recipe>/<task>/seed-<s>/result.json``: the learned rows of
   ``tabletop-gym suite train``, runs = training seeds (each the mean over the evaluation
   seeds);
@@ -39,8 +40,36 @@ SUITE = "core"
 LEARNER_SEEDS = 5
 """Training seeds each learned row is meant to have."""
 BOOTSTRAP_REPS = 2000
-SEARCH_ROWS: dict[str, str] = {"ismcts-12-guided": "ismcts:12:guided"}
-"""Fixed-agent rows: folder under ``benchmarks/suite-run`` -> agent spec."""
+
+
+@dataclasses.dataclass(frozen=True)
+class FixedRow:
+    """A fixed agent's row: scored by ``tabletop-gym suite run``, one results file per task.
+
+    Attributes:
+        spec: The agent spec it was scored as.
+        name: The row's name on the page.
+        kind: ``"search"`` or ``"shipped"`` (a shipped policy).
+        budget: What the page says of its budget; ``{deals}`` becomes the deals per seed it was
+            scored on.
+    """
+
+    spec: str
+    name: str
+    kind: str
+    budget: str
+
+
+FIXED_ROWS: dict[str, FixedRow] = {
+    "ismcts-12-guided": FixedRow(
+        "ismcts:12:guided", "ismcts:12:guided", "search",
+        "12 heuristic rollouts per move; {deals} deals per seed (fewer than the protocol's)"),
+    "jax-ppo-shipped": FixedRow(
+        "jax-ppo", "jax-ppo (shipped)", "shipped",
+        "the shipped 2-player policies, 69–125 M learner steps on a GPU "
+        "([JAX training](jax-train.md)); {deals} deals per seed"),
+}
+"""Fixed-agent rows by their folder under ``benchmarks/suite-run``."""
 COMMAND = "tabletop-gym suite results"
 
 
@@ -62,7 +91,7 @@ class Row:
     """One agent's line of the page."""
 
     name: str
-    kind: str  # "reference", "search" or "learner"
+    kind: str  # "reference", "search", "shipped" or "learner"
     runs_are: str  # "evaluation seeds" or "training seeds"
     budget: str
     cells: dict[str, Cell]
@@ -115,10 +144,10 @@ def ref_games(refs: Mapping[str, Any], task_ids: Sequence[str]) -> str:
     return f"{min(games):,}–{max(games):,}" if games else "no"
 
 
-def _search_rows(root: pathlib.Path, refs: Mapping[str, Any],
-                 task_ids: Sequence[str]) -> list[Row]:
+def _fixed_rows(root: pathlib.Path, refs: Mapping[str, Any],
+                task_ids: Sequence[str]) -> list[Row]:
     rows = []
-    for folder, spec in SEARCH_ROWS.items():
+    for folder, fixed in FIXED_ROWS.items():
         cells: dict[str, Cell] = {}
         cpu = 0.0
         deals = set()
@@ -136,9 +165,8 @@ def _search_rows(root: pathlib.Path, refs: Mapping[str, Any],
                             int(task_row["deals_per_seed"]))
         if cells:
             per_deal = ", ".join(str(d) for d in sorted(deals))
-            rows.append(Row(spec, "search", "evaluation seeds",
-                            f"{spec.split(':')[1]} heuristic rollouts per move; {per_deal} "
-                            "deals per seed (fewer than the protocol's)", cells, cpu, []))
+            rows.append(Row(fixed.name, fixed.kind, "evaluation seeds",
+                            fixed.budget.format(deals=per_deal), cells, cpu, []))
     return rows
 
 
@@ -225,7 +253,7 @@ def collect(root: str | pathlib.Path = BENCHMARKS,
     refs = load_references() if references is None else references
     task_ids = list(SUITES[SUITE].task_ids)
     held_refs = held_out.load_references(base / "held-out" / "references.json")
-    rows = (_reference_rows(refs, task_ids) + _search_rows(base, refs, task_ids)
+    rows = (_reference_rows(refs, task_ids) + _fixed_rows(base, refs, task_ids)
             + _learner_rows(base, held_refs, task_ids))
     for row in rows:
         row.aggregate = _aggregate(row, task_ids)
@@ -404,7 +432,7 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
     parts += [
         "## Per task",
         "",
-        "Normalised score [95 % interval]. The references' and search rows' intervals are over "
+        "Normalised score [95 % interval]. The references' and fixed agents' intervals are over "
         "the games of the task; a learned row's are over its training seeds (a bootstrap of "
         "the seeds' scores) where it has two or more, else over the games of its one seed.",
         "",
@@ -445,7 +473,9 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "Rerun a learned row with `tabletop-gym suite train --suite core --algo NAME --seeds 5 "
         "--out benchmarks/suite-train` (a finished (task, seed) is never trained again); the "
         "search row with `tabletop-gym suite run --suite core --agent ismcts:12:guided --deals "
-        "10 --task TASK --out benchmarks/suite-run/ismcts-12-guided/TASK.json`.",
+        "10 --task TASK --out benchmarks/suite-run/ismcts-12-guided/TASK.json`; the shipped "
+        "`jax-ppo` policies with `tabletop-gym suite run --suite core --agent jax-ppo --task "
+        "TASK --out benchmarks/suite-run/jax-ppo-shipped/TASK.json` on the 2-player tasks.",
         "",
         *compute,
         "",

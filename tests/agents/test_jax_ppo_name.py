@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -12,6 +15,7 @@ from tabletop_gym.envs.rapa_nui.env import raw_env as rapa_nui_env
 from tests.legal_play import play_legal_game
 
 ENVS = {"positano": positano_env, "rapa_nui": rapa_nui_env}
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("game", sorted(ENVS))
@@ -23,14 +27,35 @@ def test_jax_ppo_plays_a_legal_game_by_name(game):
 
 
 @pytest.mark.parametrize("game", sorted(ENVS))
-def test_the_shipped_policy_was_trained_from_scratch_by_the_recipe(game):
-    _arrays, meta = load_policy(jax_checkpoint_path(game, 2))
-    # The jax-ppo recipe: masked PPO against the distilled heuristic, no heuristic input (the
-    # network reads the observation alone) and no search labels, 2,000,000 learner steps.
+def test_the_shipped_policy_was_trained_from_scratch_and_says_where(game):
+    arrays, meta = load_policy(jax_checkpoint_path(game, 2))
+    # Masked PPO against the distilled heuristic, no heuristic input (the network reads the
+    # observation alone: its first layer takes exactly the game's observation) and no search
+    # labels, on the GPU run of bench/jax_gpu.py that its metadata names.
     assert meta["algorithm"] == "masked PPO (tabletop_gym.jax.train)"
     assert meta["train"]["opponents"] == "heuristic-net"
-    assert meta["learner_steps"] >= 2_000_000
+    assert meta["learner_steps"] >= 50_000_000
     assert meta["game"] == game and meta["num_players"] == 2
+    assert arrays["actor/hidden_0/kernel"].shape[0] == meta["observation_size"]
+    on = meta["trained_on"]
+    assert on["backend"] == "gpu" and on["script"].startswith("bench/jax_gpu.py --round ")
+    run = ROOT / "benchmarks" / "gpu" / f"round-{on['script'].split()[-1]}" / on["trainer"]
+    summary = json.loads((run / "run.json").read_text())
+    # The checkpoint is the named seed of that run: its step count is that seed's.
+    assert summary["learner_steps_per_seed"][on["seed_index"]] == meta["learner_steps"]
+    assert summary["train"] == meta["train"]
+
+
+@pytest.mark.parametrize("game", sorted(ENVS))
+def test_the_confirming_evaluation_is_of_the_shipped_policy(game):
+    # docs/jax-train.md quotes benchmarks/gpu/confirm-<game>.json: it must be this policy's.
+    doc = json.loads((ROOT / "benchmarks" / "gpu" / f"confirm-{game}.json").read_text())[0]
+    assert doc["candidate"] == "jax-ppo" and doc["opponent"] == "heuristic"
+    assert doc["n_games"] == 1000 == len(doc["per_game"])
+    # Seat-rotated: every deal played once from each seat.
+    seats = {(g["seed"], g["seat"]) for g in doc["per_game"]}
+    assert seats == {(s, k) for s in range(1000, 1500) for k in (0, 1)}
+    assert doc["win_rate"] == pytest.approx(np.mean([g["outcome"] for g in doc["per_game"]]))
 
 
 def test_no_policy_for_another_table_size_says_what_is_shipped():
