@@ -381,8 +381,9 @@ def _compute_table(rows: Sequence[Row],
         if row.cpu_seconds is None:
             continue
         total += row.cpu_seconds
-        what = ("training and scoring (protocol and held-out), summed over its rows"
-                if row.kind == "learner" else "scoring on the suite")
+        what = {"learner": "training and scoring (protocol and held-out), summed over its rows",
+                "shipped": "scoring on the suite (its training ran on a GPU: not counted here)",
+                }.get(row.kind, "scoring on the suite")
         lines.append(f"| `{row.name}` | {what} | {row.cpu_seconds / 3600:.2f} |")
     for name, doc in played.items():
         cpu = doc.get("cpu_seconds")
@@ -512,6 +513,7 @@ def plot(rows: Sequence[Row], path: str | pathlib.Path = FIGURE) -> pathlib.Path
         right.axvline(x, color="grey", lw=0.8, ls=style)
     width = 0.8 / max(len(rows), 1)
     for k, row in enumerate(rows):
+        labelled = False  # the legend names a row at its first drawn task, whichever that is
         for i, t in enumerate(task_ids):
             c = row.cells.get(t)
             if c is None or c.normalized is None:
@@ -521,7 +523,9 @@ def plot(rows: Sequence[Row], path: str | pathlib.Path = FIGURE) -> pathlib.Path
             if c.interval is not None:
                 err = [[c.normalized - c.interval[0]], [c.interval[1] - c.normalized]]
             right.errorbar([c.normalized], [y], xerr=err, fmt="o", ms=4, capsize=2,
-                           color=colours[k % len(colours)], label=row.name if i == 0 else None)
+                           color=colours[k % len(colours)],
+                           label=None if labelled else row.name)
+            labelled = True
     right.set_yticks([i + 0.4 - width / 2 for i in range(len(task_ids))], task_ids, fontsize=8)
     right.invert_yaxis()
     right.set_xlabel("normalised score per task (0 random, 1 heuristic)")
