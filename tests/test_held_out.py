@@ -79,3 +79,28 @@ def test_references_resume_without_replaying(tiny_population, tmp_path, monkeypa
     # Another version of the protocol starts afresh.
     monkeypatch.setattr(held_out, "HELD_OUT_VERSION", held_out.HELD_OUT_VERSION + 1)
     assert held_out.load_references(out) == {}
+
+
+def test_suite_run_held_out_scores_every_multi_player_task_and_only_those(tmp_path, monkeypatch):
+    # The held-out games themselves are replayed elsewhere (tests/test_results_page.py); here
+    # the flag's wiring: every multi-player task of the run gets the agent's held-out document,
+    # solo none, and the CPU it took is recorded.
+    from tabletop_gym.cli import main
+
+    seen = []
+
+    def fake_score(task, agent):
+        seen.append((task.id, agent))
+        return {"version": held_out.HELD_OUT_VERSION, "by_opponent": {}}
+
+    monkeypatch.setattr(held_out, "score", fake_score)
+    out = tmp_path / "run.json"
+    assert main(["suite", "run", "--suite", "core", "--agent", "random", "--seeds", "1",
+                 "--deals", "1", "--task", "Positano-Solo-v0", "--task",
+                 "RapaNui-2p-vsHeuristic-v0", "--held-out", "--out", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    by_id = {t["id"]: t for t in doc["tasks"]}
+    assert seen == [("RapaNui-2p-vsHeuristic-v0", "random")]
+    assert "held_out" not in by_id["Positano-Solo-v0"]
+    assert by_id["RapaNui-2p-vsHeuristic-v0"]["held_out"]["version"] == held_out.HELD_OUT_VERSION
+    assert doc["held_out_cpu_seconds"] >= 0

@@ -150,3 +150,40 @@ def test_a_league_without_its_learned_checkpoint_is_refused_before_any_game(tmp_
                  "--out", str(tmp_path / "out")]) == 2
     assert "train the sb3-ppo row first" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_fixed_row_reads_its_files_and_its_held_out_scores_by_hand(tmp_path):
+    # The shipped jax-ppo row, scored on one task with `suite run --held-out`: its cell is the
+    # file's normalised score, and its held-out cell is normalised against the same opponent
+    # with no seeds to average (one policy).
+    task = "RapaNui-2p-vsHeuristic-v0"
+    opp = held_out.POPULATION["rapa_nui"][0]
+    refs = {"protocol": {"version": held_out.HELD_OUT_VERSION}, "tasks": {task: {
+        "version": 0,
+        "random": {"by_opponent": {opp: {"mean_return": -0.8, "win_rate": 0.1}}},
+        "heuristic": {"by_opponent": {opp: {"mean_return": 0.2, "win_rate": 0.6}}}}}}
+    (tmp_path / "held-out").mkdir()
+    (tmp_path / "held-out" / "references.json").write_text(json.dumps(refs))
+    ref = load_references()["tasks"][task]
+    r, h = ref["random"]["score"], ref["heuristic"]["score"]
+    score = r + 1.5 * (h - r)  # normalised 1.5
+    doc = {"cpu_seconds": 36.0, "held_out_cpu_seconds": 3564.0, "tasks": [{
+        "score": score, "score_ci": [score, score], "normalized": 1.5,
+        "normalized_per_seed": [1.4, 1.6], "deals_per_seed": 200,
+        "held_out": {"version": held_out.HELD_OUT_VERSION,
+                     "by_opponent": {opp: {"mean_return": 0.7, "win_rate": 0.8}}}}]}
+    folder = tmp_path / "suite-run" / "jax-ppo-shipped"
+    folder.mkdir(parents=True)
+    (folder / f"{task}.json").write_text(json.dumps(doc))
+    rows, held_refs = results.collect(tmp_path)
+    row = next(r for r in rows if r.name == "jax-ppo (shipped)")
+    assert row.kind == "shipped" and set(row.cells) == {task}
+    assert row.cells[task].normalized == 1.5 and row.cells[task].runs == [1.4, 1.6]
+    assert row.budget.endswith("200 deals per seed")
+    assert row.cpu_seconds == pytest.approx(3600.0)  # scoring and held-out scoring: 1 hour
+    # (0.7 + 0.8) / (0.2 + 0.8) = 1.5
+    assert row.held_out[task][opp] == {"normalized": pytest.approx(1.5), "win_rate": 0.8,
+                                       "seeds": None}
+    text = results.page(rows, load_references(), held_refs, figure=None)
+    assert f"| `{task}` | `{opp}` | 0.10 | 0.60 | 1.50 (0.80) |" in text
+    assert "| `jax-ppo (shipped)` | scoring on the suite (its training ran on a GPU" in text

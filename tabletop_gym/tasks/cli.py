@@ -8,6 +8,7 @@ import json
 import pathlib
 import re
 import sys
+import time
 from typing import Any
 
 DOCS_PAGE = pathlib.Path("docs") / "tasks.md"
@@ -83,6 +84,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
+    if args.held_out:
+        from tabletop_gym.tasks import TASKS, held_out
+
+        cpu0 = time.process_time()
+        for row in results["tasks"]:
+            task = TASKS[row["id"]]
+            if held_out.applies(task):
+                spec = agent[task.game] if isinstance(agent, dict) else agent
+                row["held_out"] = held_out.score(task, spec)
+        results["held_out_cpu_seconds"] = round(time.process_time() - cpu0, 1)
     if args.out:
         out = pathlib.Path(args.out)
     else:
@@ -245,6 +256,9 @@ def add_suite_parser(sub: Any) -> None:
     r.add_argument("--label", default=None, help="agent name written to the results")
     r.add_argument("--out", default=None, help="results file (default results/<suite>-...json)")
     r.add_argument("--bootstrap-reps", type=int, default=2000)
+    r.add_argument("--held-out", action="store_true",
+                   help="also score the agent against the held-out population on every "
+                        "multi-player task (tabletop_gym.tasks.held_out)")
     r.set_defaults(func=cmd_run)
 
     rep = ss.add_parser("report", help="markdown table and plot of results files")

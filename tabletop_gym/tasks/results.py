@@ -144,11 +144,12 @@ def ref_games(refs: Mapping[str, Any], task_ids: Sequence[str]) -> str:
     return f"{min(games):,}–{max(games):,}" if games else "no"
 
 
-def _fixed_rows(root: pathlib.Path, refs: Mapping[str, Any],
+def _fixed_rows(root: pathlib.Path, refs: Mapping[str, Any], held_refs: Mapping[str, Any],
                 task_ids: Sequence[str]) -> list[Row]:
     rows = []
     for folder, fixed in FIXED_ROWS.items():
         cells: dict[str, Cell] = {}
+        held: dict[str, dict[str, dict[str, float | None]]] = {}
         cpu = 0.0
         deals = set()
         for t in task_ids:
@@ -157,7 +158,13 @@ def _fixed_rows(root: pathlib.Path, refs: Mapping[str, Any],
                 continue
             doc = json.loads(path.read_text())
             task_row = doc["tasks"][0]
-            cpu += float(doc.get("cpu_seconds") or 0.0)
+            cpu += float(doc.get("cpu_seconds") or 0.0) + float(
+                doc.get("held_out_cpu_seconds") or 0.0)
+            if "held_out" in task_row:  # `suite run --held-out`: one agent, no seeds to average
+                norm = held_out.normalized(task_row["held_out"], t, held_refs) or {}
+                held[t] = {opp: {"normalized": norm.get(opp),
+                                 "win_rate": float(cell["win_rate"]), "seeds": None}
+                           for opp, cell in task_row["held_out"]["by_opponent"].items()}
             deals.add(int(task_row["deals_per_seed"]))
             cells[t] = Cell([float(x) for x in task_row["normalized_per_seed"] or []],
                             float(task_row["score"]), task_row["normalized"],
@@ -166,7 +173,7 @@ def _fixed_rows(root: pathlib.Path, refs: Mapping[str, Any],
         if cells:
             per_deal = ", ".join(str(d) for d in sorted(deals))
             rows.append(Row(fixed.name, fixed.kind, "evaluation seeds",
-                            fixed.budget.format(deals=per_deal), cells, cpu, []))
+                            fixed.budget.format(deals=per_deal), cells, cpu, [], held))
     return rows
 
 
@@ -253,7 +260,7 @@ def collect(root: str | pathlib.Path = BENCHMARKS,
     refs = load_references() if references is None else references
     task_ids = list(SUITES[SUITE].task_ids)
     held_refs = held_out.load_references(base / "held-out" / "references.json")
-    rows = (_reference_rows(refs, task_ids) + _fixed_rows(base, refs, task_ids)
+    rows = (_reference_rows(refs, task_ids) + _fixed_rows(base, refs, held_refs, task_ids)
             + _learner_rows(base, held_refs, task_ids))
     for row in rows:
         row.aggregate = _aggregate(row, task_ids)
@@ -319,7 +326,7 @@ def _power_table(refs: Mapping[str, Any], task_ids: Sequence[str]) -> list[str]:
 
 def _held_out_table(rows: Sequence[Row], held_refs: Mapping[str, Any],
                     task_ids: Sequence[str]) -> list[str]:
-    learners = [r for r in rows if r.kind == "learner" and r.held_out]
+    learners = [r for r in rows if r.held_out]
     head = ["task", "opponent", "`random` wins", "`heuristic` wins",
             *(f"`{r.name}` normalised (wins)" for r in learners)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -334,9 +341,10 @@ def _held_out_table(rows: Sequence[Row], held_refs: Mapping[str, Any],
             cells = [f"`{t}`", f"`{opp}`", _f(rw), _f(hw)]
             for r in learners:
                 got = r.held_out.get(t, {}).get(opp)
+                seeds = "" if got is None or got["seeds"] is None else (
+                    f", {int(got['seeds'])} seeds")
                 cells.append("not scored" if got is None else
-                             f"{_f(got['normalized'])} ({_f(got['win_rate'])}, "
-                             f"{int(got['seeds'] or 0)} seeds)")
+                             f"{_f(got['normalized'])} ({_f(got['win_rate'])}{seeds})")
             lines.append("| " + " | ".join(cells) + " |")
     return lines
 
@@ -450,12 +458,14 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "## Against a held-out population",
         "",
         "Bots that no recipe trains against (the `sb3-ppo` recipe plays the heuristic bot, "
-        f"`jax-ppo` its own snapshots): {variants}. Each fills every other seat in turn, on "
+        "`jax-ppo` the distilled heuristic or its own snapshots, and so did the shipped "
+        f"`jax-ppo` policies): {variants}. Each fills every other seat in turn, on "
         f"{held_out.GAMES_PER_OPPONENT} seat-rotated games of deals no suite protocol plays "
         "(`tabletop_gym.tasks.held_out`). A learned agent's score against an opponent is "
         "normalised by the random agent's and the heuristic bot's against the same opponent "
         "on the same deals (`tabletop-gym suite held-out`), and averaged over its training "
-        "seeds. Wins: the mean win rate (a tie shared).",
+        "seeds (a fixed agent's, `suite run --held-out`, is its one policy's). Wins: the mean "
+        "win rate (a tie shared).",
         "",
         *_held_out_table(rows, held_refs, task_ids),
         "",
@@ -476,7 +486,8 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "search row with `tabletop-gym suite run --suite core --agent ismcts:12:guided --deals "
         "10 --task TASK --out benchmarks/suite-run/ismcts-12-guided/TASK.json`; the shipped "
         "`jax-ppo` policies with `tabletop-gym suite run --suite core --agent jax-ppo --task "
-        "TASK --out benchmarks/suite-run/jax-ppo-shipped/TASK.json` on the 2-player tasks.",
+        "TASK --held-out --out benchmarks/suite-run/jax-ppo-shipped/TASK.json` on the "
+        "2-player tasks.",
         "",
         *compute,
         "",
