@@ -27,6 +27,7 @@ PLACES = {
     "gpu-speed": "docs/jax-train.md",
     "gpu-runs": "docs/jax-train.md",
     "jax-ppo-shipped": "docs/jax-train.md",
+    "jax-cpu-runs": "docs/jax-train.md",
 }
 
 

@@ -204,7 +204,7 @@ def gpu_runs() -> str:
         rows.append([path.parent.parent.name.split("-")[1], f"`{run['trainer']}`",
                      f"{run['game']} {run['num_players']}p", t["opponents"],
                      "×".join(map(str, t["hidden"])), f"{t['gamma']:g}",
-                     f"{t['num_envs']:,}", f"{steps[0] / 1e6:.1f}–{steps[-1] / 1e6:.1f} M",
+                     f"{t['num_envs']:,}", " – ".join(dict.fromkeys(f"{x / 1e6:.1f} M" for x in steps)),
                      f"{run['learner_steps_per_s']:,.0f}",
                      f"{run['compile_and_first_iteration_s']:.0f} s / {run['seconds']:.0f} s",
                      " / ".join(wins)])
@@ -238,6 +238,36 @@ def jax_ppo_shipped() -> str:
                    "win rate vs heuristic [95 % CI]", "score difference [95 % CI]"], rows)
 
 
+def jax_cpu_runs() -> str:
+    """The GPU recipe's Rapa Nui run repeated on this CPU, and what the full run would take."""
+    import json
+
+    from tabletop_gym.agents.base import jax_checkpoint_path
+    from tabletop_gym.agents.jax_policy import load_policy
+
+    rows = []
+    lines = []
+    _arrays, shipped = load_policy(jax_checkpoint_path("rapa_nui", 2))
+    for path in sorted((ROOT / "benchmarks" / "jax-cpu").glob("*/run.json")):
+        run = json.loads(path.read_text())
+        cpu = run["process_cpu_seconds"]
+        ev = {e["opponent"]: e for e in run["evaluation"]}
+        h, r = ev["heuristic"], ev["random"]
+        steps = run["learner_steps_per_seed"][0]
+        rows.append([f"`{path.parent.name}`", f"{steps:,}", f"{run['learner_steps_per_s']:,.0f}",
+                     f"{(cpu['user'] + cpu['sys']) / 60:.1f} min", f"{cpu['wall'] / 60:.1f} min",
+                     f"{h['win_rate']:.3f} [{h['win_ci_low']:.3f}, {h['win_ci_high']:.3f}]",
+                     f"{r['win_rate']:.3f} [{r['win_ci_low']:.3f}, {r['win_ci_high']:.3f}]"])
+        hours = shipped["learner_steps"] / run["learner_steps_per_s"] / 3600
+        lines.append(f"At this run's rate the shipped Rapa Nui policy's {shipped['learner_steps']:,} "
+                     f"learner steps would take about {hours:.1f} hours of wall-clock time here "
+                     f"(about {hours * (cpu['user'] + cpu['sys']) / cpu['wall']:.1f} CPU hours).")
+    table = _table(["run", "learner steps", "learner steps/s", "CPU (whole command)",
+                    "wall clock", "win rate vs heuristic [95 % CI]",
+                    "win rate vs random [95 % CI]"], rows)
+    return table + "\n\n" + "\n".join(lines)
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "rapa_nui-cards": rapa_nui_cards,
     "rapa_nui-actions": rapa_nui_actions,
@@ -250,6 +280,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "gpu-speed": gpu_speed,
     "gpu-runs": gpu_runs,
     "jax-ppo-shipped": jax_ppo_shipped,
+    "jax-cpu-runs": jax_cpu_runs,
 }
 
 
