@@ -204,7 +204,8 @@ def gpu_runs() -> str:
         rows.append([path.parent.parent.name.split("-")[1], f"`{run['trainer']}`",
                      f"{run['game']} {run['num_players']}p", t["opponents"],
                      "×".join(map(str, t["hidden"])), f"{t['gamma']:g}",
-                     f"{t['num_envs']:,}", " – ".join(dict.fromkeys(f"{x / 1e6:.1f} M" for x in steps)),
+                     f"{t['num_envs']:,}",
+                     " – ".join(dict.fromkeys(f"{x / 1e6:.1f} M" for x in steps)),
                      f"{run['learner_steps_per_s']:,.0f}",
                      f"{run['compile_and_first_iteration_s']:.0f} s / {run['seconds']:.0f} s",
                      " / ".join(wins)])
@@ -259,8 +260,9 @@ def jax_cpu_runs() -> str:
                      f"{h['win_rate']:.3f} [{h['win_ci_low']:.3f}, {h['win_ci_high']:.3f}]",
                      f"{r['win_rate']:.3f} [{r['win_ci_low']:.3f}, {r['win_ci_high']:.3f}]"])
         hours = shipped["learner_steps"] / run["learner_steps_per_s"] / 3600
-        lines.append(f"At this run's rate the shipped Rapa Nui policy's {shipped['learner_steps']:,} "
-                     f"learner steps would take about {hours:.1f} hours of wall-clock time here "
+        lines.append(f"At this run's rate the shipped Rapa Nui policy's "
+                     f"{shipped['learner_steps']:,} learner steps would take about "
+                     f"{hours:.1f} hours of wall-clock time here "
                      f"(about {hours * (cpu['user'] + cpu['sys']) / cpu['wall']:.1f} CPU hours).")
     table = _table(["run", "learner steps", "learner steps/s", "CPU (whole command)",
                     "wall clock", "win rate vs heuristic [95 % CI]",
