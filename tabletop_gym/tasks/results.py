@@ -341,8 +341,8 @@ def _held_out_table(rows: Sequence[Row], held_refs: Mapping[str, Any],
             cells = [f"`{t}`", f"`{opp}`", _f(rw), _f(hw)]
             for r in learners:
                 got = r.held_out.get(t, {}).get(opp)
-                seeds = "" if got is None or got["seeds"] is None else (
-                    f", {int(got['seeds'])} seeds")
+                n = None if got is None or got["seeds"] is None else int(got["seeds"])
+                seeds = "" if n is None else f", {n} seed{'s' if n != 1 else ''}"
                 cells.append("not scored" if got is None else
                              f"{_f(got['normalized'])} ({_f(got['win_rate'])}{seeds})")
             lines.append("| " + " | ".join(cells) + " |")
