@@ -162,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
             row["sb3_maskable_ppo"] = measure_sb3(game, 2, hidden, a.iterations)
             row["ratio_vs_sb3"] = round(
                 row["learner_steps_per_s"] / row["sb3_maskable_ppo"]["learner_steps_per_s"], 1)
+            row["target"] = TARGETS[game]
             rows.append(row)
             print(json.dumps(row), flush=True)
         text = table(rows)

@@ -28,6 +28,7 @@ PLACES = {
     "gpu-runs": "docs/jax-train.md",
     "jax-ppo-shipped": "docs/jax-train.md",
     "jax-cpu-runs": "docs/jax-train.md",
+    "jax-train-speed": "docs/jax-train.md",
 }
 
 

@@ -239,6 +239,31 @@ def jax_ppo_shipped() -> str:
                    "win rate vs heuristic [95 % CI]", "score difference [95 % CI]"], rows)
 
 
+def jax_train_speed() -> str:
+    """``make bench``'s trainer rows (``bench/results/jax_train.json``) with their targets."""
+    import json
+
+    rows = json.loads((ROOT / "bench" / "results" / "jax_train.json").read_text())
+    out = []
+    for r in rows:
+        sb3 = r["sb3_maskable_ppo"]
+        lo, hi = r["min_max"]
+        slo, shi = sb3["min_max"]
+        out.append([f"{r['game']} {r['players']}p", "×".join(map(str, r["hidden"])),
+                    f"{r['learner_steps_per_s']:,} ({lo:,}–{hi:,})",
+                    f"{r['compile_and_first_s']} s",
+                    f"{sb3['learner_steps_per_s']:,} ({slo:,}–{shi:,})",
+                    f"{r['ratio_vs_sb3']}×", f"{r['target']:g}×"])
+    load = sorted({max(r["load_avg"]) for r in rows})
+    first = rows[0]
+    return (_table(["game", "network", "JAX trainer: learner steps/s (median, min–max)",
+                    "first iteration (compile + run)", "MaskablePPO steps/s (median, min–max)",
+                    "ratio", "target"], out)
+            + f"\n\n{first['cpus']} CPUs, backend {first['backend']}, jax {first['jax']}, "
+            f"commit {first['commit']}; highest load average while measured "
+            f"{max(load):.2f}; {first['iterations']} timed iterations per row.")
+
+
 def jax_cpu_runs() -> str:
     """The GPU recipe's Rapa Nui run repeated on this CPU, and what the full run would take."""
     import json
@@ -283,6 +308,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "gpu-runs": gpu_runs,
     "jax-ppo-shipped": jax_ppo_shipped,
     "jax-cpu-runs": jax_cpu_runs,
+    "jax-train-speed": jax_train_speed,
 }
 
 
