@@ -261,14 +261,20 @@ class TurnBasedState(State):
     def apply_trusted_action(self, action: int) -> None:
         """Apply an action already checked against this position (see :class:`State`)."""
         if self._bidder < 0:
-            self.inner.apply_trusted_action(action)
-            self._bidder = self._next_bidder()
+            inner = self.inner
+            inner.apply_trusted_action(action)
+            # Most actions lead to another sequential node, where no bid is open.
+            if inner.current_player() != SIMULTANEOUS:
+                self._bidder = -1
+            else:
+                self._bidder = self._next_bidder()
             return
         self._apply_action(action)
 
     def _legal_actions(self) -> list[int]:
         if self._bidder < 0:
-            return self.inner.legal_actions()
+            # Only asked at a sequential node, which is then the inner game's own.
+            return self.inner._legal_actions()
         full = self.inner.legal_actions(self._bidder)
         if not self.game.split:
             return full
@@ -467,6 +473,10 @@ class TurnBasedObserver(Observer):
 
         They are the bid round, the seat's own commitment and its own sub-decisions.
         """
+        if state._bidder < 0:
+            # No bid open: nothing is pending and no sub-decision entered (the last commitment
+            # of a bid clears them), so every commitment entry stays 0.
+            return
         written: list[int] = []
         k = self._inner_size
         if state.is_bid_round():
