@@ -269,7 +269,8 @@ Every task pins these variant switches ("standard" in the table):
 `tabletop-gym suite run --suite core --agent heuristic --seeds 5` scores an agent on every task of
 a suite and writes one results file (`--agent` takes `random`, `heuristic`, any other opponent
 name the package knows, or a checkpoint `.zip`; `--agent positano=a.zip --agent rapa_nui=b.zip`
-gives one per game). The protocol, the same for every agent and for the reference scores:
+gives one per game; `--held-out` also scores it against the held-out population of bots on
+every multi-player task). The protocol, the same for every agent and for the reference scores:
 
 * **Seeds and deals**: evaluation seed `s` is a block of deals with engine seeds `1000·s + j`.
 * **Seat rotation**: every multi-player deal is played once from every seat, the agent in that
