@@ -11,6 +11,7 @@ import json
 import pytest
 
 from tabletop_gym.cli import main
+from tabletop_gym.tasks import SUITES
 from tabletop_gym.tasks.train import RECIPES, gather, train_suite
 
 pytest.importorskip("sb3_contrib")  # the train extra, installed by make test
@@ -62,7 +63,13 @@ def test_sb3_recipe_trains_scores_and_resumes(tmp_path):
                             task_ids=[TASK], deals_per_seed=1, eval_seeds=1)
         assert calls[2:] == [(TASK, 2, 128)]
         assert again["seeds_complete"] == [0, 1, 2]
-        assert gather(tmp_path, "sb3-ppo", "core", [TASK])["runs"] == again["runs"]
+        assert gather(tmp_path, "sb3-ppo", "core", [TASK], write=False)["runs"] == again["runs"]
+        # The file summarises the whole suite, not only the tasks of the last run: every core
+        # task is listed (the others with no finished seed), and no seed is complete on all.
+        summary = json.loads((tmp_path / "sb3-ppo" / "results.json").read_text())
+        assert set(summary["runs"]) == set(SUITES["core"].task_ids)
+        assert sorted(summary["runs"][TASK]) == ["0", "1", "2"]
+        assert summary["seeds_complete"] == []
         # A row finished before the held-out population gets its scores from its checkpoint
         # on the next run, and is not trained again.
         path = tmp_path / "sb3-ppo" / TASK / "seed-0" / "result.json"

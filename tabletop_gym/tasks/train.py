@@ -256,7 +256,10 @@ def train_suite(
             if progress:
                 print(f"{recipe.name} {task.id} seed {seed}: score {row['score']:.3f}, "
                       f"normalised {row['normalized']}", flush=True)
-    return gather(root, recipe.name, suite, task_ids=[t.id for t in tasks])
+    # The committed results.json summarises every task of the suite, whichever tasks this run
+    # trained; the returned document is this run's tasks.
+    gather(root, recipe.name, suite)
+    return gather(root, recipe.name, suite, task_ids=[t.id for t in tasks], write=False)
 
 
 def _add_held_out(recipe: Recipe, task: Task, path: pathlib.Path, progress: bool) -> None:
@@ -274,12 +277,13 @@ def _add_held_out(recipe: Recipe, task: Task, path: pathlib.Path, progress: bool
 
 
 def gather(out: str | pathlib.Path, algo: str, suite: str,
-           task_ids: Sequence[str] | None = None) -> dict[str, Any]:
+           task_ids: Sequence[str] | None = None, write: bool = True) -> dict[str, Any]:
     """Every finished (task, seed) of ``algo`` under ``out`` as one document, with the aggregate.
 
     The runs of the aggregate are the training seeds: row ``s`` of the (runs, tasks) matrix
     holds each task's normalised score of the agent trained with seed ``s`` (the mean over the
-    evaluation seeds). Only seeds finished on every task enter the aggregate.
+    evaluation seeds). Only seeds finished on every task enter the aggregate. With ``write``
+    the document is also written to ``out/<algo>/results.json``.
     """
     root = pathlib.Path(out) / algo
     ids = list(task_ids) if task_ids is not None else list(SUITES[suite].task_ids)
@@ -301,7 +305,7 @@ def gather(out: str | pathlib.Path, algo: str, suite: str,
                                for s, d in sorted(v.items())} for t, v in runs.items()},
            "aggregate": aggregate(rows, reps=2000),
            "metadata": metadata(command="tabletop-gym suite train")}
-    if root.is_dir():
+    if write and root.is_dir():
         write_results(doc, root / "results.json")
     return doc
 
