@@ -89,15 +89,22 @@ def test_a_row_on_one_seed_shows_its_games_interval_and_no_aggregate_interval(tm
     assert "| `sb3-ppo` | 1 training seed (of 5) | **0.50** | 0.50 |" in text
 
 
-def test_held_out_scores_are_normalised_against_the_same_opponent(tmp_path):
+def _held_references(tmp: pathlib.Path) -> tuple[str, str]:
+    # Random and heuristic against one held-out Rapa Nui bot: mean returns -0.8 and 0.2 (so a
+    # held-out return x normalises to (x + 0.8) / 1.0), win rates 0.1 and 0.6.
     task = "RapaNui-2p-vsHeuristic-v0"
     opp = held_out.POPULATION["rapa_nui"][0]
     refs = {"protocol": {"version": held_out.HELD_OUT_VERSION}, "tasks": {task: {
         "version": 0,
         "random": {"by_opponent": {opp: {"mean_return": -0.8, "win_rate": 0.1}}},
         "heuristic": {"by_opponent": {opp: {"mean_return": 0.2, "win_rate": 0.6}}}}}}
-    (tmp_path / "held-out").mkdir()
-    (tmp_path / "held-out" / "references.json").write_text(json.dumps(refs))
+    (tmp / "held-out").mkdir()
+    (tmp / "held-out" / "references.json").write_text(json.dumps(refs))
+    return task, opp
+
+
+def test_held_out_scores_are_normalised_against_the_same_opponent(tmp_path):
+    task, opp = _held_references(tmp_path)
     for seed, ret in ((0, -0.3), (1, 0.1)):
         _row(tmp_path, task, seed, 0.5, held={"version": held_out.HELD_OUT_VERSION,
              "by_opponent": {opp: {"mean_return": ret, "win_rate": 0.25 * (seed + 1)}}})
@@ -156,14 +163,7 @@ def test_a_fixed_row_reads_its_files_and_its_held_out_scores_by_hand(tmp_path):
     # The shipped jax-ppo row, scored on one task with `suite run --held-out`: its cell is the
     # file's normalised score, and its held-out cell is normalised against the same opponent
     # with no seeds to average (one policy).
-    task = "RapaNui-2p-vsHeuristic-v0"
-    opp = held_out.POPULATION["rapa_nui"][0]
-    refs = {"protocol": {"version": held_out.HELD_OUT_VERSION}, "tasks": {task: {
-        "version": 0,
-        "random": {"by_opponent": {opp: {"mean_return": -0.8, "win_rate": 0.1}}},
-        "heuristic": {"by_opponent": {opp: {"mean_return": 0.2, "win_rate": 0.6}}}}}}
-    (tmp_path / "held-out").mkdir()
-    (tmp_path / "held-out" / "references.json").write_text(json.dumps(refs))
+    task, opp = _held_references(tmp_path)
     ref = load_references()["tasks"][task]
     r, h = ref["random"]["score"], ref["heuristic"]["score"]
     score = r + 1.5 * (h - r)  # normalised 1.5
