@@ -254,14 +254,14 @@ def jax_train_speed() -> str:
                     f"{r['compile_and_first_s']} s",
                     f"{sb3['learner_steps_per_s']:,} ({slo:,}–{shi:,})",
                     f"{r['ratio_vs_sb3']}×", f"{r['target']:g}×"])
-    load = sorted({max(r["load_avg"]) for r in rows})
+    load = max(max(r["load_avg"]) for r in rows)
     first = rows[0]
     return (_table(["game", "network", "JAX trainer: learner steps/s (median, min–max)",
                     "first iteration (compile + run)", "MaskablePPO steps/s (median, min–max)",
                     "ratio", "target"], out)
             + f"\n\n{first['cpus']} CPUs, backend {first['backend']}, jax {first['jax']}, "
             f"commit {first['commit']}; highest load average while measured "
-            f"{max(load):.2f}; {first['iterations']} timed iterations per row.")
+            f"{load:.2f}; {first['iterations']} timed iterations per row.")
 
 
 def jax_cpu_runs() -> str:

@@ -47,14 +47,12 @@ class FixedRow:
     """A fixed agent's row: scored by ``tabletop-gym suite run``, one results file per task.
 
     Attributes:
-        spec: The agent spec it was scored as.
         name: The row's name on the page.
         kind: ``"search"`` or ``"shipped"`` (a shipped policy).
         budget: What the page says of its budget; ``{deals}`` becomes the deals per seed it was
             scored on.
     """
 
-    spec: str
     name: str
     kind: str
     budget: str
@@ -62,14 +60,15 @@ class FixedRow:
 
 FIXED_ROWS: dict[str, FixedRow] = {
     "ismcts-12-guided": FixedRow(
-        "ismcts:12:guided", "ismcts:12:guided", "search",
+        "ismcts:12:guided", "search",
         "12 heuristic rollouts per move; {deals} deals per seed (fewer than the protocol's)"),
     "jax-ppo-shipped": FixedRow(
-        "jax-ppo", "jax-ppo (shipped)", "shipped",
+        "jax-ppo (shipped)", "shipped",
         "the shipped 2-player policies, 69–125 M learner steps on a GPU "
         "([JAX training](jax-train.md)); {deals} deals per seed"),
 }
-"""Fixed-agent rows by their folder under ``benchmarks/suite-run``."""
+"""Fixed-agent rows by their folder under ``benchmarks/suite-run`` (each file names the agent
+spec it scored)."""
 COMMAND = "tabletop-gym suite results"
 
 
@@ -144,6 +143,28 @@ def ref_games(refs: Mapping[str, Any], task_ids: Sequence[str]) -> str:
     return f"{min(games):,}–{max(games):,}" if games else "no"
 
 
+def _held_out_cells(docs: Sequence[Mapping[str, Any]], task_id: str,
+                    held_refs: Mapping[str, Any],
+                    per_seed: bool) -> dict[str, dict[str, float | None]]:
+    """Per held-out opponent: the normalised score and win rate, averaged over ``docs``.
+
+    ``docs`` are the held-out documents of one row on one task (a learned row: one per training
+    seed; a fixed agent: its one). ``seeds`` counts them where ``per_seed``, else is ``None``.
+    """
+    by_opp: dict[str, list[tuple[float | None, float]]] = {}
+    for doc in docs:
+        norm = held_out.normalized(doc, task_id, held_refs) or {}
+        for opp, cell in doc["by_opponent"].items():
+            by_opp.setdefault(opp, []).append((norm.get(opp), float(cell["win_rate"])))
+    out: dict[str, dict[str, float | None]] = {}
+    for opp, pairs in by_opp.items():
+        norms = [p[0] for p in pairs if p[0] is not None]
+        out[opp] = {"normalized": float(np.mean(norms)) if norms else None,
+                    "win_rate": float(np.mean([p[1] for p in pairs])),
+                    "seeds": float(len(pairs)) if per_seed else None}
+    return out
+
+
 def _fixed_rows(root: pathlib.Path, refs: Mapping[str, Any], held_refs: Mapping[str, Any],
                 task_ids: Sequence[str]) -> list[Row]:
     rows = []
@@ -161,10 +182,7 @@ def _fixed_rows(root: pathlib.Path, refs: Mapping[str, Any], held_refs: Mapping[
             cpu += float(doc.get("cpu_seconds") or 0.0) + float(
                 doc.get("held_out_cpu_seconds") or 0.0)
             if "held_out" in task_row:  # `suite run --held-out`: one agent, no seeds to average
-                norm = held_out.normalized(task_row["held_out"], t, held_refs) or {}
-                held[t] = {opp: {"normalized": norm.get(opp),
-                                 "win_rate": float(cell["win_rate"]), "seeds": None}
-                           for opp, cell in task_row["held_out"]["by_opponent"].items()}
+                held[t] = _held_out_cells([task_row["held_out"]], t, held_refs, per_seed=False)
             deals.add(int(task_row["deals_per_seed"]))
             cells[t] = Cell([float(x) for x in task_row["normalized_per_seed"] or []],
                             float(task_row["score"]), task_row["normalized"],
@@ -211,21 +229,10 @@ def _learner_rows(root: pathlib.Path, held_refs: Mapping[str, Any],
                             int(by_seed[seeds[0]]["row"]["deals_per_seed"]), seeds)
             cpu += sum(float(d.get("cpu_seconds_in_process") or 0.0)
                        + float(d.get("held_out_cpu_seconds") or 0.0) for d in by_seed.values())
-            held_by_opp: dict[str, list[tuple[float | None, float]]] = {}
-            for d in by_seed.values():
-                if "held_out" not in d:
-                    continue
-                norm = held_out.normalized(d["held_out"], t, held_refs) or {}
-                for opp, cell in d["held_out"]["by_opponent"].items():
-                    held_by_opp.setdefault(opp, []).append((norm.get(opp),
-                                                            float(cell["win_rate"])))
-            if held_by_opp:
-                held[t] = {}
-                for opp, pairs in held_by_opp.items():
-                    norms = [p[0] for p in pairs if p[0] is not None]
-                    held[t][opp] = {"normalized": float(np.mean(norms)) if norms else None,
-                                    "win_rate": float(np.mean([p[1] for p in pairs])),
-                                    "seeds": float(len(pairs))}
+            cells_held = _held_out_cells([d["held_out"] for d in by_seed.values()
+                                          if "held_out" in d], t, held_refs, per_seed=True)
+            if cells_held:
+                held[t] = cells_held
         complete = sorted(set.intersection(*(set(v) for v in docs.values())))
         budget = f"{recipe.timesteps:,} learner steps per (task, seed)"
         rows.append(Row(name, "learner", "training seeds", budget, cells, cpu, complete, held))
