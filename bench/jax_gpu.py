@@ -66,12 +66,16 @@ TRAINERS: dict[str, dict[str, Any]] = {
     "positano_256": {"game": "positano", "hidden": [256, 256], "num_envs": 2048, "seeds": 2},
     "rapa_nui_self_256": {"game": "rapa_nui", "hidden": [256, 256], "num_envs": 4096,
                           "seeds": 2, "opponents": "self"},
+    # Round 3: the best Positano trainer of rounds 1-2 (positano_64, even with the heuristic
+    # over 200 games) given the GPU nearly alone for longer, at twice the batch.
+    "positano_64_long": {"game": "positano", "hidden": [64, 64], "num_envs": 4096, "seeds": 2},
 }
 """Training runs from scratch, 2 players; against the distilled heuristic unless ``opponents``
 says otherwise."""
 ROUNDS = {
     1: ["positano_64", "positano_256_g1", "rapa_nui_256", "rapa_nui_256_g1"],
     2: ["positano_pool_64", "positano_self_256", "positano_256", "rapa_nui_self_256"],
+    3: ["positano_64_long"],
 }
 """The trainers of each run on the device (round 1 also times the speed rows)."""
 

@@ -22,6 +22,10 @@ LIBRARIES = (
     "torch",
     "stable-baselines3",
     "sb3-contrib",
+    "jax",
+    "jaxlib",
+    "optax",
+    "flax",
 )
 """Distributions whose versions are reported (those not installed are left out)."""
 

@@ -109,6 +109,8 @@ def test_jax_recipe_trains_from_scratch_and_plays_by_numpy(tmp_path):
     assert res["training"]["settings"]["opponents"] == "heuristic-net"
     assert res["training"]["settings"]["opponent_net"].endswith("heuristic_net_rapa_nui_2p.npz")
     assert res["training"]["timesteps"] >= 64
+    # where it trained is recorded: a GPU and a CPU run of one seed round differently
+    assert res["training"]["jax_backend"] == "cpu" and res["training"]["device"]
     assert (tmp_path / "jax-ppo" / TASK / "seed-0" / "policy.npz").is_file()
     assert res["row"]["games"] == 2 and doc["seeds_complete"] == [0]
 
@@ -129,3 +131,31 @@ def test_jax_recipe_opponents_per_task():
     # A task against the heuristic with no distilled net shipped for its table is refused.
     with pytest.raises(ValueError, match="no distilled heuristic for positano with 3 players"):
         jax_settings(TASKS["Positano-3p-vsHeuristic-v0"], {})
+
+
+def test_only_seeds_trains_just_those_and_refuses_others(tmp_path, capsys):
+    calls = []
+    recipe = RECIPES["sb3-ppo"]
+    real = recipe.train
+
+    def counted(task, seed, out_dir, timesteps, overrides):
+        calls.append(seed)
+        return real(task, seed, out_dir, timesteps, overrides)
+
+    object.__setattr__(recipe, "train", counted)
+    try:
+        # One process per seed: seed 2 of 0..4 alone, the others left to other processes.
+        train_suite("core", "sb3-ppo", seeds=5, out=tmp_path, timesteps=128, task_ids=[TASK],
+                    deals_per_seed=1, eval_seeds=1, only_seeds=[2])
+        assert calls == [2]
+        assert [p.name for p in (tmp_path / "sb3-ppo" / TASK).iterdir()] == ["seed-2"]
+    finally:
+        object.__setattr__(recipe, "train", real)
+    for bad in ([5], [-1], []):
+        with pytest.raises(ValueError, match=r"not among 0\.\.4"):
+            train_suite("core", "sb3-ppo", seeds=5, out=tmp_path / "no", only_seeds=bad)
+    assert not (tmp_path / "no").exists()
+    assert main(["suite", "train", "--algo", "sb3-ppo", "--seed", "7",
+                 "--out", str(tmp_path / "no")]) == 2
+    assert "[7] are not among 0..4" in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()

@@ -150,7 +150,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     try:
         doc = train_suite(args.suite, args.algo, seeds=args.seeds, out=args.out,
                           timesteps=args.timesteps, task_ids=args.task or None,
-                          deals_per_seed=args.deals, eval_seeds=args.eval_seeds, progress=True)
+                          deals_per_seed=args.deals, eval_seeds=args.eval_seeds, progress=True,
+                          only_seeds=args.seed or None)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -274,6 +275,8 @@ def add_suite_parser(sub: Any) -> None:
     tr.add_argument("--suite", default="core", choices=sorted(SUITES))
     tr.add_argument("--algo", required=True, choices=sorted(RECIPES))
     tr.add_argument("--seeds", type=int, default=5, help="training seeds 0..N-1")
+    tr.add_argument("--seed", action="append", type=int, default=[], metavar="K",
+                    help="only training seed K of 0..N-1 (repeatable; a process per seed)")
     tr.add_argument("--timesteps", type=int, default=None, help="budget (the recipe's default)")
     tr.add_argument("--task", action="append", default=[], choices=list(TASKS),
                     metavar="TASK_ID", help="only this task of the suite (repeatable)")

@@ -143,13 +143,17 @@ def _jax_train(task: Task, seed: int, out_dir: pathlib.Path, timesteps: int,
                     timesteps=timesteps, out=out_dir, eval_games=0, progress=False,
                     env_config=env_config, echo=lambda _line: None)
     cpu = time.process_time() - cpu0
+    import jax
+
     target = out_dir / "policy.npz"
     pathlib.Path(summary["policy"]).replace(target)
     info = {"timesteps": int(summary["learner_steps_per_seed"][0]),
             "train_seconds": summary["seconds"], "cpu_seconds": round(cpu, 1),
             "compile_and_first_iteration_s": summary["compile_and_first_iteration_s"],
             "learner_steps_per_s": summary["learner_steps_per_s"],
-            "settings": summary["train"], "run_dir": pathlib.Path(summary["run_dir"]).name}
+            "settings": summary["train"], "run_dir": pathlib.Path(summary["run_dir"]).name,
+            # Where it trained: a GPU run and a CPU run of one seed differ in float rounding.
+            "jax_backend": jax.default_backend(), "device": jax.devices()[0].device_kind}
     return _jax_load(out_dir), info
 
 
@@ -188,6 +192,7 @@ def train_suite(
     eval_seeds: int | None = None,
     progress: bool = False,
     overrides: Mapping[str, Any] | None = None,
+    only_seeds: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """Train and score one agent per (task, training seed); the gathered results document.
 
@@ -204,10 +209,12 @@ def train_suite(
         progress: Print a line per finished (task, seed).
         overrides: Change the recipe's settings (tests and quick looks; recorded in every row,
             which is then not the recipe's).
+        only_seeds: Train only these of the seeds ``0 .. seeds - 1`` (one process or machine
+            per seed; the others are left to theirs).
 
     Raises:
-        ValueError: On an unknown recipe, suite or task, or a budget below 1, before anything
-            is trained or written.
+        ValueError: On an unknown recipe, suite or task, a budget below 1 or a seed outside
+            ``0 .. seeds - 1``, before anything is trained or written.
     """
     if algo not in RECIPES:
         raise ValueError(f"unknown recipe {algo!r}; choose one of {sorted(RECIPES)}")
@@ -222,10 +229,15 @@ def train_suite(
     budget = recipe.timesteps if timesteps is None else int(timesteps)
     if budget < 1 or seeds < 1:
         raise ValueError(f"timesteps and seeds must be at least 1, got {budget} and {seeds}")
+    chosen = list(range(seeds)) if only_seeds is None else sorted(set(only_seeds))
+    outside = [s for s in chosen if not 0 <= s < seeds]
+    if outside or not chosen:
+        raise ValueError(f"training seeds {outside} are not among 0..{seeds - 1}; choose at "
+                         f"least one seed in that range")
     root = pathlib.Path(out)
     refs = load_references()
     # Seed by seed over the tasks, so that a run cut short leaves whole seeds for the aggregate.
-    for seed in range(seeds):
+    for seed in chosen:
         for task in tasks:
             path = _result_path(root, recipe, task.id, seed)
             if path.is_file():
