@@ -6,9 +6,10 @@ the recipe trains (``jax-ppo`` on the JAX backend of the machine, a GPU when the
 ``sb3-ppo`` on one CPU core), then scores the agent by the suite protocol and against the
 held-out population on the CPU. This script lists the rows that ``benchmarks/suite-train``
 lacks, runs them ``--workers`` at a time, seed by seed (only seeds finished on every task enter
-the aggregate), stops what is still running at the budget's end, and packs the finished rows
-(results, checkpoints, logs) into ``<out>/suite.tgz``. Unpacked over ``benchmarks/suite-train``
-they are the committed results; the same command on any machine resumes what is left.
+the aggregate), stops what is still running at the budget's end, and packs the finished rows'
+``result.json`` files into ``<out>/suite.tgz`` (checkpoints and logs stay on the machine).
+Unpacked over ``benchmarks/suite-train`` they are the committed results; the same command on
+any machine resumes what is left.
 
 Usage: ``python bench/suite_gpu.py --out DIR --seconds 540 [--workers 16] [--algo jax-ppo]``
 (``--smoke``: a tiny budget and one deal per evaluation seed, to check the script itself).
@@ -105,12 +106,10 @@ def run(out: pathlib.Path, work: pathlib.Path, seconds: float, workers: int,
     for row in todo:
         ended[row] = "not started"
     finished = sorted(work.glob("*/*/seed-*/result.json"))
+    # Results only: checkpoints and full logs would pass the size a machine can send back.
     with tarfile.open(out / "suite.tgz", "w:gz") as tar:
         for path in finished:
-            for f in sorted(path.parent.iterdir()):
-                if f.is_file():
-                    tar.add(f, arcname=str(f.relative_to(work)))
-        tar.add(logs, arcname="logs")
+            tar.add(path, arcname=str(path.relative_to(work)))
     for row, how in sorted(ended.items()):
         print(f"[end] {' '.join(map(str, row))}: {how}", flush=True)
     print(f"[all] {len(finished)} rows finished after {time.time() - start:.0f} s", flush=True)
