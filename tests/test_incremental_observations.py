@@ -1,21 +1,25 @@
-"""Kept observations follow the engine's change log in every configuration.
+"""Kept observations follow the engine's change events in every configuration.
 
-Each observer keeps one shared vector of every observable fact on the state and rewrites only the
-fact groups the engine logged (``State.change_log``); a seat's observation is gathered from it.
-At every step of random games the kept vector
-must equal the encoding of a clone (a clone starts an empty log and encodes everything), for
-every seat, in every configuration of ``tests/configs.py`` (and split bids).
+Each observer keeps one shared vector of every observable fact on the state and follows the
+engine's change events (``State.listen``): their handlers write what changed, or name the fact
+groups the next read rewrites; a seat's observation is gathered from it. At every step of random
+games the kept vector must equal the encoding of a clone (nobody listens to a clone, so it is
+encoded from scratch), for every seat, in every configuration of ``tests/configs.py`` (and split
+bids).
 """
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 
 import numpy as np
 import pytest
 
+from tabletop_gym.envs.positano import events as pev
 from tabletop_gym.envs.positano.observer import PositanoObserver
-from tabletop_gym.envs.positano.rules import CH_CLIFF, PositanoGame
+from tabletop_gym.envs.positano.rules import PositanoGame
 from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
 from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
 from tests.configs import ENGINE_CONFIGS, config_id, raw_env
@@ -97,8 +101,8 @@ def test_observe_hands_out_a_copy_of_the_kept_vector(game):
 
 def test_a_lowered_building_is_followed_even_when_column_sums_stay_equal():
     # A rule that lowers a building by one block and raises a roof in the same column keeps the
-    # sums of the column's heights and roofs (the key of the former cache); the change log names
-    # the column, so the kept vector follows (docs/rules/positano.md §5.1: the sea view of the
+    # sums of the column's heights and roofs (the key of the former cache); the change event
+    # names the lot and the old building, so the kept vector follows (docs/rules/positano.md §5.1: the sea view of the
     # lot behind changes).
     game = PositanoGame(num_players=2)
     state = game.new_initial_state(random.Random(0))
@@ -108,9 +112,10 @@ def test_a_lowered_building_is_followed_even_when_column_sums_stay_equal():
     state._set_building(5, 1, 2, 2)
     kept = observer.encode(state, 0)
     np.testing.assert_array_equal(kept, _fresh(observer, state, 0))
-    log_size = len(state.change_log())
+    told: list[tuple[int, tuple[int, ...]]] = []
+    state.listen(lambda _s, code, *args: told.append((code, args)))
     state._set_building(0, 0, 1, 2)  # 1A: one block lower, Silver now (sums unchanged)
-    assert state.change_log()[log_size:] == [CH_CLIFF << 0]
+    assert told == [(pev.BUILDING, (0, 0, 2, 1))]  # lot 1A, which held colour 0's 2 Bronze
     after = observer.encode(state, 0)
     np.testing.assert_array_equal(after, _fresh(observer, state, 0))
     o = observer.layout["cliff_visible"].start
@@ -121,29 +126,41 @@ def test_a_lowered_building_is_followed_even_when_column_sums_stay_equal():
     np.testing.assert_array_equal(observer.encode(state, 1), _fresh(observer, state, 1))
 
 
-def test_every_rapa_nui_action_is_logged_before_the_observer_reads_it():
-    # The observer reads nothing the log did not name: after each action the log grew, and
-    # the kept vectors of both seats equal a fresh encoding (hidden hands included).
+def test_every_rapa_nui_action_is_told_before_the_observer_reads_it():
+    # The observer reads nothing an event did not name: each action tells at least one event,
+    # and the kept vectors of both seats equal a fresh encoding (hidden hands included).
     game = RapaNuiGame(num_players=2)
     state = game.new_initial_state(random.Random(3))
     observer = RapaNuiObserver(game)
     rng = random.Random(3)
+    observer.encode(state, 0)  # subscribes
+    told: list[int] = []
+    state.listen(lambda _s, code, *args: told.append(code))
     while not state.is_terminal():
-        size = len(state.change_log())
+        size = len(told)
         state.apply_action(rng.choice(state.legal_actions()))
-        assert len(state.change_log()) > size
+        assert len(told) > size
         for seat in (0, 1):
             np.testing.assert_array_equal(
                 observer.encode(state, seat), _fresh(observer, state, seat)
             )
 
 
-def test_a_clone_starts_its_own_log_and_shares_no_kept_vector():
-    game = RapaNuiGame(num_players=2)
+@pytest.mark.parametrize("make", [lambda s: s.clone(), copy.deepcopy,
+                                  lambda s: pickle.loads(pickle.dumps(s))])
+@pytest.mark.parametrize("game", [RapaNuiGame(num_players=2), PositanoGame(num_players=2)])
+def test_a_copy_has_no_listener_and_shares_no_kept_vector(game, make):
+    # Search clones positions by the thousand: nobody listens to a copy, so it pays nothing
+    # for observations, and changing it leaves the original's kept vector as it was.
+    observer = RapaNuiObserver(game) if isinstance(game, RapaNuiGame) else PositanoObserver(game)
     state = game.new_initial_state(random.Random(0))
-    observer = RapaNuiObserver(game)
     observer.encode(state, 0)
-    state.apply_action(state.legal_actions()[0])
-    copy = state.clone()
-    assert copy.change_log() == [] and len(state.change_log()) == 1
-    assert "_kept_observations" not in copy.__dict__
+    assert state._listener is not None
+    dup = make(state)
+    assert dup._listener is None and "_kept_observations" not in dup.__dict__
+    kept = observer.encode(state, 0)
+    while not dup.is_terminal():
+        dup.apply_action(dup.legal_actions()[0]) if dup.current_player() >= 0 else \
+            dup.apply_joint_action([dup.legal_actions(q)[0] for q in range(game.num_players)])
+    np.testing.assert_array_equal(observer.encode(state, 0), kept)
+    np.testing.assert_array_equal(observer.encode(dup, 0), _fresh(observer, dup, 0))

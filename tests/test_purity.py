@@ -13,8 +13,8 @@ PURE = sorted(
     [*ROOT.glob("envs/*/rules.py"), *ROOT.glob("envs/*/components.py"),
      *ROOT.glob("envs/*/scoring.py"), *ROOT.glob("envs/*/automa.py"),
      *ROOT.glob("envs/*/state_json.py"), *ROOT.glob("envs/*/facts.py"),
-     *ROOT.glob("envs/*/actions.py"),
-     ROOT / "core" / "game.py", ROOT / "core" / "layout.py"]
+     *ROOT.glob("envs/*/actions.py"), *ROOT.glob("envs/*/events.py"),
+     ROOT / "core" / "game.py", ROOT / "core" / "layout.py", ROOT / "core" / "events.py"]
 )
 STDLIB = set(sys.stdlib_module_names)
 
@@ -38,7 +38,8 @@ def test_engine_imports_only_stdlib_and_package_engine_modules(path):
             top = mod.split(".")[0]
             if top == "tabletop_gym":
                 assert mod.startswith(
-                    ("tabletop_gym.core.game", "tabletop_gym.core.layout", "tabletop_gym.envs.")
+                    ("tabletop_gym.core.game", "tabletop_gym.core.layout",
+                     "tabletop_gym.core.events", "tabletop_gym.envs.")
                 ), mod
                 assert not mod.endswith(("observer", "env", "render")), mod
             else:

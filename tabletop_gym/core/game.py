@@ -25,6 +25,8 @@ import reprlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
+from tabletop_gym.core.events import Fanout, Listener, Vocabulary
+
 SIMULTANEOUS = -2
 """``current_player()`` of a node where every player with legal actions acts at once."""
 
@@ -640,9 +642,10 @@ class State(abc.ABC):
 
     def __getstate__(self) -> dict[str, Any]:
         # A pickle carries the game, not the observers' kept vectors (keyed by the observers'
-        # ids, which a copy does not keep) nor the caches a subclass names.
+        # ids, which a copy does not keep), their listener, nor the caches a subclass names.
         state = self.__dict__.copy()
         state.pop("_kept_observations", None)
+        state.pop("_listener", None)
         for name in self._unpickled_empty:
             if name in state:
                 state[name] = None
@@ -700,17 +703,32 @@ class State(abc.ABC):
 
     # --- what changed ---------------------------------------------------------------------------
 
-    def change_log(self) -> list[int] | None:
-        """The engine's record of what each change touched, for incremental observers.
+    EVENTS: ClassVar[Vocabulary | None] = None
+    """The game's change events (:mod:`tabletop_gym.core.events`); ``None``: the engine reports
+    none, and observers encode every position from scratch."""
 
-        An append-only list of bit masks, one appended by every engine step that changes the
-        position; each bit names a group of observable facts (the game declares its bits). An
-        observer that keeps a vector remembers how much of the log it has read and re-encodes only
-        what the new masks name, so no cache depends on the values of the position itself. A
-        clone starts a new, empty log. ``None`` (the default): the game reports nothing and
-        observers encode every position from scratch.
+    _listener: Listener | None = None
+    """Told every change event of this state; ``None`` (the class default): nobody listens."""
+
+    def listen(self, listener: Listener) -> None:
+        """Tell ``listener(state, code, *args)`` every change this state's engine makes from now on.
+
+        Several listeners are told in the order they subscribed. A clone, a pickle or a deep
+        copy starts with none: its changes are its own.
+
+        Raises:
+            TypeError: When the game reports no events (:attr:`EVENTS` is ``None``).
         """
-        return None
+        if self.EVENTS is None:
+            raise TypeError(f"{type(self).__name__} reports no change events; observers encode "
+                            "its positions from scratch")
+        current = self.__dict__.get("_listener")
+        if current is None:
+            self._listener = listener
+        elif isinstance(current, Fanout):
+            self._listener = Fanout((*current.listeners, listener))
+        else:
+            self._listener = Fanout((current, listener))
 
 
 def missing_member(game: Game, member: str) -> NotImplementedError:

@@ -4,14 +4,15 @@ An observer encodes only what one seat may know. Its layout is a list of named s
 once; the docs tables and the observation space are derived from that same list, so they cannot
 drift apart. ``encode`` always returns a fresh array (Gymnasium's checker rejects reused buffers).
 
-A :class:`SharedObserver` (both games' observers) keeps one seat-absolute vector of every
-observable fact per state and brings it up to date from the engine's change log
-(:meth:`State.change_log`): each applied action appends a mask of the fact groups it touched, and
-the observer rewrites only those groups, in place, once for all seats. Nothing is inferred from
-the position's values, so a rule that removes or lowers something is followed as surely as one
-that adds. Each seat's observation is one gather through a precomputed index row (ego order, own
-private facts only), so it costs about a copy; :meth:`Observer.encode_seats` gives every seat's
-rows in one array (the parallel env's observations).
+A :class:`SharedObserver` (both games' observers) is the incremental observer: it keeps one
+seat-absolute vector of every observable fact per state and listens to the engine's change
+events (:mod:`tabletop_gym.core.events`). The game's handler of each event either writes the
+facts it changed at once, or marks fact groups to rewrite when the vector is next read (for
+changes cheaper to re-read than to follow one by one); either way once for all seats. Nothing is
+inferred from the position's values, so a rule that removes or lowers something is followed as
+surely as one that adds. Each seat's observation is one gather through a precomputed index row
+(ego order, own private facts only), so it costs about a copy; :meth:`Observer.encode_seats`
+gives every seat's rows in one array (the parallel env's observations).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_gym.core.events import Listener
 from tabletop_gym.core.game import Game, State
 from tabletop_gym.core.layout import Grid, Part
 
@@ -170,14 +172,6 @@ def kept_store(state: State) -> dict[Any, list[Any]]:
     return store
 
 
-def unread_mask(log: list[int], seen: int) -> int:
-    """The OR of the change masks appended to ``log`` after its first ``seen`` entries."""
-    mask = 0
-    for bits in log[seen:]:
-        mask |= bits
-    return mask
-
-
 class Observer(abc.ABC):
     """Encodes a state as one seat sees it.
 
@@ -263,20 +257,22 @@ ONE = 1
 
 
 class SharedObserver(Observer):
-    """An observer whose every seat's vector is a fixed selection from one vector per state.
+    """The incremental observer: every seat's vector is a fixed selection from one kept vector.
 
     The state's observable facts are kept in one flat *shared* vector, laid out once per game
-    in seat-absolute order (every seat's private facts included), and brought up to date from
-    the engine's change log: each fact group the log names is rewritten in place, once for all
-    seats. Seat ``p``'s observation is ``shared[gather[p]]``, one precomputed index array per
-    seat that lists only what ``p`` may know, in ``p``'s ego-centric order; entry :data:`ZERO`
-    of the shared vector is always 0 and entry :data:`ONE` always 1, for padding and constant
-    one-hots. An observation then costs one gather (which is also the copy handed out), and all
-    seats' observations one gather into a ``(num_players, size)`` array.
+    in seat-absolute order (every seat's private facts included). The first time a state is
+    observed the vector is written from scratch and the observer subscribes to the state's
+    change events (:meth:`State.listen`); from then on the game's handler of each event
+    (:meth:`_listener`) writes what changed in place or marks fact groups *pending*, and a read
+    rewrites the pending groups (:meth:`_write_shared`) before handing the vector out. Seat
+    ``p``'s observation is ``shared[gather[p]]``, one precomputed index array per seat that
+    lists only what ``p`` may know, in ``p``'s ego-centric order; entry :data:`ZERO` of the
+    shared vector is always 0 and entry :data:`ONE` always 1, for padding and constant one-hots.
+    An observation then costs one gather (which is also the copy handed out), and all seats'
+    observations one gather into a ``(num_players, size)`` array.
 
     Subclasses set :attr:`layout`, :attr:`shared_size` and :attr:`gather` in ``__init__`` and
-    implement :meth:`_write_shared` (rewrite the groups a change mask names; all of them for
-    ``mask=-1``).
+    implement :meth:`_write_shared` and :meth:`_listener`.
     """
 
     shared_size: int
@@ -287,34 +283,54 @@ class SharedObserver(Observer):
     """An entry of the shared vector that always holds 0 (a wrapper pads its gather with it)."""
 
     @abc.abstractmethod
-    def _write_shared(self, state: State, vec: np.ndarray, mask: int) -> None:
-        """Rewrite in ``vec`` every fact group whose change-log bit is in ``mask`` (-1: all)."""
+    def _write_shared(self, state: State, vec: np.ndarray, pending: int) -> None:
+        """Rewrite in ``vec`` every fact group whose bit is in ``pending`` (-1: all of them)."""
+
+    @abc.abstractmethod
+    def _listener(self, entry: list[Any]) -> Listener:
+        """The listener that follows a state's events into its kept ``entry``.
+
+        ``entry`` is ``[vector, pending, observer]``: the listener writes changed facts into
+        the vector, or ORs fact-group bits into ``entry[1]`` for the next read to rewrite.
+        """
+
+    def _kept_key(self) -> Any:
+        """The key of this observer's vector in :func:`kept_store` (its own, by default)."""
+        return id(self)
+
+    def kept_entry(self, state: State) -> list[Any] | None:
+        """``[vector, pending, observer]`` kept on ``state`` for this observer, or ``None``.
+
+        The first call on a state that reports events writes the vector from scratch and
+        subscribes to the state's events; ``None`` for a game that reports none.
+        """
+        if state.EVENTS is None:
+            return None
+        store = state.__dict__.get("_kept_observations")
+        key = self._kept_key()
+        entry = None if store is None else store.get(key)
+        if entry is None:
+            # The observer in the entry keeps its id unique while the entry lives.
+            entry = [self._new_shared(state), 0, self]
+            kept_store(state)[key] = entry
+            state.listen(self._listener(entry))
+        return entry
 
     def shared_vector(self, state: State) -> np.ndarray:
         """The shared vector kept on ``state``, brought up to date (do not modify it).
 
-        Privileged: it holds every seat's private facts. Without a change log it is built
-        afresh on every call.
+        Privileged: it holds every seat's private facts. For a game that reports no events it
+        is built afresh on every call.
         """
-        log = state.change_log()
-        if log is None:
-            return self._new_shared(state)
-        store = state.__dict__.get("_kept_observations")
-        entry = None if store is None else store.get(id(self))
+        entry = self.kept_entry(state)
         if entry is None:
-            vec = self._new_shared(state)
-            # The observer in the entry keeps its id unique while the entry lives.
-            kept_store(state)[id(self)] = [vec, len(log), self]
-            return vec
-        kept: np.ndarray = entry[0]
-        seen = entry[1]
-        size = len(log)
-        if size != seen:
-            # Caught up after every action, the usual case is one new entry.
-            mask = log[seen] if size == seen + 1 else unread_mask(log, seen)
-            entry[1] = size
-            self._write_shared(state, kept, mask)
-        return kept
+            return self._new_shared(state)
+        pending = entry[1]
+        if pending:
+            entry[1] = 0
+            self._write_shared(state, entry[0], pending)
+        vec: np.ndarray = entry[0]
+        return vec
 
     def _new_shared(self, state: State) -> np.ndarray:
         vec = np.zeros(self.shared_size, dtype=self.dtype)

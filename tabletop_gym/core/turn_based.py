@@ -344,10 +344,6 @@ class TurnBasedState(State):
         """Whether the inner game is over."""
         return self.inner.current_player() == TERMINAL
 
-    def change_log(self) -> list[int] | None:
-        """The inner engine's change log (commitments are not in it: they change no fact)."""
-        return self.inner.change_log()
-
     def clone(self) -> TurnBasedState:
         """Copy with a cloned inner state."""
         new = TurnBasedState.__new__(TurnBasedState)

@@ -410,20 +410,21 @@ def test_facts_written_in_place_equal_a_fresh_encoding(cfg):
 
 
 def test_facts_exist_only_once_observed_and_a_clone_or_a_loaded_state_starts_without():
-    # The engine writes its facts only after an observer created them, so search (clones) and
-    # the engine alone never pay for them; a copy builds its own from scratch when observed.
+    # Nobody listens to the engine's events until an observer created the facts, so search
+    # (clones) and the engine alone never pay for them; a copy builds its own from scratch
+    # when observed.
     game = PositanoGame(num_players=3)
     state = game.new_initial_state(random.Random(4))
     rng = random.Random(4)
     for _ in range(12):
         random_step(state, rng)
-    assert state._facts is None
+    assert state._listener is None and "_kept_observations" not in state.__dict__
     observer = PositanoObserver(game)
     before = observer.encode(state, 1)
-    assert state._facts is not None
-    assert state.clone()._facts is None
+    assert state._listener is not None
+    assert state.clone()._listener is None
     loaded = game.state_from_json(state.to_json())
-    assert loaded._facts is None
+    assert loaded._listener is None
     np.testing.assert_array_equal(observer.encode(loaded, 1), before)
     for _ in range(20):
         random_step(state, rng)

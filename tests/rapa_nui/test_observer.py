@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from tabletop_gym.envs.rapa_nui import RapaNuiGame, RapaNuiObserver, RapaNuiState
+from tabletop_gym.envs.rapa_nui.observer import CH_PHASE
 from tabletop_gym.envs.rapa_nui.render import render_text
-from tabletop_gym.envs.rapa_nui.rules import CH_PHASE, NUM_ACTIONS, PHASES
+from tabletop_gym.envs.rapa_nui.rules import NUM_ACTIONS, PHASES
 from tests.rapa_nui.helpers import FISH, GRAIN, MULB, SWEET, M, P, W, disp, load, position
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "envs" / "rapa_nui.md"

@@ -1030,11 +1030,13 @@ def _outside_functions(node: ast.AST):
 def test_rules_module_is_pure_stdlib() -> None:
     # House rule: the engine imports the standard library (and the engine contract) only, calls
     # no module-level random function and never hash().
-    engine = ("tabletop_gym.core.game", "tabletop_gym.core.layout",
-              "tabletop_gym.envs.rapa_nui.components", "tabletop_gym.envs.rapa_nui.rules",
+    engine = ("tabletop_gym.core.game", "tabletop_gym.core.layout", "tabletop_gym.core.events",
+              "tabletop_gym.envs.rapa_nui", "tabletop_gym.envs.rapa_nui.components",
+              "tabletop_gym.envs.rapa_nui.events", "tabletop_gym.envs.rapa_nui.rules",
               "tabletop_gym.envs.rapa_nui.state_json")
     here = Path(rules.__file__)
-    for path in (here, here.with_name("state_json.py"), here.with_name("components.py")):
+    for path in (here, here.with_name("state_json.py"), here.with_name("components.py"),
+                 here.with_name("events.py")):
         _check_pure(ast.parse(path.read_text(encoding="utf-8")), engine)
 
 
@@ -1075,42 +1077,42 @@ def test_check_invariants_names_the_broken_rule() -> None:
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
-def test_the_change_log_names_the_acting_seat_and_the_drawn_column(n: int) -> None:
-    # The observer rewrites hands and displays only for the seats whose bits an entry carries,
-    # and the columns block only for the columns whose bits it carries: every action logs its
-    # seat's bit (§3-§5: a seat plays from and draws into its own hand and display only), a
-    # draw its column's (§6: a draw takes that column's front card, a refill fills that
-    # column), and nothing else of those lists changes.
+def test_each_action_tells_one_event_naming_its_seat_and_column(n: int) -> None:
+    # The observer rewrites hands and displays only for the seat an event names, and the
+    # columns block only for the column a draw names: every action tells one event with its
+    # seat first (§3-§5: a seat plays from and draws into its own hand and display only), a
+    # draw its column (§6: a draw takes that column's front card, a refill fills that column),
+    # a turn scoring one more event without a seat, and nothing else of those lists changes.
+    from tabletop_gym.envs.rapa_nui import events as ev
+
     game = RapaNuiGame(num_players=n)
     rng = random.Random(n)
     draws = 0
     for seed in range(3):
         state = game.new_initial_state(random.Random(seed))
+        told: list[tuple[int, tuple[int, ...]]] = []
+        state.listen(lambda _s, code, *args, told=told: told.append((code, args)))
         while not state.is_terminal():
             p = state.current_player()
             action = rng.choice(state.legal_actions())
             before = state.clone()
-            size = len(state.change_log())
+            told.clear()
             state.apply_action(action)
-            first = state.change_log()[size]
-            assert first & (rules.CH_SEAT << p)
-            entries = 0
-            for entry in state.change_log()[size:]:
-                entries |= entry
-            seats = [q for q in range(n) if entries & (rules.CH_SEAT << q)]
-            assert seats == [p]  # a turn scoring (a second entry) names no seat
+            (code, args), *scoring = told
+            assert code != ev.SCORED and args[0] == p
+            assert all(c == ev.SCORED for c, _ in scoring) and len(scoring) <= 1
             t = rules.NUM_CARD_TYPES
             for q in range(n):
                 if q != p:
                     assert state._hands[q * t : (q + 1) * t] == before._hands[q * t : (q + 1) * t]
                     assert (state._displays[q * t : (q + 1) * t]
                             == before._displays[q * t : (q + 1) * t])
-            columns = [c for c in range(4) if entries & (rules.CH_COLUMN << c)]
+            columns = [args[1]] if code == ev.DREW else []
             if DRAW <= action < OFFER:
                 draws += 1
-                assert columns == [action - DRAW] and entries & rules.CH_COLUMNS
+                assert columns == [action - DRAW]
             else:
-                assert columns == [] and not entries & rules.CH_COLUMNS
+                assert code != ev.DREW
             for c in range(4):
                 if c not in columns:
                     assert state._columns[c] == before._columns[c]

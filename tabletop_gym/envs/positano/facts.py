@@ -3,16 +3,17 @@
 One layout for every configuration (see :mod:`.observer` for its meaning). The engine keeps the
 facts of a position in one flat ``array('f')`` laid out as the observation of seat 0 (absolute
 colours: colour ``c``'s entries where seat 0 sees relative colour ``c``), followed by every
-colour's hand and a constant zero; each rule that changes a fact writes the entries it changed,
-in place. The values are small whole numbers, exact in float32, the observation's default
+colour's hand and a constant zero; the handler of each change event writes the entries it
+changed, in place. The values are small whole numbers, exact in float32, the observation's default
 dtype: an observer turns that array into any seat's ego-centric vector with one precomputed
 gather, which is also the fresh copy it hands out. The entries that say whose turn it is
 (phase, seats to act, decider, acting colour, the pending build or 2X/3X context) are rewritten
 by :func:`turn` when an observer reads a changed position, not by every rule.
 
-The array is created from scratch by the observer the first time a position is observed
-(``PositanoState._facts`` is ``None`` until then, and a clone starts without one), so the engine
-pays for the facts only while someone observes. Pure standard library: the engine imports it.
+The array is created from scratch by the observer the first time a position is observed; the
+observer then listens to the position's change events (:mod:`.events`) and calls the writer of
+each (:data:`HANDLERS`), so the engine pays for the facts only while someone observes, and
+knows nothing of them. Pure standard library.
 """
 
 from __future__ import annotations
@@ -460,9 +461,7 @@ ZERO = TO_ACT + MAX_COLOURS
 _LAST = ZERO + 1
 # Facts only, never observed: what turn() wrote last (phase + 1, 0 before the first write;
 # seat to act + 3; acting colour + 1), so that the next call clears just those entries.
-SEEN = _LAST + 3
-"""Facts only: the length of the change log when :func:`turn` last wrote."""
-SIZE = SEEN + 1
+SIZE = _LAST + 3
 """Length of the facts array."""
 
 PER_COLOUR: dict[str, int] = {
@@ -592,7 +591,7 @@ class Tables:
         self.template = template
 
 
-# --- writes: each rule calls the one for what it changed, after changing the state ----------
+# --- writes: the handler of each change event (:mod:`.events`), called as the rule makes it --
 
 
 def hands(s: Any, f: Any) -> None:
@@ -737,22 +736,27 @@ def roofs(s: Any, f: Any) -> None:
     f[_ROOFS_LEFT], f[_ROOFS_LEFT + 1], f[_ROOFS_LEFT + 2] = left[0], left[1], left[2]
 
 
-def column_out(s: Any, f: Any, pos: int) -> None:
-    """Before the building at ``pos`` changes: clear its facts and those of the lots behind it.
+def building(s: Any, f: Any, pos: int, old_owner: int, old_height: int, old_roof: int) -> None:
+    """The building at ``pos`` changed from ``(old_owner, old_height, old_roof)``.
 
-    What a lot shows of the sea depends only on the lots in front of it (rules §5.1), so a
-    change at ``pos`` leaves the lots in front as they are.
+    Its facts and those of the lots behind it are cleared (what a lot shows of the sea depends
+    only on the lots in front of it, rules §5.1, so the lots in front stay as they are), then
+    written anew from the position.
     """
     owner, roof, height = s.owner, s.roof, s.height
     for p in s.game.fact_tables.shaded[pos]:
-        if height[p]:
-            o = owner[p]
-            r = roof[p]
+        if p == pos:
+            h, o, r = old_height, old_owner, old_roof
+        else:
+            h, o, r = height[p], owner[p], roof[p]
+        if h:
             f[_OWNER + p * MAX_COLOURS + o] = 0
             f[_ROOF + p * 3 + r - 1] = 0
             f[_HEIGHT + p] = 0
             f[_POINTS + o] -= f[_VISIBLE + p] * r
             f[_VISIBLE + p] = 0
+    _column(s, f, s.game.fact_tables.shaded[pos])
+    f[_EMPTY + pos] = 1 if s.lot_stays_empty(pos) else 0
 
 
 def _column(s: Any, f: Any, column: Sequence[int]) -> None:
@@ -772,16 +776,11 @@ def _column(s: Any, f: Any, column: Sequence[int]) -> None:
             f[_POINTS + o] += vis * r
 
 
-def column_in(s: Any, f: Any, pos: int) -> None:
-    """After the building at ``pos`` changed: write its facts and those of the lots behind it."""
-    _column(s, f, s.game.fact_tables.shaded[pos])
-    f[_EMPTY + pos] = 1 if s.lot_stays_empty(pos) else 0
-
-
-def refresh(s: Any, f: Any, old_round: int, moved: list[list[int]]) -> None:
+def refresh(s: Any, f: Any, old_round: int, lots: Sequence[int], blocks: Sequence[int],
+            builds: Sequence[int]) -> None:
     """Round ``old_round`` ended: its draft orders are gone.
 
-    On a new round the ``moved`` tiles (lots, blocks, builds) came face up from the stacks, and
+    On a new round these ``lots``, ``blocks`` and ``builds`` came face up from the stacks, and
     the last round's bids and lots are no longer this round's.
     """
     if s.round == old_round:
@@ -796,13 +795,12 @@ def refresh(s: Any, f: Any, old_round: int, moved: list[list[int]]) -> None:
             f[_THIS_ROUND + c * NUM_LOTS + taken[-1]] = 0
     # This round's bids, their values and the draft ranks lie side by side.
     f[_BID_CARD:_BIDS_END] = _NO_BIDS
-    lots, blocks, builds = moved
     _stacked(f, t, lots, blocks, builds, 0)
     _face_up(s, f, t, lots, blocks, builds)
 
 
-def _stacked(f: Any, t: Tables, lots: list[int], blocks: list[int], builds: list[int],
-             flag: int) -> None:
+def _stacked(f: Any, t: Tables, lots: Sequence[int], blocks: Sequence[int],
+             builds: Sequence[int], flag: int) -> None:
     # Tiles put into (flag 1) or taken out of (flag 0) the face-down stacks: their contents.
     step = 1 if flag else -1
     for pos in lots:
@@ -815,8 +813,8 @@ def _stacked(f: Any, t: Tables, lots: list[int], blocks: list[int], builds: list
         f[_BUILD_KIND_COUNT + t.build_kind[tile]] += step
 
 
-def _face_up(s: Any, f: Any, t: Tables, lots: list[int], blocks: list[int],
-             builds: list[int]) -> None:
+def _face_up(s: Any, f: Any, t: Tables, lots: Sequence[int], blocks: Sequence[int],
+             builds: Sequence[int]) -> None:
     # Tiles put face up on the Beach Board (the leftmost of each row re-read in solo).
     for pos in lots:
         f[_OPEN + pos] = 1
@@ -836,7 +834,6 @@ def build(s: Any) -> array:
     """The facts of position ``s`` from scratch (every slice; the per-turn ones stay zero)."""
     t = s.game.fact_tables
     f = array("f", t.template)
-    f[SEEN] = -1  # no change log length: the turn's entries are still to be written
     nc = len(s.lots_taken)
     rnd = s.round
     for goal in s.goals:
@@ -880,3 +877,22 @@ def build(s: Any) -> array:
         f[_OTTO_DECK] = len(s.hand_cards[1])
         f[_OTTO_DECK + 1] = len(s.hand_boosters[1])
     return f
+
+
+def _turn_changed(s: Any, f: Any) -> None:
+    # Whose turn it is changes with every action: rewritten by turn() when next read.
+    return None
+
+
+HANDLERS: tuple[Any, ...] = (
+    _turn_changed,  # TURN
+    play_bid,  # BID_PLAYED
+    orders,  # ORDERS_SET
+    take_lot,  # LOT_TAKEN
+    take_tile,  # TILE_TAKEN
+    supply,  # SUPPLY
+    roofs,  # ROOFS
+    building,  # BUILDING
+    refresh,  # ROUND_ENDED
+)
+"""The writer of each event of :data:`.events.EVENTS`, by code: ``handler(state, facts, *args)``."""

@@ -10,7 +10,8 @@ configurations (see :mod:`.facts`, which holds the layout).
 
 How a vector is made: the engine keeps the position's observable facts in one flat float32
 array laid out as seat 0's view (:mod:`.facts`; built from scratch the first time a position is
-observed, then written in place by every rule that changes a fact). A seat's vector is one
+observed, then written in place by the handler of each change event the engine tells, see
+:mod:`.events`). A seat's vector is one
 precomputed gather from that array (its ego-centric order, its own hand), so an observation
 costs about a copy.
 
@@ -22,10 +23,11 @@ observer adds only the seat's own).
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
+from tabletop_gym.core.events import Listener
 from tabletop_gym.core.game import State
 from tabletop_gym.core.observer import ObservationLayout, SharedObserver
 from tabletop_gym.envs.positano import facts as F
@@ -53,6 +55,10 @@ BLOCK_KINDS = F.BLOCK_KINDS
 BUILD_KINDS = F.BUILD_KINDS
 BLOCK_FEATURES = F.BLOCK_FEATURES
 BUILD_FEATURES = F.BUILD_FEATURES
+
+
+_FACTS_KEY = "positano-facts"
+"""Key of a position's facts among its kept observations (shared by every Positano observer)."""
 
 
 class PositanoObserver(SharedObserver):
@@ -102,29 +108,49 @@ class PositanoObserver(SharedObserver):
 
     # --- encoding -----------------------------------------------------------------------------
 
+    def _kept_key(self) -> Any:
+        # One facts array per position, whichever Positano observer reads it (they differ only
+        # in their gathers and output dtypes).
+        return _FACTS_KEY
+
+    def _new_shared(self, state: State) -> Any:
+        s = cast(PositanoState, state)  # the observer of a Positano game sees only these
+        f = F.build(s)
+        F.turn(s, f)
+        return f
+
+    def _listener(self, entry: list[Any]) -> Listener:
+        f = entry[0]
+        handlers = F.HANDLERS
+
+        def listener(state: Any, code: int, *args: Any) -> None:
+            handlers[code](state, f, *args)
+            entry[1] = 1  # whose turn it is: rewritten when next read
+
+        return listener
+
+    def _write_shared(self, state: State, vec: Any, pending: int) -> None:
+        # Everything but the turn's entries is written by the event handlers as it changes.
+        F.turn(state, vec)
+
     def shared_vector(self, state: State) -> np.ndarray:
         """The state's facts (float32, in place; privileged: every hand), brought up to date.
 
-        Built from scratch the first time a position is observed; from then on the rules write
-        every change into them, and only the turn's entries are rewritten here when the change
-        log grew.
+        Built from scratch the first time a position is observed; from then on the handlers of
+        the engine's events write every change into them, and only the turn's entries are
+        rewritten here when an event came since the last read.
         """
-        s = cast(PositanoState, state)  # the observer of a Positano game sees only these
-        f = s._facts
-        if f is None:
-            f = s._facts = F.build(s)
-        seen = len(s._deltas)
-        if f[F.SEEN] != seen:
-            F.turn(s, f)
-            f[F.SEEN] = seen
+        entry = self.kept_entry(state)
+        if entry is None:  # pragma: no cover - a Positano state always reports events
+            return np.frombuffer(self._new_shared(state), dtype=np.float32)
+        f = entry[0]
+        if entry[1]:
+            entry[1] = 0
+            F.turn(state, f)
         return np.frombuffer(f, dtype=np.float32)
 
-    def _write_shared(self, state: State, vec: np.ndarray, mask: int) -> None:
-        # The facts are written by the rules; from scratch they are built (every mask).
-        assert isinstance(state, PositanoState)
-        f = F.build(state)
-        F.turn(state, f)
-        vec[:] = np.frombuffer(f, dtype=np.float32)
+    def _fill(self, state: State, player: int, out: np.ndarray) -> None:
+        out[:] = np.frombuffer(self._new_shared(state), dtype=np.float32).take(self.gather[player])
 
     def encode(self, state: State, player: int) -> np.ndarray:
         """A fresh vector of what ``player`` may know of ``state`` (one gather)."""

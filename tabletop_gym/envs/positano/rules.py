@@ -44,6 +44,7 @@ from tabletop_gym.core.game import (
     as_int,
 )
 from tabletop_gym.envs.positano import components as C
+from tabletop_gym.envs.positano import events as ev
 from tabletop_gym.envs.positano import facts, scoring
 from tabletop_gym.envs.positano.actions import (
     A_ADD_ON,
@@ -67,6 +68,7 @@ from tabletop_gym.envs.positano.actions import (
     BOOSTERS_PER_CARD,
     NUM_ACTIONS,
 )
+from tabletop_gym.envs.positano.events import EVENTS
 from tabletop_gym.envs.positano.facts import (
     ADD_ON,
     BID,
@@ -93,36 +95,6 @@ __all__ = [
 PHASES = facts.PHASES
 
 _PHASE_INDEX = facts.PHASE_INDEX
-
-# What an engine step touched, appended to :meth:`PositanoState.change_log` as a bit mask (a
-# kept observation catches up when the log grew; the facts themselves are written in place by
-# :mod:`.facts`).
-CH_PHASE = 1 << 0
-"""Phase, turn (so the acting colour) changed."""
-CH_ROUND = 1 << 1
-"""The round number changed."""
-CH_ORDERS = 1 << 2
-"""This round's draft orders were set or cleared."""
-CH_LOT_ROW = 1 << 3
-"""The lot row of the Beach Board changed."""
-CH_STACKS = 1 << 4
-"""A face-down stack changed."""
-CH_PLAYED = 1 << 5
-"""A colour played a bid card and booster (public)."""
-CH_TAKEN = 1 << 6
-"""A colour drafted a tile."""
-CH_SUPPLY = 1 << 7
-"""A colour's personal or general supply changed."""
-CH_ROOFS = 1 << 8
-"""The roof pieces left changed."""
-CH_BLOCK_ROW = 1 << 9
-"""The block tile row of the Beach Board changed."""
-CH_BUILD_ROW = 1 << 10
-"""The build tile row of the Beach Board changed."""
-CH_HAND = 1 << 11
-"""``CH_HAND << colour``: that colour's hand changed (private to its seat; Otto's is hidden)."""
-CH_CLIFF = 1 << 17
-"""``CH_CLIFF << column``: a building in that cliff column (``C.LOT_COLUMNS[pos]``) changed."""
 
 TILE_TYPES = facts.TILE_TYPES
 # The tile type whose bid order a phase follows.
@@ -435,8 +407,6 @@ class PositanoGame(Game):
         s._orders = None
         s._legal = None
         s._legal_sim = None
-        s._deltas = []
-        s._facts = None
         if self.solo:
             s._reveal_otto()
         return s
@@ -521,15 +491,7 @@ class PositanoState(State):
     _orders: tuple[list[int], list[int], list[int]] | None
     _legal: list[int] | None
     _legal_sim: list[list[int] | None] | None
-    _deltas: list[int]
-    _facts: Any
-    """The observable facts (:mod:`.facts`) as an ``array('f')``, kept up to date by every
-    change once an observer created it; ``None`` until then."""
-    _unpickled_empty = ("_facts",)
-
-    def change_log(self) -> list[int]:
-        """Masks of the ``CH_*`` fact groups each engine step touched (see :class:`State`)."""
-        return self._deltas
+    EVENTS = EVENTS
 
     # --- whose turn ----------------------------------------------------------------------------
 
@@ -715,8 +677,12 @@ class PositanoState(State):
     # --- applying actions ----------------------------------------------------------------------
 
     def _changed(self) -> None:
+        # After every action: the caches go, and whose turn it is changed.
         self._legal = None
         self._legal_sim = None
+        lis = self._listener
+        if lis is not None:
+            lis(self, ev.TURN)
 
     def _apply_joint_action(self, actions: list[int | None]) -> None:
         """Reveal every bid at once (rules §3.1) and start drafting."""
@@ -750,9 +716,9 @@ class PositanoState(State):
                 c = self.acting_colour()
                 self._set_building(pos, c, self.height[pos] + 1, self.roof[pos])
                 self.personal[c] -= 1
-                self._deltas.append(CH_SUPPLY)
-                if self._facts is not None:
-                    facts.supply(self, self._facts, c)
+                lis = self._listener
+                if lis is not None:
+                    lis(self, ev.SUPPLY, c)
             self._end_build_turn()
         elif ph == REMODEL:
             if action != A_SKIP_REMODEL:
@@ -761,9 +727,9 @@ class PositanoState(State):
                 self.roofs_left[old - 1] += 1
                 self.roofs_left[old] -= 1
                 self._set_building(pos, self.owner[pos], self.height[pos], old + 1)
-                self._deltas.append(CH_ROOFS)
-                if self._facts is not None:
-                    facts.roofs(self, self._facts)
+                lis = self._listener
+                if lis is not None:
+                    lis(self, ev.ROOFS)
             self._end_build_turn()
         self._changed()
         self._advance()
@@ -781,9 +747,9 @@ class PositanoState(State):
         self.hand_boosters[colour].remove(booster)
         self.played_cards[colour].append(card)
         self.played_boosters[colour].append(booster)
-        self._deltas.append(CH_PLAYED | (CH_HAND << colour))
-        if self._facts is not None:
-            facts.play_bid(self, self._facts, colour, card, booster)
+        lis = self._listener
+        if lis is not None:
+            lis(self, ev.BID_PLAYED, colour, card, booster)
 
     def _reveal_otto(self) -> None:
         # rules §7: Otto's top base bid card and top booster are revealed before the player bids.
@@ -791,9 +757,9 @@ class PositanoState(State):
         booster = self.hand_boosters[1].pop(0)
         self.played_cards[1].append(card)
         self.played_boosters[1].append(booster)
-        self._deltas.append(CH_PLAYED | (CH_HAND << 1))
-        if self._facts is not None:
-            facts.play_bid(self, self._facts, 1, card, booster)
+        lis = self._listener
+        if lis is not None:
+            lis(self, ev.BID_PLAYED, 1, card, booster)
 
     def _compute_orders(self) -> tuple[list[int], list[int], list[int]]:
         # rules §3.2: descending bid; a tie goes to the card with more stars for that tile type.
@@ -816,9 +782,9 @@ class PositanoState(State):
         self._orders = self._compute_orders()
         self.phase_index = DRAFT_LOT
         self.turn = 0
-        self._deltas.append(CH_ORDERS | CH_PHASE)
-        if self._facts is not None:
-            facts.orders(self, self._facts)
+        lis = self._listener
+        if lis is not None:
+            lis(self, ev.ORDERS_SET)
         self._changed()
         self._advance()
 
@@ -832,7 +798,6 @@ class PositanoState(State):
                 if self.turn == nc:
                     self.phase_index = DRAFT_BLOCK
                     self.turn = 0
-                    self._deltas.append(CH_PHASE)
                     continue
                 if solo:
                     # rules §7: the higher bid takes the leftmost tile, no choice.
@@ -842,7 +807,6 @@ class PositanoState(State):
                 if self.turn == nc:
                     self.phase_index = DRAFT_BUILD
                     self.turn = 0
-                    self._deltas.append(CH_PHASE)
                     continue
                 if solo:
                     self._take_block(self.block_row[0])
@@ -861,19 +825,18 @@ class PositanoState(State):
         self.lot_row.remove(pos)
         self.lots_taken[c].append(pos)
         self.turn += 1
-        self._deltas.append(CH_LOT_ROW | CH_TAKEN | CH_PHASE)
-        if self._facts is not None:
-            facts.take_lot(self, self._facts, c, pos)
+        lis = self._listener
+        if lis is not None:
+            lis(self, ev.LOT_TAKEN, c, pos)
 
     def _take_block(self, t: int) -> None:
         # rules §3.3: blocks come at once from the colour's general supply, capped by what is left.
         c = self._orders[1][self.turn]  # type: ignore[index]
         self.block_row.remove(t)
         self.blocks_taken[c].append(t)
-        self._deltas.append(CH_BLOCK_ROW | CH_TAKEN | CH_SUPPLY | CH_PHASE)
-        f = self._facts
-        if f is not None:
-            facts.take_tile(self, f, c, 1, t)
+        lis = self._listener
+        if lis is not None:
+            lis(self, ev.TILE_TAKEN, c, 1, t)
         tile = self.game.block_tiles[t]
         if tile.multiplier:
             self.phase_index = BLOCK_CHOICE
@@ -882,8 +845,8 @@ class PositanoState(State):
         self.personal[c] += gain
         self.general[c] -= gain
         self.turn += 1
-        if f is not None:
-            facts.supply(self, f, c)
+        if lis is not None:
+            lis(self, ev.SUPPLY, c)
 
     def _choose_blocks(self, multiply: bool) -> None:
         # rules §1.6: with n in the personal supply, multiply gains n·(N−1), flat gains N; both
@@ -897,17 +860,17 @@ class PositanoState(State):
         self.general[c] -= gain
         self.phase_index = DRAFT_BLOCK
         self.turn += 1
-        self._deltas.append(CH_SUPPLY | CH_PHASE)
-        if self._facts is not None:
-            facts.supply(self, self._facts, c)
+        lis = self._listener
+        if lis is not None:
+            lis(self, ev.SUPPLY, c)
 
     def _take_build(self, t: int) -> None:
         c = self._orders[2][self.turn]  # type: ignore[index]
         self.build_row.remove(t)
         self.builds_taken[c].append(t)
-        self._deltas.append(CH_BUILD_ROW | CH_TAKEN | CH_PHASE)
-        if self._facts is not None:
-            facts.take_tile(self, self._facts, c, 2, t)
+        lis = self._listener
+        if lis is not None:
+            lis(self, ev.TILE_TAKEN, c, 2, t)
         if self.personal[c] == 0:
             # rules §4 + Decisions: no block → no building, the lot stays empty, no extra action.
             self.turn += 1
@@ -922,11 +885,10 @@ class PositanoState(State):
         self._set_building(pos, c, h, tile.roof)
         self.roofs_left[tile.roof - 1] -= 1
         self.personal[c] -= h
-        self._deltas.append(CH_ROOFS | CH_SUPPLY | CH_PHASE)
-        f = self._facts
-        if f is not None:
-            facts.roofs(self, f)
-            facts.supply(self, f, c)
+        lis = self._listener
+        if lis is not None:
+            lis(self, ev.ROOFS)
+            lis(self, ev.SUPPLY, c)
         # rules §4: the optional extra action is offered only when it has a target.
         if tile.action == C.ADD_ON:
             if self.personal[c] > 0 and self.add_on_targets(c, tile.bonus):
@@ -944,38 +906,32 @@ class PositanoState(State):
     def _set_building(self, pos: int, owner: int, height: int, roof: int) -> None:
         """Put the building (``owner``, ``height``, ``roof``; height 0 clears the lot) at ``pos``.
 
-        The one way the engine changes the cliff: it logs the column, so a kept observation
-        follows any change, a lower or removed building included.
+        The one way the engine changes the cliff: it tells the old building with the change,
+        so a listener follows any change, a lower or removed building included.
         """
-        f = self._facts
-        if f is not None:
-            facts.column_out(self, f, pos)
+        old = self.owner[pos], self.height[pos], self.roof[pos]
         if height:
             self.owner[pos], self.height[pos], self.roof[pos] = owner, height, roof
         else:
             self.owner[pos], self.height[pos], self.roof[pos] = -1, 0, 0
-        self._deltas.append(CH_CLIFF << C.LOT_COLUMNS[pos])
-        if f is not None:
-            facts.column_in(self, f, pos)
+        lis = self._listener
+        if lis is not None:
+            lis(self, ev.BUILDING, pos, *old)
 
     def _end_build_turn(self) -> None:
         self.phase_index = DRAFT_BUILD
         self.turn += 1
-        self._deltas.append(CH_PHASE)
 
     def _refresh(self) -> None:
         # rules §3.5 / §6: refill the Beach Board, or end after the round that took the last lots.
         self._orders = None
         self.turn = 0
-        self._deltas.append(
-            CH_ORDERS | CH_PHASE | CH_ROUND | CH_LOT_ROW | CH_BLOCK_ROW | CH_BUILD_ROW | CH_STACKS
-        )
-        f = self._facts
+        lis = self._listener
         old_round = self.round
         if not self.lot_stack:
             self.phase_index = OVER
-            if f is not None:
-                facts.refresh(self, f, old_round, [])
+            if lis is not None:
+                lis(self, ev.ROUND_ENDED, old_round, (), (), ())
             return
         t = self.game.tiles_per_round
         self.round += 1
@@ -989,8 +945,8 @@ class PositanoState(State):
             row.extend(stack[:t])
             del stack[:t]
         self.phase_index = BID
-        if f is not None:
-            facts.refresh(self, f, old_round, moved)
+        if lis is not None:
+            lis(self, ev.ROUND_ENDED, old_round, *moved)
         if self.game.solo:
             self._reveal_otto()
 
@@ -1117,10 +1073,6 @@ class PositanoState(State):
         s._orders = None if o is None else (o[0][:], o[1][:], o[2][:])
         s._legal = None if self._legal is None else self._legal[:]
         s._legal_sim = None
-        # A copy starts its own change log and encodes its facts afresh when first observed:
-        # nothing kept for this state applies to it.
-        s._deltas = []
-        s._facts = None
         return s
 
     def resample_hidden(self, player: int, rng: random.Random) -> PositanoState:

@@ -413,8 +413,6 @@ def parse_state(
     s.roofs_left = _ints(data["roofs_left"], "roofs_left", 0, 99, 3)
     s._legal = None
     s._legal_sim = None
-    s._deltas = []
-    s._facts = None
     s._orders = None
     # Orders need this round's bids; check the card counts first so the lookup cannot fail.
     for c in range(nc):

@@ -15,25 +15,13 @@ from typing import Any, cast
 
 import numpy as np
 
+from tabletop_gym.core.events import Listener
 from tabletop_gym.core.game import TERMINAL, State
 from tabletop_gym.core.layout import Grid, ego_labels
 from tabletop_gym.core.observer import ONE, ZERO, ObservationLayout, SharedObserver
+from tabletop_gym.envs.rapa_nui import events as ev
 from tabletop_gym.envs.rapa_nui.rules import (
     CARD_NAMES,
-    CH_COLUMN,
-    CH_COLUMNS,
-    CH_DISPLAYS,
-    CH_FACE_DOWN,
-    CH_HANDS,
-    CH_HOLDINGS,
-    CH_PHASE,
-    CH_REMOVED,
-    CH_SEAT,
-    CH_STONE,
-    CH_SUPPLY,
-    CH_UNITS,
-    CH_VP,
-    CH_WOOD,
     COLUMN_SIZE,
     DECK_COUNTS,
     HAND_SIZE,
@@ -47,6 +35,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
     NUM_KINDS,
     OFFERING_STACK_SIZE,
     PHASES,
+    PRIEST,
     START_PILE,
     WOODCUTTER,
     RapaNuiGame,
@@ -58,6 +47,69 @@ MAX_SEATS = 4
 
 _TYPECODES = {"float32": "f", "uint16": "H", "uint8": "B"}
 """The ``array`` type code of each observation dtype (the shared vector is stored in one)."""
+
+# Fact groups of the shared vector, as bits of a pending mask: an event marks the groups it
+# changed, and the next read rewrites just those from the position.
+CH_PHASE = 1 << 0
+"""Phase, active player, decider or draws left (every event ends or moves a turn)."""
+CH_UNITS = 1 << 1
+"""Moai units to split."""
+CH_HANDS = 1 << 2
+"""The hands of the seats whose :data:`CH_SEAT` bits are set (and their sizes)."""
+CH_DISPLAYS = 1 << 3
+"""The displays of the seats whose :data:`CH_SEAT` bits are set."""
+CH_WOOD = 1 << 4
+"""Every seat's wood."""
+CH_VP = 1 << 5
+"""Every seat's VP tiles."""
+CH_HOLDINGS = 1 << 6
+"""Every seat's offering cards (kinds private, counts public)."""
+CH_FACE_DOWN = 1 << 7
+"""The face-down cards on the offering stone (kinds private to the seat that placed them)."""
+CH_STONE = 1 << 8
+"""The face-up cards on the offering stone."""
+CH_SUPPLY = 1 << 9
+"""The offering supply stacks."""
+CH_COLUMNS = 1 << 10
+"""The columns whose :data:`CH_COLUMN` bits are set, and the draw pile."""
+CH_REMOVED = 1 << 11
+"""The Moai removed from the game."""
+CH_SEAT = 1 << 12
+"""Seat ``p``'s bit (bits 12-15, 4 seats at most) is ``CH_SEAT << p``."""
+CH_COLUMN = 1 << 16
+"""Column ``c``'s bit (bits 16-19) is ``CH_COLUMN << c``."""
+
+
+def event_groups(code: int, args: tuple[int, ...]) -> int:
+    """The fact groups an event (:mod:`.events`) changed, as :data:`CH_PHASE`-style bits.
+
+    Exact per event, so a read rewrites no group that cannot have changed (a pass changes only
+    the turn).
+    """
+    if code == ev.SCORED:
+        card = args[0]
+        return CH_PHASE | (CH_WOOD if card == WOODCUTTER else CH_VP if card == PRIEST
+                           else CH_UNITS if card == MOAI else CH_HOLDINGS | CH_SUPPLY)
+    seat = CH_SEAT << args[0]
+    if code == ev.BOUGHT:
+        return CH_WOOD | CH_SUPPLY | CH_HOLDINGS | CH_PHASE | seat
+    if code == ev.PASSED:
+        return CH_PHASE | seat
+    if code == ev.PLAYED:
+        card, count = args[1], args[2]
+        wood = CH_WOOD if card == MOAI or count > 1 else 0
+        return CH_HANDS | CH_DISPLAYS | CH_PHASE | wood | seat
+    if code == ev.MOAI_REMOVED:
+        return CH_HANDS | CH_REMOVED | CH_PHASE | seat
+    if code == ev.DREW:
+        return CH_COLUMNS | (CH_COLUMN << args[1]) | CH_HANDS | CH_PHASE | seat
+    if code == ev.OFFERED:
+        return CH_HOLDINGS | CH_PHASE | seat | (CH_FACE_DOWN if args[2] else CH_STONE)
+    if code == ev.SUPPLIED:
+        return CH_SUPPLY | CH_STONE | CH_PHASE | seat
+    if code == ev.SPLIT:
+        return CH_VP | CH_WOOD | CH_UNITS | CH_PHASE | seat
+    raise ValueError(f"unknown Rapa Nui event code {code}; codes are 0..{len(ev.EVENTS) - 1}")
 
 class RapaNuiObserver(SharedObserver):
     """Encodes a :class:`~tabletop_gym.envs.rapa_nui.rules.RapaNuiState` as one seat sees it.
@@ -73,6 +125,8 @@ class RapaNuiObserver(SharedObserver):
     def __init__(self, game: RapaNuiGame):
         """Lay out the slices; bounds depend on ``offering_supply_limited`` only."""
         super().__init__(game)
+        # Every (event, arguments) seen gets its groups computed once, then looked up.
+        self._groups: dict[tuple[int, tuple[Any, ...]], int] = {}
         per_kind = game.max_held_per_kind
         # A display holds at most every deck card of one id plus the seat's start Woodcutter.
         display_max = DECK_COUNTS[WOODCUTTER] + 1
@@ -267,6 +321,18 @@ class RapaNuiObserver(SharedObserver):
         vec = np.frombuffer(store, dtype=self.dtype)
         self._write_shared(state, vec, -1)
         return vec
+
+    def _listener(self, entry: list[Any]) -> Listener:
+        groups = self._groups
+
+        def listener(state: Any, code: int, *args: Any) -> None:
+            key = (code, args)
+            bits = groups.get(key)
+            if bits is None:
+                bits = groups[key] = event_groups(code, args)
+            entry[1] |= bits
+
+        return listener
 
     def _write_shared(self, state: State, vec: np.ndarray, mask: int) -> None:
         """Rewrite the fact groups ``mask`` names, straight from the engine's flat lists.

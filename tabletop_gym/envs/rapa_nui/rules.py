@@ -41,6 +41,7 @@ from typing import Any, ClassVar
 
 from tabletop_gym.core.game import TERMINAL, Game, GameConfig, State, as_int
 from tabletop_gym.core.layout import ActionLayout
+from tabletop_gym.envs.rapa_nui import events as ev
 from tabletop_gym.envs.rapa_nui.components import (
     _BUY,
     _DRAW,
@@ -152,43 +153,8 @@ from tabletop_gym.envs.rapa_nui.components import (
 from tabletop_gym.envs.rapa_nui.components import (
     card_totals as card_totals,
 )
+from tabletop_gym.envs.rapa_nui.events import EVENTS
 from tabletop_gym.envs.rapa_nui.state_json import check_state, load_state
-
-# --- change log: what an engine step touched (read by the observer, see State.change_log) ----
-
-CH_PHASE = 1 << 0
-"""Phase, active player, decider or draws left changed."""
-CH_UNITS = 1 << 1
-"""Moai units to split changed."""
-CH_HANDS = 1 << 2
-"""A hand changed (its cards are private to the seat; its size is public)."""
-CH_DISPLAYS = 1 << 3
-"""A display changed."""
-CH_WOOD = 1 << 4
-"""A seat's wood changed."""
-CH_VP = 1 << 5
-"""A seat's VP tiles changed."""
-CH_HOLDINGS = 1 << 6
-"""A seat's offering cards changed (kinds private, counts public)."""
-CH_FACE_DOWN = 1 << 7
-"""A face-down card went onto the offering stone (kind private to its seat)."""
-CH_STONE = 1 << 8
-"""A face-up card went onto the offering stone."""
-CH_SUPPLY = 1 << 9
-"""An offering supply stack changed."""
-CH_COLUMNS = 1 << 10
-"""The columns or the draw pile changed."""
-CH_REMOVED = 1 << 11
-"""A Moai was removed from the game."""
-CH_SEAT = 1 << 12
-"""Seat ``p``'s bit (bits 12-15, 4 seats at most) is ``CH_SEAT << p``: each action logs its
-seat's bit, and the hand and display changes it logs (:data:`CH_HANDS`, :data:`CH_DISPLAYS`)
-are that seat's only, so an observer rewrites only the hands and displays of the seats whose
-bits it reads."""
-CH_COLUMN = 1 << 16
-"""Column ``c``'s bit (bits 16-19) is ``CH_COLUMN << c``: a draw from column ``c`` logs it with
-:data:`CH_COLUMNS` (the pile changes only when that column is refilled); the other columns did
-not change."""
 
 # --- actions ---------------------------------------------------------------------------------
 
@@ -269,42 +235,35 @@ _HG_ID = tuple(
 )
 
 
-def _action_touches(action: int) -> int:
-    """The ``CH_*`` groups an action may touch, its turn scoring aside (that logs its own).
+def _action_event(action: int) -> tuple[int, tuple[int, ...]]:
+    """The event an action makes, and its arguments after the seat.
 
-    Exact per action, so the observers rewrite no group that cannot have changed (a pass
-    touches only the phase group). An offering card goes face down (the active seat's) or face
-    up (another seat's); :meth:`RapaNuiState._apply_action` adds which.
+    Offers aside: those say at once whether the card went face down
+    (:meth:`RapaNuiState._apply_action`).
     """
     if action < NO_BUY:
-        return CH_WOOD | CH_SUPPLY | CH_HOLDINGS | CH_PHASE
+        return ev.BOUGHT, (action - BUY,)
     if action in (NO_BUY, SUPPLY_SKIP):
-        return CH_PHASE
+        return ev.PASSED, ()
     if action in (PLAY_WOODCUTTER, PLAY_PRIEST):
-        return CH_HANDS | CH_DISPLAYS | CH_PHASE
+        return ev.PLAYED, (action - PLAY_WOODCUTTER, 1)
     if action == PLAY_MOAI:
-        return CH_HANDS | CH_DISPLAYS | CH_WOOD | CH_PHASE
+        return ev.PLAYED, (MOAI, 1)
     if action == REMOVE_MOAI:
-        return CH_HANDS | CH_REMOVED | CH_PHASE
-    if action < REMOVE_MOAI:  # H&G: each card after the first costs a wood
-        _, extra = PLAY_HG_RANGE.decode(action)
-        return CH_HANDS | CH_DISPLAYS | CH_PHASE | (CH_WOOD if extra else 0)
+        return ev.MOAI_REMOVED, ()
+    if action < REMOVE_MOAI:
+        kind, extra = PLAY_HG_RANGE.decode(action)
+        return ev.PLAYED, (HG + kind, extra + 1)
     if action < OFFER:
-        return CH_COLUMNS | (CH_COLUMN << (action - DRAW)) | CH_HANDS | CH_PHASE
+        return ev.DREW, (action - DRAW,)
     if action < SUPPLY:
-        return CH_HOLDINGS | CH_PHASE
+        return ev.OFFERED, ()
     if action < SUPPLY_SKIP:
-        return CH_SUPPLY | CH_STONE | CH_PHASE
-    return CH_VP | CH_WOOD | CH_UNITS | CH_PHASE
+        return ev.SUPPLIED, (action - SUPPLY,)
+    return ev.SPLIT, (action - MOAI_VP,)
 
 
-_ACTION_TOUCHES = tuple(_action_touches(a) for a in range(NUM_ACTIONS))
-# What a turn scoring of each card id touches (the next turn changes the phase group).
-_SCORING_TOUCHES = tuple(
-    CH_PHASE | (CH_WOOD if t == WOODCUTTER else CH_VP if t == PRIEST
-                else CH_UNITS if t == MOAI else CH_HOLDINGS | CH_SUPPLY)
-    for t in range(NUM_CARD_TYPES)
-)
+_ACTION_EVENT = tuple(_action_event(a) for a in range(NUM_ACTIONS))
 
 
 def play_hg_action(kind: int, count: int) -> int:
@@ -465,6 +424,8 @@ class RapaNuiState(State):
     lists and nothing else.
     """
 
+    EVENTS = EVENTS
+
     game: RapaNuiGame
 
     def __init__(self, game: RapaNuiGame) -> None:
@@ -490,11 +451,6 @@ class RapaNuiState(State):
         self._removed = 0
         self._units = [0] * n
         self._legal: tuple[int, ...] | None = None
-        self._deltas: list[int] = []
-
-    def change_log(self) -> list[int]:
-        """Masks of the ``CH_*`` fact groups each engine step touched (see :class:`State`)."""
-        return self._deltas
 
     # --- whose turn ---------------------------------------------------------------------------
 
@@ -662,7 +618,10 @@ class RapaNuiState(State):
         self._legal = None
         ph = self._phase
         p = self._cur
-        self._deltas.append(_ACTION_TOUCHES[action] | (CH_SEAT << p))
+        lis = self._listener
+        if lis is not None and ph != _OFFER:
+            code, args = _ACTION_EVENT[action]
+            lis(self, code, p, *args)
         if ph == _BUY:
             if action != NO_BUY:
                 k = action - BUY
@@ -676,12 +635,13 @@ class RapaNuiState(State):
         elif ph == _OFFER:
             k = action - OFFER
             self._holdings[p * NUM_KINDS + k] -= 1
-            if p == self._active:
+            down = p == self._active
+            if down:
                 self._face_down[p * NUM_KINDS + k] += 1
-                self._deltas[-1] |= CH_FACE_DOWN
             else:
                 self._stone_up[k] += 1
-                self._deltas[-1] |= CH_STONE
+            if lis is not None:
+                lis(self, ev.OFFERED, p, k, down)
             self._next_offerer(p)
         elif ph == _SUPPLY:
             if action != SUPPLY_SKIP:
@@ -805,7 +765,9 @@ class RapaNuiState(State):
         a = self._active
         disp = self._displays
         bonus = self._sole_majority(card)
-        self._deltas.append(_SCORING_TOUCHES[card])
+        lis = self._listener
+        if lis is not None:
+            lis(self, ev.SCORED, card)
         if card in (WOODCUTTER, PRIEST):
             gains = self._wood if card == WOODCUTTER else self._vp
             for q in range(n):
@@ -1072,8 +1034,6 @@ class RapaNuiState(State):
         s._removed = self._removed
         s._units = self._units[:]
         s._legal = self._legal
-        # A copy starts its own change log: nothing kept for this state applies to it.
-        s._deltas = []
         return s
 
     def to_dict(self) -> dict[str, Any]:

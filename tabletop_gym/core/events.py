@@ -1,0 +1,120 @@
+"""Change events: what an engine step changed, told to whoever listens.
+
+Standard library only: the pure rules engines import this module.
+
+Each game declares its events once, in one :class:`Vocabulary` (a Positano lot drafted, a bid
+revealed, a building changed; a Rapa Nui card drawn from a column, a card offered face down).
+An event is a small integer code with positional arguments, named and documented in the
+vocabulary. The engine tells its events to an optional listener, a plain callable
+``listener(state, code, *args)``, as each change is made, and knows nothing of who listens or
+why (the state is passed, not kept, so a listener holds no reference back to it);
+with nobody listening (search, a clone, an engine stepped alone) it pays one ``None`` test per
+change. The incremental observer (:class:`~tabletop_gym.core.observer.SharedObserver`) is the
+listener that keeps a position's observation vector current.
+
+A listener belongs to one state object: :meth:`~tabletop_gym.core.game.State.clone`, pickling
+and deep copies never carry it (a copy has changes of its own).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+from typing import Any
+
+__all__ = ["EventKind", "Fanout", "Listener", "Vocabulary"]
+
+Listener = Callable[..., None]
+"""``listener(state, code, *args)``: told every event of a state as the engine makes the change."""
+
+
+@dataclasses.dataclass(frozen=True)
+class EventKind:
+    """One kind of change a game's engine reports.
+
+    Attributes:
+        code: The integer the engine passes (its index in the vocabulary).
+        name: Upper-case identifier (``"LOT_TAKEN"``).
+        args: Names of the positional arguments, in order.
+        doc: What changed, and where the rules say so.
+    """
+
+    code: int
+    name: str
+    args: tuple[str, ...]
+    doc: str
+
+
+class Vocabulary:
+    """A game's change events, declared once: code, name, arguments, meaning."""
+
+    def __init__(self, game: str, kinds: Iterable[tuple[str, tuple[str, ...], str]]):
+        """Number ``kinds`` (``(name, args, doc)`` each) from 0 in the order given.
+
+        Raises:
+            ValueError: On a duplicate or non-identifier name.
+        """
+        self.game = game
+        self.kinds: tuple[EventKind, ...] = tuple(
+            EventKind(code, name, tuple(args), doc)
+            for code, (name, args, doc) in enumerate(kinds)
+        )
+        self._by_name: dict[str, EventKind] = {}
+        for kind in self.kinds:
+            if not kind.name.isidentifier() or kind.name.upper() != kind.name:
+                raise ValueError(f"event name {kind.name!r} must be an upper-case identifier")
+            if kind.name in self._by_name:
+                raise ValueError(f"duplicate event name {kind.name!r} in {game}'s vocabulary")
+            self._by_name[kind.name] = kind
+
+    def __len__(self) -> int:
+        return len(self.kinds)
+
+    def __getitem__(self, name: str) -> EventKind:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"{self.game} has no event {name!r}; its events: "
+                           f"{list(self._by_name)}") from None
+
+    def codes(self) -> dict[str, int]:
+        """Name -> code of every event (what an engine module binds as constants)."""
+        return {k.name: k.code for k in self.kinds}
+
+    def describe(self, code: int, args: tuple[Any, ...]) -> str:
+        """``NAME(arg=value, ...)`` of one event (logs and test failures).
+
+        Raises:
+            ValueError: On an unknown code or the wrong number of arguments.
+        """
+        if not 0 <= code < len(self.kinds):
+            raise ValueError(f"unknown event code {code} for {self.game}; codes are "
+                             f"0..{len(self.kinds) - 1}")
+        kind = self.kinds[code]
+        if len(args) != len(kind.args):
+            raise ValueError(f"{kind.name} takes {len(kind.args)} arguments {kind.args}, "
+                             f"got {len(args)}")
+        body = ", ".join(f"{a}={v}" for a, v in zip(kind.args, args, strict=True))
+        return f"{kind.name}({body})"
+
+    def markdown_table(self) -> str:
+        """The vocabulary as a Markdown table, for the docs."""
+        rows = ["| code | event | arguments | what changed |", "|---|---|---|---|"]
+        for k in self.kinds:
+            rows.append(f"| {k.code} | `{k.name}` | {', '.join(k.args) or '–'} | {k.doc} |")
+        return "\n".join(rows)
+
+
+class Fanout:
+    """One listener that tells every event to several, in the order they subscribed."""
+
+    __slots__ = ("listeners",)
+
+    def __init__(self, listeners: Iterable[Listener]):
+        """Hold ``listeners`` in order."""
+        self.listeners: tuple[Listener, ...] = tuple(listeners)
+
+    def __call__(self, state: Any, code: int, *args: Any) -> None:
+        """Tell the event to every listener, in order."""
+        for listener in self.listeners:
+            listener(state, code, *args)
