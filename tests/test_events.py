@@ -54,7 +54,8 @@ def test_listeners_are_told_in_order_and_a_copy_has_none():
     state.listen(lambda _s, code, *a: told.append(("second", code)))
     assert isinstance(state._listener, Fanout)
     state.apply_joint_action([state.legal_actions(q)[0] for q in range(2)])
-    # The bids revealed (§3.1), the orders set (§3.2), the turn moved: each told to both.
+    # The bids revealed, the orders set, the turn moved (docs/rules/positano.md §3.1, §3.2):
+    # each told to both listeners.
     codes = [c for who, c in told if who == "first"]
     assert codes == [pev.BID_PLAYED, pev.BID_PLAYED, pev.ORDERS_SET, pev.TURN]
     assert told[:2] == [("first", pev.BID_PLAYED), ("second", pev.BID_PLAYED)]

@@ -16,9 +16,9 @@ EVENTS = Vocabulary("positano", [
      "a colour's bid card and booster left its hand and were revealed (§3.1; Otto's top card "
      "and booster in solo, §7)"),
     ("ORDERS_SET", (), "this round's three draft orders were set from the bids (§3.2)"),
-    ("LOT_TAKEN", ("colour", "pos"), "a colour drafted the lot tile at ``pos`` (§3.3)"),
+    ("LOT_TAKEN", ("colour", "pos"), "a colour drafted the lot tile at ``pos`` (§3.2)"),
     ("TILE_TAKEN", ("colour", "kind", "tile"),
-     "a colour drafted a block (``kind`` 1) or build (2) tile from the Beach Board (§3.3)"),
+     "a colour drafted a block (``kind`` 1) or build (2) tile from the Beach Board (§3.3, §3.4)"),
     ("SUPPLY", ("colour",), "a colour's personal or general supply of blocks changed (§3.3, §4)"),
     ("ROOFS", (), "the roof pieces left changed (§4)"),
     ("BUILDING", ("pos", "old_owner", "old_height", "old_roof"),
