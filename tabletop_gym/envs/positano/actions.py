@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from tabletop_gym.core.layout import ActionLayout
 from tabletop_gym.envs.positano import components as C
-from tabletop_gym.envs.positano import facts as F
 
 __all__ = ["ACTIONS", "BIDS", "NUM_ACTIONS"]
 
@@ -44,11 +43,11 @@ ACTIONS = ActionLayout(
         ),
         (
             "lot",
-            F.NUM_LOTS,
+            C.NUM_LOTS,
             "draft_lot",
             "draft the lot tile at position pos = r·5 + c (r = row − 1, c = column A = 0)",
         ),
-        ("block", F.MAX_TILES, "draft_block", "draft block tile index t (t = printed id − 40)"),
+        ("block", C.MAX_TILES, "draft_block", "draft block tile index t (t = printed id − 40)"),
         (
             "multiply",
             1,
@@ -58,14 +57,14 @@ ACTIONS = ActionLayout(
         ("flat", 1, "block_choice", "2X/3X tile: flat option (+2 / +3)"),
         (
             "build_tile",
-            F.MAX_TILES,
+            C.MAX_TILES,
             "draft_build",
             "draft build tile index t (t = printed id − 60)",
         ),
-        ("height", F.MAX_HEIGHT, "build", f"build with height h = 1..{F.MAX_HEIGHT}: index h − 1"),
-        ("add_on", F.NUM_LOTS, "add_on", "Add-On: add 1 block to own building at pos"),
+        ("height", C.MAX_HEIGHT, "build", f"build with height h = 1..{C.MAX_HEIGHT}: index h − 1"),
+        ("add_on", C.NUM_LOTS, "add_on", "Add-On: add 1 block to own building at pos"),
         ("skip_add_on", 1, "add_on", "skip the Add-On"),
-        ("remodel", F.NUM_LOTS, "remodel", "Remodel: upgrade the roof of own building at pos"),
+        ("remodel", C.NUM_LOTS, "remodel", "Remodel: upgrade the roof of own building at pos"),
         ("skip_remodel", 1, "remodel", "skip the Remodel"),
         (
             "noop",

@@ -630,3 +630,37 @@ def num_rounds(size: int, num_players: int) -> int:
 
 ROUNDS: dict[tuple[int, int], int] = {key: num_rounds(*key) for key in LOTS_REMOVED}
 """Rounds per (board size, players): 1p 6, 2p 6, 3p 5, 4p 4; 5×5 4p 6, 5p 5, 6p 4 (rules §2)."""
+
+
+# --- phases of a round (rules §3) ------------------------------------------------------------
+
+PHASES: tuple[str, ...] = (
+    "bid",
+    "draft_lot",
+    "draft_block",
+    "block_choice",
+    "draft_build",
+    "build",
+    "add_on",
+    "remodel",
+    "terminal",
+)
+"""Phase names, indexed by ``PositanoState.phase_index`` (rules §3)."""
+(PHASE_BID, PHASE_DRAFT_LOT, PHASE_DRAFT_BLOCK, PHASE_BLOCK_CHOICE, PHASE_DRAFT_BUILD,
+ PHASE_BUILD, PHASE_ADD_ON, PHASE_REMODEL, PHASE_OVER) = range(len(PHASES))
+PHASE_INDEX = {name: i for i, name in enumerate(PHASES)}
+"""Phase name -> its index."""
+PHASE_KIND = (-1, 0, 1, 1, 2, 2, 2, 2, -1)
+"""Per phase, the tile type (:data:`TILE_TYPES` index) whose draft order it follows; -1 none."""
+TILE_TYPES = ("lot", "block", "build")
+"""The tile types in bid-value order: a bid card's values and the three drafts of a round."""
+
+
+# --- index ranges shared by the action layout and the observation (rules §1) -------------
+
+NUM_LOTS = 25
+"""Lots in the shared 5×5 indexing (the 4×4 cliff leaves rows/columns 5 empty)."""
+MAX_TILES = 25
+"""Tile indices per Beach Board row type (the 5×5 sets; the 4×4 sets use 0..15)."""
+MAX_HEIGHT = max(BOARD_SIZES) + MAX_LEVEL_BONUS
+"""Tallest possible building: regulation height 5 + 2 (rules §4)."""

@@ -27,27 +27,14 @@ from tabletop_gym.core.layout import Grid, Part, ego_labels
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano.scoring import hidden_blocks
 
-PHASES: tuple[str, ...] = (
-    "bid",
-    "draft_lot",
-    "draft_block",
-    "block_choice",
-    "draft_build",
-    "build",
-    "add_on",
-    "remodel",
-    "terminal",
-)
-"""Phase names, indexed by ``PositanoState.phase_index``."""
-BID, DRAFT_LOT, DRAFT_BLOCK, BLOCK_CHOICE, DRAFT_BUILD, BUILD, ADD_ON, REMODEL, OVER = range(
-    len(PHASES)
-)
-PHASE_INDEX = {name: i for i, name in enumerate(PHASES)}
-"""Phase name -> its index."""
-PHASE_KIND = (-1, 0, 1, 1, 2, 2, 2, 2, -1)
-"""Per phase, the tile type (:data:`TILE_TYPES` index) whose draft order it follows; -1 none."""
-TILE_TYPES = ("lot", "block", "build")
-"""The tile types in bid-value order: a bid card's values and the three drafts of a round."""
+# The phases and tile types are the rules' (components.py); the layout names them.
+PHASES = C.PHASES
+BID, DRAFT_LOT, DRAFT_BLOCK, BLOCK_CHOICE, DRAFT_BUILD, BUILD, ADD_ON, REMODEL, OVER = (
+    C.PHASE_BID, C.PHASE_DRAFT_LOT, C.PHASE_DRAFT_BLOCK, C.PHASE_BLOCK_CHOICE,
+    C.PHASE_DRAFT_BUILD, C.PHASE_BUILD, C.PHASE_ADD_ON, C.PHASE_REMODEL, C.PHASE_OVER)
+PHASE_INDEX = C.PHASE_INDEX
+PHASE_KIND = C.PHASE_KIND
+TILE_TYPES = C.TILE_TYPES
 _BLOCK_CHOICE = BLOCK_CHOICE
 _BUILD_PHASES = (BUILD, ADD_ON, REMODEL)
 _CONTEXT_PHASES = (_BLOCK_CHOICE, *_BUILD_PHASES)
@@ -55,18 +42,15 @@ _CONTEXT_PHASES = (_BLOCK_CHOICE, *_BUILD_PHASES)
 MAX_COLOURS = 6
 """Per-colour blocks are padded to this many colours (the most players of any config)."""
 
-NUM_LOTS = 25
-"""Lots in the shared 5×5 indexing (the 4×4 cliff leaves rows/columns 5 empty)."""
+NUM_LOTS = C.NUM_LOTS
 
-MAX_TILES = 25
-"""Tile indices per Beach Board row type (the 5×5 sets; the 4×4 sets use 0..15)."""
+MAX_TILES = C.MAX_TILES
 
 NUM_CARDS = len(C.BID_CARDS)
 NUM_BOOSTERS = len(C.BOOSTERS)
 NUM_GOALS = len(C.GOAL_NAMES)
 MAX_ROUNDS = max(C.ROUNDS.values())
-MAX_HEIGHT = max(C.BOARD_SIZES) + C.MAX_LEVEL_BONUS
-"""Tallest possible building: regulation height 5 + 2 (rules §4)."""
+MAX_HEIGHT = C.MAX_HEIGHT
 MAX_BID = max(max(card.values) for card in C.BID_CARDS) + max(b.value for b in C.BOOSTERS)
 
 BLOCK_KINDS: tuple[str, ...] = ("1", "2", "3", "4", "5", "2X", "3X")
@@ -521,6 +505,18 @@ def _zeros(n: int) -> array:
     return array("f", bytes(4 * n))
 
 
+def tables(game: Any) -> Tables:
+    """The :class:`Tables` of ``game``, made on first use and kept on it (never pickled).
+
+    The engine knows nothing of them: the observer's first read of a position of ``game`` makes
+    them, and a pickle of the game leaves them behind (its ``_view_`` attributes).
+    """
+    t: Tables | None = game.__dict__.get("_view_fact_tables")
+    if t is None:
+        t = game.__dict__["_view_fact_tables"] = Tables(game)
+    return t
+
+
 class Tables:
     """Per-game index tables: where each face-up tile's features go, kinds and gelato.
 
@@ -672,7 +668,7 @@ def turn(s: Any, f: Any) -> None:
     f[_ACTING + acting] = 1
     if ph == _BLOCK_CHOICE:
         # What each option of the drafted 2X/3X tile would gain (rules §1.6).
-        t = s.game.fact_tables
+        t = tables(s.game)
         tile = s.blocks_taken[acting][-1]
         mult = t.multiplier[tile]
         gen = s.general[acting]
@@ -681,7 +677,7 @@ def turn(s: Any, f: Any) -> None:
         f[_GAIN + 1] = min(t.flat[tile], gen)
     elif ph in _BUILD_PHASES:
         # The build tile in play, the height limit and the lot built on this turn (rules §4).
-        t = s.game.fact_tables
+        t = tables(s.game)
         tile = s.builds_taken[acting][-1]
         lot = s.lots_taken[acting][s.round - 1]
         f[_BUILD_TILE : _BUILD_TILE + 7] = t.build_feats[tile]
@@ -702,7 +698,7 @@ def take_lot(s: Any, f: Any, c: int, pos: int) -> None:
     f[_OPEN + pos] = 0
     f[_BEACH_LOTS + pos] = 0
     f[_THIS_ROUND + c * NUM_LOTS + pos] = 1
-    t = s.game.fact_tables
+    t = tables(s.game)
     f[_GELATO + c] += t.lot_gelato[pos]
     if t.solo:
         _leftmost(s, f, 0, s.lot_row)
@@ -714,7 +710,7 @@ def take_tile(s: Any, f: Any, c: int, kind: int, tile: int) -> None:
     The supply a block tile brings is written by :func:`supply`; a build tile drafted without a
     block leaves the colour's lot empty for good (rules §4).
     """
-    t = s.game.fact_tables
+    t = tables(s.game)
     start, values = t.features[kind][tile]
     f[start : start + len(values)] = t.no_features[kind]
     f[_GELATO + c] += t.tile_gelato[kind][tile]
@@ -744,7 +740,7 @@ def building(s: Any, f: Any, pos: int, old_owner: int, old_height: int, old_roof
     written anew from the position.
     """
     owner, roof, height = s.owner, s.roof, s.height
-    for p in s.game.fact_tables.shaded[pos]:
+    for p in tables(s.game).shaded[pos]:
         if p == pos:
             h, o, r = old_height, old_owner, old_roof
         else:
@@ -755,7 +751,7 @@ def building(s: Any, f: Any, pos: int, old_owner: int, old_height: int, old_roof
             f[_HEIGHT + p] = 0
             f[_POINTS + o] -= f[_VISIBLE + p] * r
             f[_VISIBLE + p] = 0
-    _column(s, f, s.game.fact_tables.shaded[pos])
+    _column(s, f, tables(s.game).shaded[pos])
     f[_EMPTY + pos] = 1 if s.lot_stays_empty(pos) else 0
 
 
@@ -787,7 +783,7 @@ def refresh(s: Any, f: Any, old_round: int, lots: Sequence[int], blocks: Sequenc
         # The game is over: the last round's bids and lots stay this round's.
         f[_RANK:_BIDS_END] = _NO_RANKS
         return
-    t = s.game.fact_tables
+    t = tables(s.game)
     f[_ROUND] = s.round
     f[_ROUNDS_LEFT] = t.num_rounds - s.round
     for c, taken in enumerate(s.lots_taken):
@@ -832,7 +828,7 @@ def _face_up(s: Any, f: Any, t: Tables, lots: Sequence[int], blocks: Sequence[in
 
 def build(s: Any) -> array:
     """The facts of position ``s`` from scratch (every slice; the per-turn ones stay zero)."""
-    t = s.game.fact_tables
+    t = tables(s.game)
     f = array("f", t.template)
     nc = len(s.lots_taken)
     rnd = s.round

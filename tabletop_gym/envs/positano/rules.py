@@ -45,7 +45,7 @@ from tabletop_gym.core.game import (
 )
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano import events as ev
-from tabletop_gym.envs.positano import facts, scoring
+from tabletop_gym.envs.positano import scoring
 from tabletop_gym.envs.positano.actions import (
     A_ADD_ON,
     A_BID,
@@ -68,18 +68,16 @@ from tabletop_gym.envs.positano.actions import (
     BOOSTERS_PER_CARD,
     NUM_ACTIONS,
 )
+from tabletop_gym.envs.positano.components import PHASE_ADD_ON as ADD_ON
+from tabletop_gym.envs.positano.components import PHASE_BID as BID
+from tabletop_gym.envs.positano.components import PHASE_BLOCK_CHOICE as BLOCK_CHOICE
+from tabletop_gym.envs.positano.components import PHASE_BUILD as BUILD
+from tabletop_gym.envs.positano.components import PHASE_DRAFT_BLOCK as DRAFT_BLOCK
+from tabletop_gym.envs.positano.components import PHASE_DRAFT_BUILD as DRAFT_BUILD
+from tabletop_gym.envs.positano.components import PHASE_DRAFT_LOT as DRAFT_LOT
+from tabletop_gym.envs.positano.components import PHASE_OVER as OVER
+from tabletop_gym.envs.positano.components import PHASE_REMODEL as REMODEL
 from tabletop_gym.envs.positano.events import EVENTS
-from tabletop_gym.envs.positano.facts import (
-    ADD_ON,
-    BID,
-    BLOCK_CHOICE,
-    BUILD,
-    DRAFT_BLOCK,
-    DRAFT_BUILD,
-    DRAFT_LOT,
-    OVER,
-    REMODEL,
-)
 from tabletop_gym.envs.positano.state_json import check_state, parse_state
 
 __all__ = [
@@ -92,13 +90,13 @@ __all__ = [
     "PositanoState",
 ]
 
-PHASES = facts.PHASES
+PHASES = C.PHASES
 
-_PHASE_INDEX = facts.PHASE_INDEX
+_PHASE_INDEX = C.PHASE_INDEX
 
-TILE_TYPES = facts.TILE_TYPES
+TILE_TYPES = C.TILE_TYPES
 # The tile type whose bid order a phase follows.
-_PHASE_KIND = facts.PHASE_KIND
+_PHASE_KIND = C.PHASE_KIND
 
 _LOT_NAMES = tuple(C.lot_name(p) for p in range(C.NUM_POSITIONS))
 _NUM_CARDS = len(C.BID_CARDS)
@@ -243,9 +241,13 @@ class PositanoGame(Game):
 
         self._start_blocks = split(self.block_tiles)
         self._start_builds = split(self.build_tiles)
-        self.fact_tables = facts.Tables(self)
-        """Index tables the observable facts are written with (:mod:`.facts`); derived from
-        the config, so a pickle rebuilds them instead of carrying them."""
+        # Gelato per bid card, booster, lot position, block and build tile index (rules §5.2).
+        lot_gelato = [0] * 25
+        for pos, lot in self.lot_tiles.items():
+            lot_gelato[pos] = lot.gelato
+        self._gelato: tuple[list[int], ...] = (
+            [c.gelato for c in C.BID_CARDS], [b.gelato for b in C.BOOSTERS], lot_gelato,
+            [t.gelato for t in self.block_tiles], [t.gelato for t in self.build_tiles])
         if cfg.goals:
             self.fixed_goals: tuple[str, ...] = tuple(cfg.goals)
         elif cfg.solo_goal_set:
@@ -341,13 +343,8 @@ class PositanoGame(Game):
     # --- set-up (rules §2, §7) ------------------------------------------------------------------
 
     def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        del state["fact_tables"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self.fact_tables = facts.Tables(self)
+        # Whatever a view derived from the config and cached here is rebuilt, not carried.
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_view_")}
 
     def new_initial_state(self, rng: random.Random) -> PositanoState:
         """Set up a game (rules §2; solo §7); every chance event is drawn from ``rng``.
@@ -556,13 +553,13 @@ class PositanoState(State):
 
     def gelato_parts(self, colour: int) -> dict[str, int]:
         """Gelato of ``colour`` by source: cards, boosters, lots, block and build tiles."""
-        t = self.game.fact_tables  # gelato per card, booster, lot and tile index
+        cards, boosters, lots, blocks, builds = self.game._gelato
         return {
-            "cards": sum(map(t.card_gelato.__getitem__, self.played_cards[colour])),
-            "boosters": sum(map(t.booster_gelato.__getitem__, self.played_boosters[colour])),
-            "lots": sum(map(t.lot_gelato.__getitem__, self.lots_taken[colour])),
-            "block_tiles": sum(map(t.block_gelato.__getitem__, self.blocks_taken[colour])),
-            "build_tiles": sum(map(t.build_gelato.__getitem__, self.builds_taken[colour])),
+            "cards": sum(map(cards.__getitem__, self.played_cards[colour])),
+            "boosters": sum(map(boosters.__getitem__, self.played_boosters[colour])),
+            "lots": sum(map(lots.__getitem__, self.lots_taken[colour])),
+            "block_tiles": sum(map(blocks.__getitem__, self.blocks_taken[colour])),
+            "build_tiles": sum(map(builds.__getitem__, self.builds_taken[colour])),
         }
 
     def empty_lots(self) -> list[int]:

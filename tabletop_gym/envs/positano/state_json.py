@@ -51,21 +51,16 @@ from typing import TYPE_CHECKING, Any
 from tabletop_gym.core.game import StateFormatError, shown
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano.actions import BIDS
-from tabletop_gym.envs.positano.facts import (
-    ADD_ON,
-    BID,
-    BLOCK_CHOICE,
-    BUILD,
-    DRAFT_BLOCK,
-    DRAFT_BUILD,
-    DRAFT_LOT,
-    OVER,
-    PHASE_INDEX,
-    PHASE_KIND,
-    PHASES,
-    REMODEL,
-    TILE_TYPES,
-)
+from tabletop_gym.envs.positano.components import PHASE_ADD_ON as ADD_ON
+from tabletop_gym.envs.positano.components import PHASE_BID as BID
+from tabletop_gym.envs.positano.components import PHASE_BLOCK_CHOICE as BLOCK_CHOICE
+from tabletop_gym.envs.positano.components import PHASE_BUILD as BUILD
+from tabletop_gym.envs.positano.components import PHASE_DRAFT_BLOCK as DRAFT_BLOCK
+from tabletop_gym.envs.positano.components import PHASE_DRAFT_BUILD as DRAFT_BUILD
+from tabletop_gym.envs.positano.components import PHASE_DRAFT_LOT as DRAFT_LOT
+from tabletop_gym.envs.positano.components import PHASE_INDEX, PHASE_KIND, PHASES, TILE_TYPES
+from tabletop_gym.envs.positano.components import PHASE_OVER as OVER
+from tabletop_gym.envs.positano.components import PHASE_REMODEL as REMODEL
 
 if TYPE_CHECKING:  # the rules import this module; it needs their classes for annotations only
     from tabletop_gym.envs.positano.rules import PositanoGame, PositanoState
