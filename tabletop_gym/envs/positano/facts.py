@@ -740,7 +740,8 @@ def building(s: Any, f: Any, pos: int, old_owner: int, old_height: int, old_roof
     written anew from the position.
     """
     owner, roof, height = s.owner, s.roof, s.height
-    for p in tables(s.game).shaded[pos]:
+    shaded = tables(s.game).shaded[pos]
+    for p in shaded:
         if p == pos:
             h, o, r = old_height, old_owner, old_roof
         else:
@@ -751,7 +752,7 @@ def building(s: Any, f: Any, pos: int, old_owner: int, old_height: int, old_roof
             f[_HEIGHT + p] = 0
             f[_POINTS + o] -= f[_VISIBLE + p] * r
             f[_VISIBLE + p] = 0
-    _column(s, f, tables(s.game).shaded[pos])
+    _column(s, f, shaded)
     f[_EMPTY + pos] = 1 if s.lot_stays_empty(pos) else 0
 
 
@@ -876,7 +877,8 @@ def build(s: Any) -> array:
 
 
 def _turn_changed(s: Any, f: Any) -> None:
-    # Whose turn it is changes with every action: rewritten by turn() when next read.
+    # Whose turn it is changes with every action: rewritten by turn() when next read (the
+    # observer's listener skips this call).
     return None
 
 

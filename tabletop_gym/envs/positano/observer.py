@@ -124,8 +124,9 @@ class PositanoObserver(SharedObserver):
         handlers = F.HANDLERS
 
         def listener(state: Any, code: int, *args: Any) -> None:
-            handlers[code](state, f, *args)
             entry[1] = 1  # whose turn it is: rewritten when next read
+            if code:  # TURN (code 0), told after every action, has nothing more to write
+                handlers[code](state, f, *args)
 
         return listener
 
