@@ -43,9 +43,11 @@ def test_a_slice_of_the_held_out_references_replays():
     assert got["mean_return"] == pytest.approx(cell["mean_return"], abs=1e-12)
 
 
-def _row(tmp: pathlib.Path, task: str, seed: int, norm: float, held: dict | None = None) -> None:
+def _row(tmp: pathlib.Path, task: str, seed: int, norm: float, held: dict | None = None,
+         training: dict | None = None) -> None:
     doc = {"recipe": "sb3-ppo", "recipe_version": results.RECIPES["sb3-ppo"].version,
            "overrides": {}, "seed": seed, "cpu_seconds_in_process": 1800.0,
+           "training": training or {},
            "row": {"normalized": norm, "score": norm, "score_ci": [norm - 0.1, norm + 0.1],
                    "reference": {"random": 0.0, "heuristic": 1.0}, "deals_per_seed": 3}}
     if held is not None:
@@ -75,6 +77,21 @@ def test_a_learned_row_aggregates_its_complete_seeds_by_hand(tmp_path):
     assert learned.cells[CORE[1]].normalized == pytest.approx((0.1 + 0.6) / 2)
     # 11 rows of 1,800 CPU s each.
     assert learned.cpu_seconds == pytest.approx(11 * 1800)
+
+
+def test_the_compute_table_says_which_rows_trained_on_a_gpu(tmp_path):
+    # Two of three rows trained on an accelerator: their hours are that machine's CPU time,
+    # and the page must not pass them off as this machine's.
+    _row(tmp_path, CORE[0], 0, 0.5, training={"jax_backend": "gpu", "device": "NVIDIA H200"})
+    _row(tmp_path, CORE[0], 1, 0.5, training={"jax_backend": "gpu", "device": "NVIDIA H200"})
+    _row(tmp_path, CORE[0], 2, 0.5, training={"jax_backend": "cpu", "device": "cpu"})
+    rows, played = results.collect(tmp_path)
+    learned = next(r for r in rows if r.name == "sb3-ppo")
+    assert learned.trained_on == {"NVIDIA H200": 2}
+    lines, total = results._compute_table(rows, played)
+    line = next(x for x in lines if x.startswith("| `sb3-ppo`"))
+    assert "of its 3 rows 2 on a GPU (NVIDIA H200)" in line and line.endswith("| 1.50 |")
+    assert total == pytest.approx(3 * 1800)
 
 
 def test_a_row_on_one_seed_shows_its_games_interval_and_no_aggregate_interval(tmp_path):

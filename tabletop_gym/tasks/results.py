@@ -99,6 +99,7 @@ class Row:
     held_out: dict[str, dict[str, dict[str, float | None]]] = dataclasses.field(
         default_factory=dict)  # task -> opponent -> {normalized, win_rate, seeds}
     aggregate: dict[str, Any] = dataclasses.field(default_factory=dict)
+    trained_on: dict[str, int] = dataclasses.field(default_factory=dict)  # device -> rows
 
 
 def _ci(values: Sequence[float]) -> tuple[float, float] | None:
@@ -211,6 +212,7 @@ def _learner_rows(root: pathlib.Path, held_refs: Mapping[str, Any],
         cells = {}
         cpu = 0.0
         held: dict[str, dict[str, dict[str, float | None]]] = {}
+        devices: dict[str, int] = {}
         for t, by_seed in docs.items():
             if not by_seed:
                 continue
@@ -229,13 +231,19 @@ def _learner_rows(root: pathlib.Path, held_refs: Mapping[str, Any],
                             int(by_seed[seeds[0]]["row"]["deals_per_seed"]), seeds)
             cpu += sum(float(d.get("cpu_seconds_in_process") or 0.0)
                        + float(d.get("held_out_cpu_seconds") or 0.0) for d in by_seed.values())
+            for d in by_seed.values():
+                # A row trained on an accelerator says so (the recipe records its backend).
+                if d.get("training", {}).get("jax_backend") == "gpu":
+                    device = str(d["training"].get("device") or "GPU")
+                    devices[device] = devices.get(device, 0) + 1
             cells_held = _held_out_cells([d["held_out"] for d in by_seed.values()
                                           if "held_out" in d], t, held_refs, per_seed=True)
             if cells_held:
                 held[t] = cells_held
         complete = sorted(set.intersection(*(set(v) for v in docs.values())))
         budget = f"{recipe.timesteps:,} learner steps per (task, seed)"
-        rows.append(Row(name, "learner", "training seeds", budget, cells, cpu, complete, held))
+        rows.append(Row(name, "learner", "training seeds", budget, cells, cpu, complete, held,
+                        trained_on=devices))
     return rows
 
 
@@ -399,6 +407,11 @@ def _compute_table(rows: Sequence[Row],
         what = {"learner": "training and scoring (protocol and held-out), summed over its rows",
                 "shipped": "scoring on the suite (its training ran on a GPU: not counted here)",
                 }.get(row.kind, "scoring on the suite")
+        if row.trained_on:
+            rows_of = sum(len(c.seeds) for c in row.cells.values())
+            on = ", ".join(f"{n} on a GPU ({d})" for d, n in sorted(row.trained_on.items()))
+            what += (f"; of its {rows_of} rows {on}, where the hours are the process CPU time of "
+                     "that machine (its trainer's host side and its scoring), not GPU time")
         lines.append(f"| `{row.name}` | {what} | {row.cpu_seconds / 3600:.2f} |")
     for name, doc in played.items():
         cpu = doc.get("cpu_seconds")
