@@ -204,3 +204,10 @@ def test_a_fixed_row_reads_its_files_and_its_held_out_scores_by_hand(tmp_path):
     text = results.page(rows, load_references(), held_refs, figure=None)
     assert f"| `{task}` | `{opp}` | 0.10 | 0.60 | 1.50 (0.80) |" in text
     assert "| `jax-ppo (shipped)` | scoring on the suite (its training ran on a GPU" in text
+
+
+def test_the_shipped_row_states_its_policies_learner_steps():
+    # From the checkpoints' metadata: Rapa Nui 2p 125,462,034 steps, Positano 2p 389,156,407
+    # (docs/jax-train.md's shipped table), rounded to millions.
+    assert results._shipped_steps(["positano", "rapa_nui"]) == "125–389 M"
+    assert results._shipped_steps(["rapa_nui"]) == "125 M"

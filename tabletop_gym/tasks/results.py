@@ -50,7 +50,7 @@ class FixedRow:
         name: The row's name on the page.
         kind: ``"search"`` or ``"shipped"`` (a shipped policy).
         budget: What the page says of its budget; ``{deals}`` becomes the deals per seed it was
-            scored on.
+            scored on, ``{steps}`` the learner steps of the shipped policies of its games.
     """
 
     name: str
@@ -64,7 +64,7 @@ FIXED_ROWS: dict[str, FixedRow] = {
         "12 heuristic rollouts per move; {deals} deals per seed (fewer than the protocol's)"),
     "jax-ppo-shipped": FixedRow(
         "jax-ppo (shipped)", "shipped",
-        "the shipped 2-player policies, 69–125 M learner steps on a GPU "
+        "the shipped 2-player policies, {steps} learner steps on a GPU "
         "([JAX training](jax-train.md)); {deals} deals per seed"),
 }
 """Fixed-agent rows by their folder under ``benchmarks/suite-run`` (each file names the agent
@@ -174,6 +174,7 @@ def _fixed_rows(root: pathlib.Path, refs: Mapping[str, Any], held_refs: Mapping[
         held: dict[str, dict[str, dict[str, float | None]]] = {}
         cpu = 0.0
         deals = set()
+        games = set()
         for t in task_ids:
             path = root / "suite-run" / folder / f"{t}.json"
             if not path.is_file():
@@ -185,15 +186,29 @@ def _fixed_rows(root: pathlib.Path, refs: Mapping[str, Any], held_refs: Mapping[
             if "held_out" in task_row:  # `suite run --held-out`: one agent, no seeds to average
                 held[t] = _held_out_cells([task_row["held_out"]], t, held_refs, per_seed=False)
             deals.add(int(task_row["deals_per_seed"]))
+            games.add(TASKS[t].game)
             cells[t] = Cell([float(x) for x in task_row["normalized_per_seed"] or []],
                             float(task_row["score"]), task_row["normalized"],
                             _norm_interval(task_row["score_ci"], refs["tasks"][t]), "games",
                             int(task_row["deals_per_seed"]))
         if cells:
             per_deal = ", ".join(str(d) for d in sorted(deals))
-            rows.append(Row(fixed.name, fixed.kind, "evaluation seeds",
-                            fixed.budget.format(deals=per_deal), cells, cpu, [], held))
+            budget = fixed.budget.format(deals=per_deal, steps=_shipped_steps(sorted(games))
+                                         if "{steps}" in fixed.budget else "")
+            rows.append(Row(fixed.name, fixed.kind, "evaluation seeds", budget, cells, cpu, [],
+                            held))
     return rows
+
+
+def _shipped_steps(games: Sequence[str]) -> str:
+    """The learner steps of the shipped 2-player ``jax-ppo`` policies of ``games``, as a range."""
+    from tabletop_gym.agents.base import jax_checkpoint_path
+    from tabletop_gym.agents.jax_policy import load_policy
+
+    steps = sorted(int(load_policy(jax_checkpoint_path(g, 2))[1]["learner_steps"])
+                   for g in games)
+    low, high = (f"{x / 1e6:.0f}" for x in (steps[0], steps[-1]))
+    return f"{low} M" if low == high else f"{low}–{high} M"
 
 
 def _learner_rows(root: pathlib.Path, held_refs: Mapping[str, Any],
