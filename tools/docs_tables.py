@@ -210,7 +210,7 @@ def gpu_runs() -> str:
                      f"{run['compile_and_first_iteration_s']:.0f} s / {run['seconds']:.0f} s",
                      " / ".join(wins)])
     return _table(["round", "trainer", "game", "opponents", "network", "γ", "games per seed",
-                   "learner steps per seed", "learner steps/s, both seeds (GPU shared by 4 runs)",
+                   "learner steps per seed", "learner steps/s, both seeds (GPU shared)",
                    "compile + first iteration / whole run",
                    "win rate vs heuristic, seed 0 / 1 (200 games)"],
                   rows)

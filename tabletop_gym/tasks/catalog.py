@@ -304,7 +304,9 @@ training seed) by a pinned, versioned recipe, scores each with the protocol abov
 `result.json` (the task's results row, the recipe and its version, the budget, the CPU seconds,
 and on a multi-player task the scores against a held-out population of bots no recipe trains
 against: `tabletop_gym.tasks.held_out`). A finished (task, seed) is never trained again, so a run
-resumes where it stopped, on this machine or another with the folder copied. `<algo>/results.json`
+resumes where it stopped, on this machine or another with the folder copied; `--seed K`
+(repeatable) trains only those seeds, one process or machine each (`bench/suite_gpu.py` runs the
+missing rows side by side on a machine with many cores and a GPU). `<algo>/results.json`
 gathers the finished rows, with the IQM over (training seed, task) and its stratified bootstrap
 interval. The [results page](results.md) (`tabletop-gym suite results`) puts every row of the
 core suite side by side. Recipes:
