@@ -294,9 +294,11 @@ class SharedObserver(Observer):
         the vector, or ORs fact-group bits into ``entry[1]`` for the next read to rewrite.
         """
 
+    _shared_key: Any = None
+    """The key of this observer's vector in :func:`kept_store`; ``None``: its own (its id)."""
+
     def _kept_key(self) -> Any:
-        """The key of this observer's vector in :func:`kept_store` (its own, by default)."""
-        return id(self)
+        return id(self) if self._shared_key is None else self._shared_key
 
     def kept_entry(self, state: State) -> list[Any] | None:
         """``[vector, pending, observer]`` kept on ``state`` for this observer, or ``None``.
@@ -322,9 +324,14 @@ class SharedObserver(Observer):
         Privileged: it holds every seat's private facts. For a game that reports no events it
         is built afresh on every call.
         """
-        entry = self.kept_entry(state)
+        store = state.__dict__.get("_kept_observations")
+        # The usual case, a state already followed: one lookup, no call.
+        entry = None if store is None else store.get(
+            id(self) if self._shared_key is None else self._shared_key)
         if entry is None:
-            return self._new_shared(state)
+            entry = self.kept_entry(state)
+            if entry is None:
+                return self._new_shared(state)
         pending = entry[1]
         if pending:
             entry[1] = 0

@@ -668,7 +668,7 @@ def turn(s: Any, f: Any) -> None:
     f[_ACTING + acting] = 1
     if ph == _BLOCK_CHOICE:
         # What each option of the drafted 2X/3X tile would gain (rules §1.6).
-        t = tables(s.game)
+        t = s.game._view_fact_tables
         tile = s.blocks_taken[acting][-1]
         mult = t.multiplier[tile]
         gen = s.general[acting]
@@ -677,7 +677,7 @@ def turn(s: Any, f: Any) -> None:
         f[_GAIN + 1] = min(t.flat[tile], gen)
     elif ph in _BUILD_PHASES:
         # The build tile in play, the height limit and the lot built on this turn (rules §4).
-        t = tables(s.game)
+        t = s.game._view_fact_tables
         tile = s.builds_taken[acting][-1]
         lot = s.lots_taken[acting][s.round - 1]
         f[_BUILD_TILE : _BUILD_TILE + 7] = t.build_feats[tile]
@@ -698,7 +698,7 @@ def take_lot(s: Any, f: Any, c: int, pos: int) -> None:
     f[_OPEN + pos] = 0
     f[_BEACH_LOTS + pos] = 0
     f[_THIS_ROUND + c * NUM_LOTS + pos] = 1
-    t = tables(s.game)
+    t = s.game._view_fact_tables
     f[_GELATO + c] += t.lot_gelato[pos]
     if t.solo:
         _leftmost(s, f, 0, s.lot_row)
@@ -710,7 +710,7 @@ def take_tile(s: Any, f: Any, c: int, kind: int, tile: int) -> None:
     The supply a block tile brings is written by :func:`supply`; a build tile drafted without a
     block leaves the colour's lot empty for good (rules §4).
     """
-    t = tables(s.game)
+    t = s.game._view_fact_tables
     start, values = t.features[kind][tile]
     f[start : start + len(values)] = t.no_features[kind]
     f[_GELATO + c] += t.tile_gelato[kind][tile]
@@ -740,7 +740,7 @@ def building(s: Any, f: Any, pos: int, old_owner: int, old_height: int, old_roof
     written anew from the position.
     """
     owner, roof, height = s.owner, s.roof, s.height
-    shaded = tables(s.game).shaded[pos]
+    shaded = s.game._view_fact_tables.shaded[pos]
     for p in shaded:
         if p == pos:
             h, o, r = old_height, old_owner, old_roof
@@ -784,7 +784,7 @@ def refresh(s: Any, f: Any, old_round: int, lots: Sequence[int], blocks: Sequenc
         # The game is over: the last round's bids and lots stay this round's.
         f[_RANK:_BIDS_END] = _NO_RANKS
         return
-    t = tables(s.game)
+    t = s.game._view_fact_tables
     f[_ROUND] = s.round
     f[_ROUNDS_LEFT] = t.num_rounds - s.round
     for c, taken in enumerate(s.lots_taken):
@@ -829,7 +829,7 @@ def _face_up(s: Any, f: Any, t: Tables, lots: Sequence[int], blocks: Sequence[in
 
 def build(s: Any) -> array:
     """The facts of position ``s`` from scratch (every slice; the per-turn ones stay zero)."""
-    t = tables(s.game)
+    t = tables(s.game)  # made here on the first read; the handlers then find it
     f = array("f", t.template)
     nc = len(s.lots_taken)
     rnd = s.round

@@ -108,10 +108,9 @@ class PositanoObserver(SharedObserver):
 
     # --- encoding -----------------------------------------------------------------------------
 
-    def _kept_key(self) -> Any:
-        # One facts array per position, whichever Positano observer reads it (they differ only
-        # in their gathers and output dtypes).
-        return _FACTS_KEY
+    # One facts array per position, whichever Positano observer reads it (they differ only in
+    # their gathers and output dtypes).
+    _shared_key = _FACTS_KEY
 
     def _new_shared(self, state: State) -> Any:
         s = cast(PositanoState, state)  # the observer of a Positano game sees only these
@@ -124,9 +123,12 @@ class PositanoObserver(SharedObserver):
         handlers = F.HANDLERS
 
         def listener(state: Any, code: int, *args: Any) -> None:
-            entry[1] = 1  # whose turn it is: rewritten when next read
-            if code:  # TURN (code 0), told after every action, has nothing more to write
+            if code:
                 handlers[code](state, f, *args)
+            else:
+                # TURN (code 0), told after every action: whose turn it is is rewritten when
+                # next read (the other events come within an action, so before its TURN).
+                entry[1] = 1
 
         return listener
 
@@ -141,9 +143,12 @@ class PositanoObserver(SharedObserver):
         the engine's events write every change into them, and only the turn's entries are
         rewritten here when an event came since the last read.
         """
-        entry = self.kept_entry(state)
-        if entry is None:  # pragma: no cover - a Positano state always reports events
-            return np.frombuffer(self._new_shared(state), dtype=np.float32)
+        store = state.__dict__.get("_kept_observations")
+        entry = None if store is None else store.get(_FACTS_KEY)
+        if entry is None:
+            entry = self.kept_entry(state)
+            if entry is None:  # pragma: no cover - a Positano state always reports events
+                return np.frombuffer(self._new_shared(state), dtype=np.float32)
         f = entry[0]
         if entry[1]:
             entry[1] = 0

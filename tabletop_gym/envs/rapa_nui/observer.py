@@ -126,7 +126,7 @@ class RapaNuiObserver(SharedObserver):
         """Lay out the slices; bounds depend on ``offering_supply_limited`` only."""
         super().__init__(game)
         # Every (event, arguments) seen gets its groups computed once, then looked up.
-        self._groups: dict[tuple[int, tuple[Any, ...]], int] = {}
+        self._groups: list[dict[tuple[Any, ...], int]] = [{} for _ in ev.EVENTS.kinds]
         per_kind = game.max_held_per_kind
         # A display holds at most every deck card of one id plus the seat's start Woodcutter.
         display_max = DECK_COUNTS[WOODCUTTER] + 1
@@ -326,10 +326,10 @@ class RapaNuiObserver(SharedObserver):
         groups = self._groups
 
         def listener(state: Any, code: int, *args: Any) -> None:
-            key = (code, args)
-            bits = groups.get(key)
+            of_code = groups[code]
+            bits = of_code.get(args)
             if bits is None:
-                bits = groups[key] = event_groups(code, args)
+                bits = of_code[args] = event_groups(code, args)
             entry[1] |= bits
 
         return listener
