@@ -876,14 +876,8 @@ def build(s: Any) -> array:
     return f
 
 
-def _turn_changed(s: Any, f: Any) -> None:
-    # Whose turn it is changes with every action: rewritten by turn() when next read (the
-    # observer's listener skips this call).
-    return None
-
-
 HANDLERS: tuple[Any, ...] = (
-    _turn_changed,  # TURN
+    None,  # TURN: nothing to write; the observer rewrites the turn's entries when next read
     play_bid,  # BID_PLAYED
     orders,  # ORDERS_SET
     take_lot,  # LOT_TAKEN
@@ -893,4 +887,5 @@ HANDLERS: tuple[Any, ...] = (
     building,  # BUILDING
     refresh,  # ROUND_ENDED
 )
-"""The writer of each event of :data:`.events.EVENTS`, by code: ``handler(state, facts, *args)``."""
+"""The writer of each event of :data:`.events.EVENTS`, by code: ``handler(state, facts, *args)``
+(``None`` for ``TURN``)."""

@@ -112,14 +112,16 @@ class PositanoObserver(SharedObserver):
     # their gathers and output dtypes).
     _shared_key = _FACTS_KEY
 
-    def _new_shared(self, state: State) -> Any:
+    def _new_shared(self, state: State) -> np.ndarray:
+        # A float32 view over the facts' array('f'): the handlers write through the array
+        # (``vec.base.obj``), the gathers read the view.
         s = cast(PositanoState, state)  # the observer of a Positano game sees only these
         f = F.build(s)
         F.turn(s, f)
-        return f
+        return np.frombuffer(f, dtype=np.float32)
 
     def _listener(self, entry: list[Any]) -> Listener:
-        f = entry[0]
+        f = entry[0].base.obj
         handlers = F.HANDLERS
 
         def listener(state: Any, code: int, *args: Any) -> None:
@@ -132,31 +134,10 @@ class PositanoObserver(SharedObserver):
 
         return listener
 
-    def _write_shared(self, state: State, vec: Any, pending: int) -> None:
+    def _write_shared(self, state: State, vec: np.ndarray, pending: int) -> None:
         # Everything but the turn's entries is written by the event handlers as it changes.
-        F.turn(state, vec)
-
-    def shared_vector(self, state: State) -> np.ndarray:
-        """The state's facts (float32, in place; privileged: every hand), brought up to date.
-
-        Built from scratch the first time a position is observed; from then on the handlers of
-        the engine's events write every change into them, and only the turn's entries are
-        rewritten here when an event came since the last read.
-        """
-        store = state.__dict__.get("_kept_observations")
-        entry = None if store is None else store.get(_FACTS_KEY)
-        if entry is None:
-            entry = self.kept_entry(state)
-            if entry is None:  # pragma: no cover - a Positano state always reports events
-                return np.frombuffer(self._new_shared(state), dtype=np.float32)
-        f = entry[0]
-        if entry[1]:
-            entry[1] = 0
-            F.turn(state, f)
-        return np.frombuffer(f, dtype=np.float32)
-
-    def _fill(self, state: State, player: int, out: np.ndarray) -> None:
-        out[:] = np.frombuffer(self._new_shared(state), dtype=np.float32).take(self.gather[player])
+        view: Any = vec.base  # the memoryview over the facts' array('f') (_new_shared)
+        F.turn(state, view.obj)
 
     def encode(self, state: State, player: int) -> np.ndarray:
         """A fresh vector of what ``player`` may know of ``state`` (one gather)."""
