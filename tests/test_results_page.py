@@ -163,17 +163,35 @@ def test_a_league_section_states_its_widest_interval_against_the_target(tmp_path
     assert set(leagues.LEAGUES) == {"positano-2p", "rapa_nui-2p", "positano-4p", "rapa_nui-4p"}
 
 
-def test_a_league_without_its_learned_checkpoint_is_refused_before_any_game(tmp_path, capsys):
+def test_a_league_without_its_learned_policy_is_refused_before_any_game(tmp_path, capsys):
     from tabletop_gym.tasks import leagues
 
     with pytest.raises(ValueError, match="unknown league 'chess'"):
         leagues.play("chess", root=tmp_path, out=tmp_path / "out")
-    with pytest.raises(ValueError, match=r"model\.zip is missing: train the sb3-ppo row first"):
-        leagues.play("positano-2p", root=tmp_path, out=tmp_path / "out")
-    assert main(["suite", "leagues", "--league", "positano-4p", "--root", str(tmp_path),
+    with pytest.raises(ValueError, match=r"Positano-4p-SelfPlay-v0-seed-0\.npz is missing: it is "
+                                         r"training seed 0 of the jax-ppo row"):
+        leagues.play("positano-4p", root=tmp_path, out=tmp_path / "out")
+    assert main(["suite", "leagues", "--league", "rapa_nui-4p", "--root", str(tmp_path),
                  "--out", str(tmp_path / "out")]) == 2
-    assert "train the sb3-ppo row first" in capsys.readouterr().err
+    assert "seed-0.npz is missing" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_the_committed_league_policies_load_as_the_learned_agent():
+    # Each 4-player league's learned agent is a committed file of its game and table size, so a
+    # clone can replay the league; the 2-player leagues use the shipped policy.
+    from tabletop_gym.tasks import leagues
+
+    for name, spec in leagues.LEAGUES.items():
+        agents = leagues._agents(spec, ROOT / "benchmarks")
+        learned = agents[spec.agents.index(leagues.LEARNED)]
+        assert spec.agents.count(leagues.LEARNED) == 1 and spec.agents[0] == "heuristic"
+        if spec.learned_policy is None:
+            assert spec.num_players == 2 and learned == "jax-ppo" and "random" not in agents
+        else:
+            assert learned.name == "jax-ppo"
+            assert learned.metadata["game"] == spec.game
+            assert learned.metadata["num_players"] == spec.num_players == 4
 
 
 def test_a_fixed_row_reads_its_files_and_its_held_out_scores_by_hand(tmp_path):

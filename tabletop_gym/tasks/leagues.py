@@ -9,9 +9,17 @@ two-player leagues; a pairwise reduction is used rather than an online multi-pla
 (such as openskill's Plackett–Luce) because its fit does not depend on the order in which the
 games were played, and its bootstrap re-draws whole games.
 
-The learned agent of a league is the ``sb3-ppo`` row's training seed 0 on the matching task
-(``benchmarks/suite-train/sb3-ppo/<task>/seed-0/model.zip``, made by ``suite train``; the
-checkpoints are not committed, so a league with one runs where the row was trained).
+The learned agent, ``jax-ppo``, is the ``jax-ppo`` policy shipped with the package in the
+2-player leagues, and training seed 0 of the ``jax-ppo`` row on the matching 4-player self-play
+task in the 4-player leagues. The 4-player leagues' policy files are committed beside them
+(``benchmarks/leagues/policies/``), so every league can be replayed from a clone.
+
+Random plays in the 4-player leagues only. In a 2-player game it wins 0–4.5 % of its games
+against the other agents here (400 games against each bot and policy, deals from 700,000), so
+its rating rests on a handful of wins: its 95 % interval stays near ±100 Elo at 200 games per pair
+and would need about a thousand games per pair, most of them against search, to reach the
+target. Its place on every task is the normalised score's zero. At a 4-player table it finishes
+above other seats often enough to be rated.
 
 ``tabletop-gym suite leagues`` plays every league not yet in ``benchmarks/leagues/`` and writes
 one file per league as it finishes.
@@ -31,7 +39,8 @@ from tabletop_gym.provenance import metadata
 TARGET_HALF_WIDTH_ELO = 60.0
 FIRST_DEAL = 700_000
 """First deal of every league: deals no suite protocol or held-out score plays."""
-LEARNED_SEED = 0
+LEARNED = "jax-ppo"
+"""The name of the learned agent in every league."""
 OUT = pathlib.Path("benchmarks") / "leagues"
 
 
@@ -42,57 +51,56 @@ class LeagueSpec:
     Attributes:
         game: Game name.
         num_players: Seats (2: round robin of pairs; more: tables of distinct agents).
-        agents: Agent specs; ``"sb3-ppo"`` is the learned row's agent of ``learned_task``.
+        agents: Agent specs; :data:`LEARNED` is the learned agent described below.
         games: Two players: games per pair. More: deals per table.
-        learned_task: The task whose ``sb3-ppo`` checkpoint plays as ``"sb3-ppo"``.
+        learned_policy: ``None``: the shipped ``jax-ppo`` policy plays as :data:`LEARNED`.
+            Otherwise a policy file, relative to the benchmarks root, that does.
+        learned_from: Where the learned agent comes from, for the page.
     """
 
     game: str
     num_players: int
     agents: tuple[str, ...]
     games: int
-    learned_task: str
+    learned_policy: str | None
+    learned_from: str
+
+
+def _seed0(task: str) -> tuple[str, str]:
+    return (f"leagues/policies/{task}-seed-0.npz",
+            f"training seed 0 of the `jax-ppo` row on `{task}`")
 
 
 LEAGUES: dict[str, LeagueSpec] = {
     "positano-2p": LeagueSpec(
-        "positano", 2, ("heuristic", "random", "ismcts:12:guided", "heuristic:hoarder",
-                        "sb3-ppo"), 200, "Positano-2p-vsHeuristic-v0"),
+        "positano", 2, ("heuristic", "ismcts:12:guided", "heuristic:hoarder", LEARNED), 200,
+        None, "the shipped `jax-ppo` policy for 2 players"),
     "rapa_nui-2p": LeagueSpec(
-        "rapa_nui", 2, ("heuristic", "random", "ismcts:12:guided", "heuristic:woodsman", "ppo",
-                        "sb3-ppo"), 200, "RapaNui-2p-vsHeuristic-v0"),
+        "rapa_nui", 2, ("heuristic", "ismcts:12:guided", "heuristic:woodsman", "ppo", LEARNED),
+        200, None, "the shipped `jax-ppo` policy for 2 players"),
     "positano-4p": LeagueSpec(
-        "positano", 4, ("heuristic", "random", "ismcts:12:guided", "heuristic:hoarder",
-                        "sb3-ppo"), 10, "Positano-4p-SelfPlay-v0"),
+        "positano", 4, ("heuristic", "random", "ismcts:12:guided", "heuristic:hoarder", LEARNED),
+        30, *_seed0("Positano-4p-SelfPlay-v0")),
     "rapa_nui-4p": LeagueSpec(
-        "rapa_nui", 4, ("heuristic", "random", "ismcts:12:guided", "heuristic:woodsman",
-                        "sb3-ppo"), 10, "RapaNui-4p-SelfPlay-v0"),
+        "rapa_nui", 4, ("heuristic", "random", "ismcts:12:guided", "heuristic:woodsman", LEARNED),
+        30, *_seed0("RapaNui-4p-SelfPlay-v0")),
 }
 """The leagues; the heuristic bot comes first and anchors each scale at 0."""
 
 
-def checkpoint(spec: LeagueSpec, root: str | pathlib.Path = "benchmarks") -> pathlib.Path:
-    """Where the learned agent of ``spec`` is read from."""
-    return (pathlib.Path(root) / "suite-train" / "sb3-ppo" / spec.learned_task
-            / f"seed-{LEARNED_SEED}" / "model.zip")
-
-
 def _agents(spec: LeagueSpec, root: str | pathlib.Path) -> list[Any]:
-    out: list[Any] = []
-    for a in spec.agents:
-        if a != "sb3-ppo":
-            out.append(a)
-            continue
-        path = checkpoint(spec, root)
-        if not path.is_file():
-            raise ValueError(f"{path} is missing: train the sb3-ppo row first (tabletop-gym "
-                             f"suite train --algo sb3-ppo --task {spec.learned_task})")
-        from sb3_contrib import MaskablePPO
+    if spec.learned_policy is None:
+        return list(spec.agents)
+    path = pathlib.Path(root) / spec.learned_policy
+    if not path.is_file():
+        raise ValueError(f"{path} is missing: it is {spec.learned_from.replace('`', '')}, "
+                         "copied from that row's policy.npz (tabletop-gym suite train "
+                         "--algo jax-ppo)")
+    from tabletop_gym.agents.jax_policy import JaxPolicyAgent
 
-        model = MaskablePPO.load(str(path), device="cpu")
-        model.name = "sb3-ppo"  # type: ignore[attr-defined]  # the name the league reports
-        out.append(model)
-    return out
+    learned = JaxPolicyAgent(path, game_name=spec.game, num_players=spec.num_players)
+    learned.name = LEARNED
+    return [learned if a == LEARNED else a for a in spec.agents]
 
 
 def play(name: str, root: str | pathlib.Path = "benchmarks",
@@ -100,7 +108,7 @@ def play(name: str, root: str | pathlib.Path = "benchmarks",
     """Play league ``name`` and write ``out/<name>.json``; the document written.
 
     Raises:
-        ValueError: On an unknown league or a missing learned checkpoint, before any game.
+        ValueError: On an unknown league or a missing learned policy, before any game.
     """
     if name not in LEAGUES:
         raise ValueError(f"unknown league {name!r}; the leagues: {sorted(LEAGUES)}")
@@ -116,7 +124,7 @@ def play(name: str, root: str | pathlib.Path = "benchmarks",
                                bootstrap=1000, verbose=True, num_players=spec.num_players)
         kind = "tables"
     doc = {"league": name, "kind": kind, "spec": dataclasses.asdict(spec),
-           "learned_checkpoint": str(checkpoint(spec, root)), "result": res.to_dict(),
+           "learned": spec.learned_from, "result": res.to_dict(),
            "markdown": res.markdown(), "cpu_seconds": round(time.process_time() - cpu0, 1),
            "metadata": metadata(command=f"tabletop-gym suite leagues --league {name}")}
     path = pathlib.Path(out) / f"{name}.json"

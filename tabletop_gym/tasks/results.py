@@ -402,8 +402,7 @@ def _league_sections(played: Mapping[str, Mapping[str, Any]]) -> list[str]:
             f"{how} Bradley–Terry ratings on the Elo scale, `{res['agents'][0]}` = 0, 95 % "
             "bootstrap intervals. Widest half-width of the other ratings: "
             f"**±{worst:.0f} Elo** (target ±{leagues.TARGET_HALF_WIDTH_ELO:.0f}: {verdict}). "
-            f"`sb3-ppo` is training seed {leagues.LEARNED_SEED} of that row on "
-            f"`{spec.learned_task}`.",
+            f"`{leagues.LEARNED}` is {spec.learned_from}.",
             "",
             doc["markdown"],
             "",
@@ -507,9 +506,9 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "## Leagues",
         "",
         "Two-player leagues: round robins. Four-player leagues: tables reduced to pairwise "
-        "results (`tabletop_gym.tasks.leagues` says why). The agents: the heuristic bot, "
-        "random, the search row, one held-out variant and the learned agents "
-        "(`tabletop-gym suite leagues`).",
+        "results. The agents: the heuristic bot, the search row, one held-out variant, the learned "
+        "`jax-ppo` and, at 4-player tables only, random (`tabletop_gym.tasks.leagues` says why "
+        "of each choice). `tabletop-gym suite leagues` plays them.",
         "",
         *_league_sections(played),
         "## Recipes and compute",
