@@ -44,7 +44,6 @@ from tabletop_gym.core.game import (
     as_int,
 )
 from tabletop_gym.envs.positano import components as C
-from tabletop_gym.envs.positano import events as ev
 from tabletop_gym.envs.positano import scoring
 from tabletop_gym.envs.positano.actions import (
     A_ADD_ON,
@@ -77,7 +76,18 @@ from tabletop_gym.envs.positano.components import PHASE_DRAFT_BUILD as DRAFT_BUI
 from tabletop_gym.envs.positano.components import PHASE_DRAFT_LOT as DRAFT_LOT
 from tabletop_gym.envs.positano.components import PHASE_OVER as OVER
 from tabletop_gym.envs.positano.components import PHASE_REMODEL as REMODEL
-from tabletop_gym.envs.positano.events import EVENTS
+from tabletop_gym.envs.positano.events import (
+    BID_PLAYED,
+    BUILDING,
+    EVENTS,
+    LOT_TAKEN,
+    ORDERS_SET,
+    ROOFS,
+    ROUND_ENDED,
+    SUPPLY,
+    TILE_TAKEN,
+    TURN,
+)
 from tabletop_gym.envs.positano.state_json import check_state, parse_state
 
 __all__ = [
@@ -679,7 +689,7 @@ class PositanoState(State):
         self._legal_sim = None
         on = self._on
         if on is not None:
-            on[ev.TURN](self)
+            on[TURN](self)
 
     def _apply_joint_action(self, actions: list[int | None]) -> None:
         """Reveal every bid at once (rules §3.1) and start drafting."""
@@ -715,7 +725,7 @@ class PositanoState(State):
                 self.personal[c] -= 1
                 on = self._on
                 if on is not None:
-                    on[ev.SUPPLY](self, c)
+                    on[SUPPLY](self, c)
             self._end_build_turn()
         elif ph == REMODEL:
             if action != A_SKIP_REMODEL:
@@ -726,7 +736,7 @@ class PositanoState(State):
                 self._set_building(pos, self.owner[pos], self.height[pos], old + 1)
                 on = self._on
                 if on is not None:
-                    on[ev.ROOFS](self)
+                    on[ROOFS](self)
             self._end_build_turn()
         self._changed()
         self._advance()
@@ -746,7 +756,7 @@ class PositanoState(State):
         self.played_boosters[colour].append(booster)
         on = self._on
         if on is not None:
-            on[ev.BID_PLAYED](self, colour, card, booster)
+            on[BID_PLAYED](self, colour, card, booster)
 
     def _reveal_otto(self) -> None:
         # rules §7: Otto's top base bid card and top booster are revealed before the player bids.
@@ -756,7 +766,7 @@ class PositanoState(State):
         self.played_boosters[1].append(booster)
         on = self._on
         if on is not None:
-            on[ev.BID_PLAYED](self, 1, card, booster)
+            on[BID_PLAYED](self, 1, card, booster)
 
     def _compute_orders(self) -> tuple[list[int], list[int], list[int]]:
         # rules §3.2: descending bid; a tie goes to the card with more stars for that tile type.
@@ -781,7 +791,7 @@ class PositanoState(State):
         self.turn = 0
         on = self._on
         if on is not None:
-            on[ev.ORDERS_SET](self)
+            on[ORDERS_SET](self)
         self._changed()
         self._advance()
 
@@ -824,7 +834,7 @@ class PositanoState(State):
         self.turn += 1
         on = self._on
         if on is not None:
-            on[ev.LOT_TAKEN](self, c, pos)
+            on[LOT_TAKEN](self, c, pos)
 
     def _take_block(self, t: int) -> None:
         # rules §3.3: blocks come at once from the colour's general supply, capped by what is left.
@@ -833,7 +843,7 @@ class PositanoState(State):
         self.blocks_taken[c].append(t)
         on = self._on
         if on is not None:
-            on[ev.TILE_TAKEN](self, c, 1, t)
+            on[TILE_TAKEN](self, c, 1, t)
         tile = self.game.block_tiles[t]
         if tile.multiplier:
             self.phase_index = BLOCK_CHOICE
@@ -843,7 +853,7 @@ class PositanoState(State):
         self.general[c] -= gain
         self.turn += 1
         if on is not None:
-            on[ev.SUPPLY](self, c)
+            on[SUPPLY](self, c)
 
     def _choose_blocks(self, multiply: bool) -> None:
         # rules §1.6: with n in the personal supply, multiply gains n·(N−1), flat gains N; both
@@ -859,7 +869,7 @@ class PositanoState(State):
         self.turn += 1
         on = self._on
         if on is not None:
-            on[ev.SUPPLY](self, c)
+            on[SUPPLY](self, c)
 
     def _take_build(self, t: int) -> None:
         c = self._orders[2][self.turn]  # type: ignore[index]
@@ -867,7 +877,7 @@ class PositanoState(State):
         self.builds_taken[c].append(t)
         on = self._on
         if on is not None:
-            on[ev.TILE_TAKEN](self, c, 2, t)
+            on[TILE_TAKEN](self, c, 2, t)
         if self.personal[c] == 0:
             # rules §4 + Decisions: no block → no building, the lot stays empty, no extra action.
             self.turn += 1
@@ -884,8 +894,8 @@ class PositanoState(State):
         self.personal[c] -= h
         on = self._on
         if on is not None:
-            on[ev.ROOFS](self)
-            on[ev.SUPPLY](self, c)
+            on[ROOFS](self)
+            on[SUPPLY](self, c)
         # rules §4: the optional extra action is offered only when it has a target.
         if tile.action == C.ADD_ON:
             if self.personal[c] > 0 and self.add_on_targets(c, tile.bonus):
@@ -913,7 +923,7 @@ class PositanoState(State):
             self.owner[pos], self.height[pos], self.roof[pos] = -1, 0, 0
         on = self._on
         if on is not None:
-            on[ev.BUILDING](self, pos, *old)
+            on[BUILDING](self, pos, *old)
 
     def _end_build_turn(self) -> None:
         self.phase_index = DRAFT_BUILD
@@ -928,7 +938,7 @@ class PositanoState(State):
         if not self.lot_stack:
             self.phase_index = OVER
             if on is not None:
-                on[ev.ROUND_ENDED](self, old_round, (), (), ())
+                on[ROUND_ENDED](self, old_round, (), (), ())
             return
         t = self.game.tiles_per_round
         self.round += 1
@@ -943,7 +953,7 @@ class PositanoState(State):
             del stack[:t]
         self.phase_index = BID
         if on is not None:
-            on[ev.ROUND_ENDED](self, old_round, *moved)
+            on[ROUND_ENDED](self, old_round, *moved)
         if self.game.solo:
             self._reveal_otto()
 
