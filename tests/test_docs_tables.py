@@ -22,6 +22,8 @@ PLACES = {
     "positano-shapes": "docs/envs/positano.md",
     "positano-actions": "docs/envs/positano.md",
     "positano-observation": "docs/envs/positano.md",
+    "positano-events": "docs/envs/positano.md",
+    "rapa_nui-events": "docs/envs/rapa_nui.md",
     "training-budgets": "docs/training.md",
     "distilled-nets": "docs/jax-train.md",
     "gpu-speed": "docs/jax-train.md",

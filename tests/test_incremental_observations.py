@@ -155,9 +155,9 @@ def test_a_copy_has_no_listener_and_shares_no_kept_vector(game, make):
     observer = RapaNuiObserver(game) if isinstance(game, RapaNuiGame) else PositanoObserver(game)
     state = game.new_initial_state(random.Random(0))
     observer.encode(state, 0)
-    assert state._listener is not None
+    assert state._on is not None
     dup = make(state)
-    assert dup._listener is None and "_kept_observations" not in dup.__dict__
+    assert dup._on is None and "_kept_observations" not in dup.__dict__
     kept = observer.encode(state, 0)
     while not dup.is_terminal():
         dup.apply_action(dup.legal_actions()[0]) if dup.current_player() >= 0 else \

@@ -150,13 +150,15 @@ def test_a_stale_page_fails_the_check(tmp_path, capsys):
 def test_a_league_section_states_its_widest_interval_against_the_target(tmp_path):
     from tabletop_gym.tasks import leagues
 
-    doc = {"kind": "round robin", "cpu_seconds": 7200.0, "markdown": "TABLE",
+    doc = {"kind": "round robin", "cpu_seconds": 7200.0, "markdown": "TABLE", "learned": "X",
            "result": {"agents": ["heuristic", "random", "x"], "games_per_pair": 200,
                       "seed": 700000, "rating_ci": [[0, 0], [-900, -700], [-50, 30]]}}
     lines = "\n".join(results._league_sections({"positano-2p": doc}))
     # random: (-700 - -900) / 2 = 100; x: 40; the anchor's 0 is left out.
     assert "Widest half-width of the other ratings: **±100 Elo** (target ±60: not met)" in lines
     assert "Round robin, 200 seat-rotated games per pair" in lines and "TABLE" in lines
+    # The learned agent is described as the league's file says it was played.
+    assert "`jax-ppo` is X." in lines
     assert "Not played yet: `tabletop-gym suite leagues --league rapa_nui-2p`" in lines
     compute, total = results._compute_table([], {"positano-2p": doc})
     assert total == 7200.0 and "| league `positano-2p` | its games and bootstrap | 2.00 |" in compute

@@ -141,6 +141,20 @@ def positano_observation() -> str:
     return PositanoObserver(PositanoGame(num_players=2)).layout.markdown_table()
 
 
+def positano_events() -> str:
+    """The engine's change events, from its vocabulary."""
+    from tabletop_gym.envs.positano.events import EVENTS
+
+    return EVENTS.markdown_table()
+
+
+def rapa_nui_events() -> str:
+    """The engine's change events, from its vocabulary."""
+    from tabletop_gym.envs.rapa_nui.events import EVENTS
+
+    return EVENTS.markdown_table()
+
+
 # --- training -------------------------------------------------------------------------------------
 
 
@@ -302,6 +316,8 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "positano-shapes": positano_shapes,
     "positano-actions": positano_actions,
     "positano-observation": positano_observation,
+    "positano-events": positano_events,
+    "rapa_nui-events": rapa_nui_events,
     "training-budgets": training_budgets,
     "distilled-nets": distilled_nets,
     "gpu-speed": gpu_speed,

@@ -5,12 +5,17 @@ Standard library only: the pure rules engines import this module.
 Each game declares its events once, in one :class:`Vocabulary` (a Positano lot drafted, a bid
 revealed, a building changed; a Rapa Nui card drawn from a column, a card offered face down).
 An event is a small integer code with positional arguments, named and documented in the
-vocabulary. The engine tells its events to an optional listener, a plain callable
-``listener(state, code, *args)``, as each change is made, and knows nothing of who listens or
-why (the state is passed, not kept, so a listener holds no reference back to it);
-with nobody listening (search, a clone, an engine stepped alone) it pays one ``None`` test per
-change. The incremental observer (:class:`~tabletop_gym.core.observer.SharedObserver`) is the
-listener that keeps a position's observation vector current.
+vocabulary. The engine tells its events to an optional listener as each change is made, and
+knows nothing of who listens or why (the state is passed, not kept, so a listener holds no
+reference back to it); with nobody listening (search, a clone, an engine stepped alone) it pays
+one ``None`` test per change.
+
+A listener is either a plain callable ``listener(state, code, *args)`` or :class:`Handlers`, one
+callable per code, ``handler(state, *args)``. The engine calls the handler of the event's code
+straight from a tuple (``on[code](state, *args)``), so a listener given as handlers costs one
+call per event and no dispatch of its own; a plain callable is given a table of small adapters.
+The incremental observer (:class:`~tabletop_gym.core.observer.SharedObserver`) is the listener
+that keeps a position's observation vector current, and it gives handlers.
 
 A listener belongs to one state object: :meth:`~tabletop_gym.core.game.State.clone`, pickling
 and deep copies never carry it (a copy has changes of its own).
@@ -19,13 +24,16 @@ and deep copies never carry it (a copy has changes of its own).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-__all__ = ["EventKind", "Fanout", "Listener", "Vocabulary"]
+__all__ = ["EventKind", "Handler", "Handlers", "Listener", "Vocabulary", "chain", "handlers_of"]
 
 Listener = Callable[..., None]
 """``listener(state, code, *args)``: told every event of a state as the engine makes the change."""
+
+Handler = Callable[..., None]
+"""``handler(state, *args)``: told every event of one code."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -105,16 +113,79 @@ class Vocabulary:
         return "\n".join(rows)
 
 
-class Fanout:
-    """One listener that tells every event to several, in the order they subscribed."""
+class Handlers:
+    """A listener as one handler per event code of a vocabulary: what the engine calls.
 
-    __slots__ = ("listeners",)
+    ``handlers[code](state, *args)`` is told each event of that code. The engine keeps
+    :attr:`table`, a plain tuple, and indexes it by the event's code.
+    """
 
-    def __init__(self, listeners: Iterable[Listener]):
-        """Hold ``listeners`` in order."""
-        self.listeners: tuple[Listener, ...] = tuple(listeners)
+    __slots__ = ("table", "vocabulary")
 
-    def __call__(self, state: Any, code: int, *args: Any) -> None:
-        """Tell the event to every listener, in order."""
-        for listener in self.listeners:
-            listener(state, code, *args)
+    def __init__(self, vocabulary: Vocabulary, handlers: Sequence[Handler]):
+        """One handler per event of ``vocabulary``, by code.
+
+        Raises:
+            ValueError: When the count differs from the vocabulary's.
+            TypeError: When a handler is not callable.
+        """
+        if len(handlers) != len(vocabulary):
+            raise ValueError(f"{vocabulary.game} has {len(vocabulary)} events "
+                             f"{[k.name for k in vocabulary.kinds]}; got {len(handlers)} handlers")
+        for kind, handler in zip(vocabulary.kinds, handlers, strict=True):
+            if not callable(handler):
+                raise TypeError(f"the handler of {kind.name} must be callable, got "
+                                f"{type(handler).__name__}")
+        self.vocabulary = vocabulary
+        self.table: tuple[Handler, ...] = tuple(handlers)
+
+    def __len__(self) -> int:
+        return len(self.table)
+
+    def __getitem__(self, code: int) -> Handler:
+        return self.table[code]
+
+
+def _adapter(listener: Listener, code: int) -> Handler:
+    def handler(state: Any, *args: Any) -> None:
+        listener(state, code, *args)
+
+    return handler
+
+
+def handlers_of(listener: Listener | Handlers, vocabulary: Vocabulary) -> Handlers:
+    """``listener`` as :class:`Handlers` of ``vocabulary`` (a plain callable is adapted).
+
+    Raises:
+        TypeError: When ``listener`` is neither callable nor :class:`Handlers`.
+    """
+    if isinstance(listener, Handlers):
+        if listener.vocabulary is not vocabulary:
+            raise ValueError(f"these handlers follow {listener.vocabulary.game}'s events, not "
+                             f"{vocabulary.game}'s")
+        return listener
+    if not callable(listener):
+        raise TypeError(f"a listener is a callable (state, code, *args) or Handlers, got "
+                        f"{type(listener).__name__}")
+    return Handlers(vocabulary, [_adapter(listener, code) for code in range(len(vocabulary))])
+
+
+def _both(first: Handler, second: Handler) -> Handler:
+    def handler(state: Any, *args: Any) -> None:
+        first(state, *args)
+        second(state, *args)
+
+    return handler
+
+
+def chain(first: Handlers, second: Handlers) -> Handlers:
+    """Handlers that tell every event to ``first``'s handler, then to ``second``'s.
+
+    Raises:
+        ValueError: When the two follow different vocabularies.
+    """
+    if first.vocabulary is not second.vocabulary:
+        raise ValueError(f"cannot chain handlers of {first.vocabulary.game}'s and "
+                         f"{second.vocabulary.game}'s events")
+    return Handlers(first.vocabulary,
+                    [_both(a, b) for a, b in zip(first.table, second.table, strict=True)])

@@ -25,7 +25,7 @@ import reprlib
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, TypeVar
 
-from tabletop_gym.core.events import Fanout, Listener, Vocabulary
+from tabletop_gym.core.events import Handler, Handlers, Listener, Vocabulary, chain, handlers_of
 
 SIMULTANEOUS = -2
 """``current_player()`` of a node where every player with legal actions acts at once."""
@@ -645,7 +645,8 @@ class State(abc.ABC):
         # ids, which a copy does not keep), their listener, nor the caches a subclass names.
         state = self.__dict__.copy()
         state.pop("_kept_observations", None)
-        state.pop("_listener", None)
+        state.pop("_on", None)
+        state.pop("_handlers", None)
         for name in self._unpickled_empty:
             if name in state:
                 state[name] = None
@@ -707,28 +708,36 @@ class State(abc.ABC):
     """The game's change events (:mod:`tabletop_gym.core.events`); ``None``: the engine reports
     none, and observers encode every position from scratch."""
 
-    _listener: Listener | None = None
-    """Told every change event of this state; ``None`` (the class default): nobody listens."""
+    _on: tuple[Handler, ...] | None = None
+    """The handler of each event code (:attr:`Handlers.table`), told every change of this
+    state; ``None`` (the class default): nobody listens."""
+    _handlers: Handlers | None = None
 
-    def listen(self, listener: Listener) -> None:
-        """Tell ``listener(state, code, *args)`` every change this state's engine makes from now on.
+    def listen(self, listener: Listener | Handlers) -> None:
+        """Tell ``listener`` every change this state's engine makes from now on.
+
+        Args:
+            listener: ``listener(state, code, *args)``, or :class:`~tabletop_gym.core.events.
+                Handlers` of this game's vocabulary (``handlers[code](state, *args)``, which the
+                engine calls without an adapter).
 
         Several listeners are told in the order they subscribed. A clone, a pickle or a deep
         copy starts with none: its changes are its own.
 
         Raises:
-            TypeError: When the game reports no events (:attr:`EVENTS` is ``None``).
+            TypeError: When the game reports no events (:attr:`EVENTS` is ``None``), or
+                ``listener`` is neither callable nor handlers.
+            ValueError: When handlers do not have one handler per event of the vocabulary.
         """
         if self.EVENTS is None:
             raise TypeError(f"{type(self).__name__} reports no change events; observers encode "
                             "its positions from scratch")
-        current = self.__dict__.get("_listener")
-        if current is None:
-            self._listener = listener
-        elif isinstance(current, Fanout):
-            self._listener = Fanout((*current.listeners, listener))
-        else:
-            self._listener = Fanout((current, listener))
+        table = handlers_of(listener, self.EVENTS)
+        current = self.__dict__.get("_handlers")
+        if current is not None:
+            table = chain(current, table)
+        self._handlers = table
+        self._on = table.table
 
 
 def missing_member(game: Game, member: str) -> NotImplementedError:

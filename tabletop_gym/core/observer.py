@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.core.events import Listener
+from tabletop_gym.core.events import Handlers, Listener
 from tabletop_gym.core.game import Game, State
 from tabletop_gym.core.layout import Grid, Part
 
@@ -287,8 +287,8 @@ class SharedObserver(Observer):
         """Rewrite in ``vec`` every fact group whose bit is in ``pending`` (-1: all of them)."""
 
     @abc.abstractmethod
-    def _listener(self, entry: list[Any]) -> Listener:
-        """The listener that follows a state's events into its kept ``entry``.
+    def _listener(self, entry: list[Any]) -> Listener | Handlers:
+        """The listener (best as handlers) that follows a state's events into its kept ``entry``.
 
         ``entry`` is ``[vector, pending, observer]``: the listener writes changed facts into
         the vector, or ORs fact-group bits into ``entry[1]`` for the next read to rewrite.

@@ -402,7 +402,7 @@ def _league_sections(played: Mapping[str, Mapping[str, Any]]) -> list[str]:
             f"{how} Bradley–Terry ratings on the Elo scale, `{res['agents'][0]}` = 0, 95 % "
             "bootstrap intervals. Widest half-width of the other ratings: "
             f"**±{worst:.0f} Elo** (target ±{leagues.TARGET_HALF_WIDTH_ELO:.0f}: {verdict}). "
-            f"`{leagues.LEARNED}` is {spec.learned_from}.",
+            f"`{leagues.LEARNED}` is {doc.get('learned', spec.learned_from)}.",
             "",
             doc["markdown"],
             "",

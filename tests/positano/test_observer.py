@@ -418,13 +418,13 @@ def test_facts_exist_only_once_observed_and_a_clone_or_a_loaded_state_starts_wit
     rng = random.Random(4)
     for _ in range(12):
         random_step(state, rng)
-    assert state._listener is None and "_kept_observations" not in state.__dict__
+    assert state._on is None and "_kept_observations" not in state.__dict__
     observer = PositanoObserver(game)
     before = observer.encode(state, 1)
-    assert state._listener is not None
-    assert state.clone()._listener is None
+    assert state._on is not None
+    assert state.clone()._on is None
     loaded = game.state_from_json(state.to_json())
-    assert loaded._listener is None
+    assert loaded._on is None
     np.testing.assert_array_equal(observer.encode(loaded, 1), before)
     for _ in range(20):
         random_step(state, rng)

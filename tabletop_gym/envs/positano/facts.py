@@ -599,7 +599,7 @@ def hands(s: Any, f: Any) -> None:
             f[HAND_BOOSTERS + c * NUM_BOOSTERS + x] = 1
 
 
-def play_bid(s: Any, f: Any, c: int, card: int, booster: int) -> None:
+def play_bid(f: Any, s: Any, c: int, card: int, booster: int) -> None:
     """Colour ``c`` played (and revealed) ``card`` with ``booster`` this round."""
     f[HAND_CARDS + c * NUM_CARDS + card] = 0
     f[HAND_BOOSTERS + c * NUM_BOOSTERS + booster] = 0
@@ -615,7 +615,7 @@ def play_bid(s: Any, f: Any, c: int, card: int, booster: int) -> None:
         f[_OTTO_DECK + 1] = len(s.hand_boosters[1])
 
 
-def orders(s: Any, f: Any) -> None:
+def orders(f: Any, s: Any) -> None:
     """This round's draft orders were set: every colour's 1-based place per tile type."""
     for k, order in enumerate(s._orders):
         for place, c in enumerate(order):
@@ -693,7 +693,7 @@ def _leftmost(s: Any, f: Any, kind: int, row: list[int]) -> None:
         f[base + row[0]] = 1
 
 
-def take_lot(s: Any, f: Any, c: int, pos: int) -> None:
+def take_lot(f: Any, s: Any, c: int, pos: int) -> None:
     """Colour ``c`` drafted the lot tile ``pos`` from the Beach Board."""
     f[_OPEN + pos] = 0
     f[_BEACH_LOTS + pos] = 0
@@ -704,7 +704,7 @@ def take_lot(s: Any, f: Any, c: int, pos: int) -> None:
         _leftmost(s, f, 0, s.lot_row)
 
 
-def take_tile(s: Any, f: Any, c: int, kind: int, tile: int) -> None:
+def take_tile(f: Any, s: Any, c: int, kind: int, tile: int) -> None:
     """Colour ``c`` drafted ``tile`` of the block (``kind`` 1) or build (2) row.
 
     The supply a block tile brings is written by :func:`supply`; a build tile drafted without a
@@ -720,19 +720,19 @@ def take_tile(s: Any, f: Any, c: int, kind: int, tile: int) -> None:
         f[_EMPTY + s.lots_taken[c][s.round - 1]] = 1
 
 
-def supply(s: Any, f: Any, c: int) -> None:
+def supply(f: Any, s: Any, c: int) -> None:
     """Colour ``c``'s personal and general supply changed."""
     f[_PERSONAL + c] = s.personal[c]
     f[_GENERAL + c] = s.general[c]
 
 
-def roofs(s: Any, f: Any) -> None:
+def roofs(f: Any, s: Any) -> None:
     """The roof pieces left changed."""
     left = s.roofs_left
     f[_ROOFS_LEFT], f[_ROOFS_LEFT + 1], f[_ROOFS_LEFT + 2] = left[0], left[1], left[2]
 
 
-def building(s: Any, f: Any, pos: int, old_owner: int, old_height: int, old_roof: int) -> None:
+def building(f: Any, s: Any, pos: int, old_owner: int, old_height: int, old_roof: int) -> None:
     """The building at ``pos`` changed from ``(old_owner, old_height, old_roof)``.
 
     Its facts and those of the lots behind it are cleared (what a lot shows of the sea depends
@@ -773,7 +773,7 @@ def _column(s: Any, f: Any, column: Sequence[int]) -> None:
             f[_POINTS + o] += vis * r
 
 
-def refresh(s: Any, f: Any, old_round: int, lots: Sequence[int], blocks: Sequence[int],
+def refresh(f: Any, s: Any, old_round: int, lots: Sequence[int], blocks: Sequence[int],
             builds: Sequence[int]) -> None:
     """Round ``old_round`` ended: its draft orders are gone.
 
@@ -866,10 +866,10 @@ def build(s: Any) -> array:
             b = _BID_VALUES + c * 3
             f[b], f[b + 1], f[b + 2] = C.BID_VALUES[card][booster]
         f[_STAR + c * C.NUM_STAR_SETS + s.star_sets[c] - 1] = 1
-        supply(s, f, c)
+        supply(f, s, c)
     if s._orders is not None:
-        orders(s, f)
-    roofs(s, f)
+        orders(f, s)
+    roofs(f, s)
     if t.solo:
         f[_OTTO_DECK] = len(s.hand_cards[1])
         f[_OTTO_DECK + 1] = len(s.hand_boosters[1])
@@ -887,5 +887,6 @@ HANDLERS: tuple[Any, ...] = (
     building,  # BUILDING
     refresh,  # ROUND_ENDED
 )
-"""The writer of each event of :data:`.events.EVENTS`, by code: ``handler(state, facts, *args)``
-(``None`` for ``TURN``)."""
+"""The writer of each event of :data:`.events.EVENTS`, by code: ``handler(facts, state, *args)``
+(the facts first, so the observer binds them with :func:`functools.partial` and the engine
+calls the bound writer straight from its handler table); ``None`` for ``TURN``."""

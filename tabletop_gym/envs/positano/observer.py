@@ -23,14 +23,16 @@ observer adds only the seat's own).
 
 from __future__ import annotations
 
+import functools
 from typing import Any, cast
 
 import numpy as np
 
-from tabletop_gym.core.events import Listener
+from tabletop_gym.core.events import Handlers
 from tabletop_gym.core.game import State
 from tabletop_gym.core.observer import ObservationLayout, SharedObserver
 from tabletop_gym.envs.positano import facts as F
+from tabletop_gym.envs.positano.events import EVENTS
 from tabletop_gym.envs.positano.rules import (
     PositanoGame,
     PositanoState,
@@ -120,19 +122,16 @@ class PositanoObserver(SharedObserver):
         F.turn(s, f)
         return np.frombuffer(f, dtype=np.float32)
 
-    def _listener(self, entry: list[Any]) -> Listener:
+    def _listener(self, entry: list[Any]) -> Handlers:
         f = entry[0].base.obj
-        handlers = F.HANDLERS
 
-        def listener(state: Any, code: int, *args: Any) -> None:
-            if code:
-                handlers[code](state, f, *args)
-            else:
-                # TURN (code 0), told after every action: whose turn it is is rewritten when
-                # next read (the other events come within an action, so before its TURN).
-                entry[1] = 1
+        def turn(state: Any) -> None:
+            # TURN, told after every action: whose turn it is is rewritten when next read (the
+            # other events come within an action, so before its TURN).
+            entry[1] = 1
 
-        return listener
+        return Handlers(EVENTS, [turn if h is None else functools.partial(h, f)
+                                 for h in F.HANDLERS])
 
     def _write_shared(self, state: State, vec: np.ndarray, pending: int) -> None:
         # Everything but the turn's entries is written by the event handlers as it changes.

@@ -13,7 +13,6 @@ from typing import cast
 
 from tabletop_gym.core.game import SIMULTANEOUS, State
 from tabletop_gym.envs.positano import components as C
-from tabletop_gym.envs.positano.facts import TILE_TYPES
 from tabletop_gym.envs.positano.rules import PositanoState
 
 __all__ = ["GOAL_TEXT", "render_text"]
@@ -195,7 +194,8 @@ def _players(s: PositanoState) -> list[str]:
     lines = []
     orders = [s.draft_order(k) for k in range(3)]
     if orders[0]:
-        parts = [f"{TILE_TYPES[k]} " + " > ".join(_who(s, c) for c in orders[k]) for k in range(3)]
+        parts = [f"{C.TILE_TYPES[k]} " + " > ".join(_who(s, c) for c in orders[k])
+                 for k in range(3)]
         lines.append("Draft order: " + "; ".join(parts))
     for c in range(g.num_colours):
         name = "Otto Amalfi" if g.solo and c == 1 else f"Seat {c}"
@@ -302,7 +302,7 @@ def describe_events(before: State, action: int, after: State) -> list[str]:
         orders = [a.draft_order(k) for k in range(3)]
         if orders[0]:
             parts = [
-                f"{TILE_TYPES[k]} " + " > ".join(_who(a, c) for c in orders[k]) for k in range(3)
+                f"{C.TILE_TYPES[k]} " + " > ".join(_who(a, c) for c in orders[k]) for k in range(3)
             ]
             lines.append("Draft order: " + "; ".join(parts))
     if a.round != b.round and not a.is_terminal():

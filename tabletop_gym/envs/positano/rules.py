@@ -44,7 +44,6 @@ from tabletop_gym.core.game import (
     as_int,
 )
 from tabletop_gym.envs.positano import components as C
-from tabletop_gym.envs.positano import events as ev
 from tabletop_gym.envs.positano import scoring
 from tabletop_gym.envs.positano.actions import (
     A_ADD_ON,
@@ -77,7 +76,18 @@ from tabletop_gym.envs.positano.components import PHASE_DRAFT_BUILD as DRAFT_BUI
 from tabletop_gym.envs.positano.components import PHASE_DRAFT_LOT as DRAFT_LOT
 from tabletop_gym.envs.positano.components import PHASE_OVER as OVER
 from tabletop_gym.envs.positano.components import PHASE_REMODEL as REMODEL
-from tabletop_gym.envs.positano.events import EVENTS
+from tabletop_gym.envs.positano.events import (
+    BID_PLAYED,
+    BUILDING,
+    EVENTS,
+    LOT_TAKEN,
+    ORDERS_SET,
+    ROOFS,
+    ROUND_ENDED,
+    SUPPLY,
+    TILE_TAKEN,
+    TURN,
+)
 from tabletop_gym.envs.positano.state_json import check_state, parse_state
 
 __all__ = [
@@ -677,9 +687,9 @@ class PositanoState(State):
         # After every action: the caches go, and whose turn it is changed.
         self._legal = None
         self._legal_sim = None
-        lis = self._listener
-        if lis is not None:
-            lis(self, ev.TURN)
+        on = self._on
+        if on is not None:
+            on[TURN](self)
 
     def _apply_joint_action(self, actions: list[int | None]) -> None:
         """Reveal every bid at once (rules §3.1) and start drafting."""
@@ -713,9 +723,9 @@ class PositanoState(State):
                 c = self.acting_colour()
                 self._set_building(pos, c, self.height[pos] + 1, self.roof[pos])
                 self.personal[c] -= 1
-                lis = self._listener
-                if lis is not None:
-                    lis(self, ev.SUPPLY, c)
+                on = self._on
+                if on is not None:
+                    on[SUPPLY](self, c)
             self._end_build_turn()
         elif ph == REMODEL:
             if action != A_SKIP_REMODEL:
@@ -724,9 +734,9 @@ class PositanoState(State):
                 self.roofs_left[old - 1] += 1
                 self.roofs_left[old] -= 1
                 self._set_building(pos, self.owner[pos], self.height[pos], old + 1)
-                lis = self._listener
-                if lis is not None:
-                    lis(self, ev.ROOFS)
+                on = self._on
+                if on is not None:
+                    on[ROOFS](self)
             self._end_build_turn()
         self._changed()
         self._advance()
@@ -744,9 +754,9 @@ class PositanoState(State):
         self.hand_boosters[colour].remove(booster)
         self.played_cards[colour].append(card)
         self.played_boosters[colour].append(booster)
-        lis = self._listener
-        if lis is not None:
-            lis(self, ev.BID_PLAYED, colour, card, booster)
+        on = self._on
+        if on is not None:
+            on[BID_PLAYED](self, colour, card, booster)
 
     def _reveal_otto(self) -> None:
         # rules §7: Otto's top base bid card and top booster are revealed before the player bids.
@@ -754,9 +764,9 @@ class PositanoState(State):
         booster = self.hand_boosters[1].pop(0)
         self.played_cards[1].append(card)
         self.played_boosters[1].append(booster)
-        lis = self._listener
-        if lis is not None:
-            lis(self, ev.BID_PLAYED, 1, card, booster)
+        on = self._on
+        if on is not None:
+            on[BID_PLAYED](self, 1, card, booster)
 
     def _compute_orders(self) -> tuple[list[int], list[int], list[int]]:
         # rules §3.2: descending bid; a tie goes to the card with more stars for that tile type.
@@ -779,9 +789,9 @@ class PositanoState(State):
         self._orders = self._compute_orders()
         self.phase_index = DRAFT_LOT
         self.turn = 0
-        lis = self._listener
-        if lis is not None:
-            lis(self, ev.ORDERS_SET)
+        on = self._on
+        if on is not None:
+            on[ORDERS_SET](self)
         self._changed()
         self._advance()
 
@@ -822,18 +832,18 @@ class PositanoState(State):
         self.lot_row.remove(pos)
         self.lots_taken[c].append(pos)
         self.turn += 1
-        lis = self._listener
-        if lis is not None:
-            lis(self, ev.LOT_TAKEN, c, pos)
+        on = self._on
+        if on is not None:
+            on[LOT_TAKEN](self, c, pos)
 
     def _take_block(self, t: int) -> None:
         # rules §3.3: blocks come at once from the colour's general supply, capped by what is left.
         c = self._orders[1][self.turn]  # type: ignore[index]
         self.block_row.remove(t)
         self.blocks_taken[c].append(t)
-        lis = self._listener
-        if lis is not None:
-            lis(self, ev.TILE_TAKEN, c, 1, t)
+        on = self._on
+        if on is not None:
+            on[TILE_TAKEN](self, c, 1, t)
         tile = self.game.block_tiles[t]
         if tile.multiplier:
             self.phase_index = BLOCK_CHOICE
@@ -842,8 +852,8 @@ class PositanoState(State):
         self.personal[c] += gain
         self.general[c] -= gain
         self.turn += 1
-        if lis is not None:
-            lis(self, ev.SUPPLY, c)
+        if on is not None:
+            on[SUPPLY](self, c)
 
     def _choose_blocks(self, multiply: bool) -> None:
         # rules §1.6: with n in the personal supply, multiply gains n·(N−1), flat gains N; both
@@ -857,17 +867,17 @@ class PositanoState(State):
         self.general[c] -= gain
         self.phase_index = DRAFT_BLOCK
         self.turn += 1
-        lis = self._listener
-        if lis is not None:
-            lis(self, ev.SUPPLY, c)
+        on = self._on
+        if on is not None:
+            on[SUPPLY](self, c)
 
     def _take_build(self, t: int) -> None:
         c = self._orders[2][self.turn]  # type: ignore[index]
         self.build_row.remove(t)
         self.builds_taken[c].append(t)
-        lis = self._listener
-        if lis is not None:
-            lis(self, ev.TILE_TAKEN, c, 2, t)
+        on = self._on
+        if on is not None:
+            on[TILE_TAKEN](self, c, 2, t)
         if self.personal[c] == 0:
             # rules §4 + Decisions: no block → no building, the lot stays empty, no extra action.
             self.turn += 1
@@ -882,10 +892,10 @@ class PositanoState(State):
         self._set_building(pos, c, h, tile.roof)
         self.roofs_left[tile.roof - 1] -= 1
         self.personal[c] -= h
-        lis = self._listener
-        if lis is not None:
-            lis(self, ev.ROOFS)
-            lis(self, ev.SUPPLY, c)
+        on = self._on
+        if on is not None:
+            on[ROOFS](self)
+            on[SUPPLY](self, c)
         # rules §4: the optional extra action is offered only when it has a target.
         if tile.action == C.ADD_ON:
             if self.personal[c] > 0 and self.add_on_targets(c, tile.bonus):
@@ -911,9 +921,9 @@ class PositanoState(State):
             self.owner[pos], self.height[pos], self.roof[pos] = owner, height, roof
         else:
             self.owner[pos], self.height[pos], self.roof[pos] = -1, 0, 0
-        lis = self._listener
-        if lis is not None:
-            lis(self, ev.BUILDING, pos, *old)
+        on = self._on
+        if on is not None:
+            on[BUILDING](self, pos, *old)
 
     def _end_build_turn(self) -> None:
         self.phase_index = DRAFT_BUILD
@@ -923,12 +933,12 @@ class PositanoState(State):
         # rules §3.5 / §6: refill the Beach Board, or end after the round that took the last lots.
         self._orders = None
         self.turn = 0
-        lis = self._listener
+        on = self._on
         old_round = self.round
         if not self.lot_stack:
             self.phase_index = OVER
-            if lis is not None:
-                lis(self, ev.ROUND_ENDED, old_round, (), (), ())
+            if on is not None:
+                on[ROUND_ENDED](self, old_round, (), (), ())
             return
         t = self.game.tiles_per_round
         self.round += 1
@@ -942,8 +952,8 @@ class PositanoState(State):
             row.extend(stack[:t])
             del stack[:t]
         self.phase_index = BID
-        if lis is not None:
-            lis(self, ev.ROUND_ENDED, old_round, *moved)
+        if on is not None:
+            on[ROUND_ENDED](self, old_round, *moved)
         if self.game.solo:
             self._reveal_otto()
 

@@ -15,7 +15,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from tabletop_gym.core.events import Listener
+from tabletop_gym.core.events import Handlers
 from tabletop_gym.core.game import TERMINAL, State
 from tabletop_gym.core.layout import Grid, ego_labels
 from tabletop_gym.core.observer import ONE, ZERO, ObservationLayout, SharedObserver
@@ -322,17 +322,19 @@ class RapaNuiObserver(SharedObserver):
         self._write_shared(state, vec, -1)
         return vec
 
-    def _listener(self, entry: list[Any]) -> Listener:
-        groups = self._groups
+    def _listener(self, entry: list[Any]) -> Handlers:
+        def handler(code: int) -> Any:
+            of_code = self._groups[code]
 
-        def listener(state: Any, code: int, *args: Any) -> None:
-            of_code = groups[code]
-            bits = of_code.get(args)
-            if bits is None:
-                bits = of_code[args] = event_groups(code, args)
-            entry[1] |= bits
+            def marks(state: Any, *args: Any) -> None:
+                bits = of_code.get(args)
+                if bits is None:
+                    bits = of_code[args] = event_groups(code, args)
+                entry[1] |= bits
 
-        return listener
+            return marks
+
+        return Handlers(ev.EVENTS, [handler(code) for code in range(len(ev.EVENTS))])
 
     def _write_shared(self, state: State, vec: np.ndarray, mask: int) -> None:
         """Rewrite the fact groups ``mask`` names, straight from the engine's flat lists.

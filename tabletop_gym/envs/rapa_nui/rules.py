@@ -618,10 +618,10 @@ class RapaNuiState(State):
         self._legal = None
         ph = self._phase
         p = self._cur
-        lis = self._listener
-        if lis is not None and ph != _OFFER:
+        on = self._on
+        if on is not None and ph != _OFFER:
             code, args = _ACTION_EVENT[action]
-            lis(self, code, p, *args)
+            on[code](self, p, *args)
         if ph == _BUY:
             if action != NO_BUY:
                 k = action - BUY
@@ -640,8 +640,8 @@ class RapaNuiState(State):
                 self._face_down[p * NUM_KINDS + k] += 1
             else:
                 self._stone_up[k] += 1
-            if lis is not None:
-                lis(self, ev.OFFERED, p, k, down)
+            if on is not None:
+                on[ev.OFFERED](self, p, k, down)
             self._next_offerer(p)
         elif ph == _SUPPLY:
             if action != SUPPLY_SKIP:
@@ -765,9 +765,9 @@ class RapaNuiState(State):
         a = self._active
         disp = self._displays
         bonus = self._sole_majority(card)
-        lis = self._listener
-        if lis is not None:
-            lis(self, ev.SCORED, card)
+        on = self._on
+        if on is not None:
+            on[ev.SCORED](self, card)
         if card in (WOODCUTTER, PRIEST):
             gains = self._wood if card == WOODCUTTER else self._vp
             for q in range(n):
