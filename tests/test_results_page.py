@@ -162,6 +162,10 @@ def test_a_league_section_states_its_widest_interval_against_the_target(tmp_path
     assert "Not played yet: `tabletop-gym suite leagues --league rapa_nui-2p`" in lines
     compute, total = results._compute_table([], {"positano-2p": doc})
     assert total == 7200.0 and "| league `positano-2p` | its games and bootstrap | 2.00 |" in compute
+    # A league that trained its own learned policy counts that too.
+    doc["learned_cpu_seconds"] = 1800.0
+    compute, total = results._compute_table([], {"rapa_nui-4p": doc})
+    assert total == 9000.0 and "| league `rapa_nui-4p`: its learned policy | training it" in "\n".join(compute)
     assert set(leagues.LEAGUES) == {"positano-2p", "rapa_nui-2p", "positano-4p", "rapa_nui-4p"}
 
 
@@ -177,6 +181,18 @@ def test_a_league_without_its_learned_policy_is_refused_before_any_game(tmp_path
                  "--out", str(tmp_path / "out")]) == 2
     assert "seed-0.npz is missing" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_retrained_league_policy_counts_its_training_from_the_file_beside_it():
+    from tabletop_gym.tasks import leagues
+
+    root = ROOT / "benchmarks"
+    side = json.loads((root / "leagues/policies/RapaNui-4p-SelfPlay-v0-seed-0.json").read_text())
+    assert leagues.learned_cost(leagues.LEAGUES["rapa_nui-4p"], root) == \
+        side["cpu_seconds_in_process"]
+    assert leagues.learned_cost(leagues.LEAGUES["rapa_nui-2p"], root) is None  # shipped
+    # The Positano 4p policy is the row's own file: no results file beside it, no extra cost.
+    assert leagues.learned_cost(leagues.LEAGUES["positano-4p"], root) is None
 
 
 def test_the_committed_league_policies_load_as_the_learned_agent():

@@ -107,6 +107,20 @@ def _agents(spec: LeagueSpec, root: str | pathlib.Path) -> list[Any]:
     return [learned if a == LEARNED else a for a in spec.agents]
 
 
+def learned_cost(spec: LeagueSpec, root: str | pathlib.Path) -> float | None:
+    """CPU seconds of training the league's own learned policy, from the results file beside it.
+
+    ``None`` for the shipped policy or a policy without that file.
+    """
+    if spec.learned_policy is None:
+        return None
+    path = (pathlib.Path(root) / spec.learned_policy).with_suffix(".json")
+    if not path.is_file():
+        return None
+    cpu = json.loads(path.read_text()).get("cpu_seconds_in_process")
+    return None if cpu is None else float(cpu)
+
+
 def play(name: str, root: str | pathlib.Path = "benchmarks",
          out: str | pathlib.Path = OUT) -> dict[str, Any]:
     """Play league ``name`` and write ``out/<name>.json``; the document written.
@@ -128,7 +142,8 @@ def play(name: str, root: str | pathlib.Path = "benchmarks",
                                bootstrap=1000, verbose=True, num_players=spec.num_players)
         kind = "tables"
     doc = {"league": name, "kind": kind, "spec": dataclasses.asdict(spec),
-           "learned": spec.learned_from, "result": res.to_dict(),
+           "learned": spec.learned_from, "learned_cpu_seconds": learned_cost(spec, root),
+           "result": res.to_dict(),
            "markdown": res.markdown(), "cpu_seconds": round(time.process_time() - cpu0, 1),
            "metadata": metadata(command=f"tabletop-gym suite leagues --league {name}")}
     path = pathlib.Path(out) / f"{name}.json"

@@ -432,6 +432,11 @@ def _compute_table(rows: Sequence[Row],
         if cpu is not None:
             total += float(cpu)
             lines.append(f"| league `{name}` | its games and bootstrap | {cpu / 3600:.2f} |")
+        own = doc.get("learned_cpu_seconds")
+        if own is not None:
+            total += float(own)
+            lines.append(f"| league `{name}`: its learned policy | training it and scoring it on "
+                         f"its task | {own / 3600:.2f} |")
     lines.append(f"| **total recorded** | | **{total / 3600:.2f}** |")
     return lines, total
 
