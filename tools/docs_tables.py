@@ -279,7 +279,7 @@ def jax_train_speed() -> str:
 
 
 def jax_cpu_runs() -> str:
-    """The GPU recipe's Rapa Nui run repeated on this CPU, and what the full run would take."""
+    """Rapa Nui 2p runs from scratch on this CPU, and what the shipped run would take here."""
     import json
 
     from tabletop_gym.agents.base import jax_checkpoint_path
@@ -298,6 +298,8 @@ def jax_cpu_runs() -> str:
                      f"{(cpu['user'] + cpu['sys']) / 60:.1f} min", f"{cpu['wall'] / 60:.1f} min",
                      f"{h['win_rate']:.3f} [{h['win_ci_low']:.3f}, {h['win_ci_high']:.3f}]",
                      f"{r['win_rate']:.3f} [{r['win_ci_low']:.3f}, {r['win_ci_high']:.3f}]"])
+        if list(run["train"]["hidden"]) != list(shipped["hidden"]):
+            continue  # the shipped policy's steps say nothing of another network's time
         hours = shipped["learner_steps"] / run["learner_steps_per_s"] / 3600
         lines.append(f"At this run's rate the shipped Rapa Nui policy's "
                      f"{shipped['learner_steps']:,} learner steps would take about "
