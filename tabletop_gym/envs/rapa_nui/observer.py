@@ -323,8 +323,19 @@ class RapaNuiObserver(SharedObserver):
         return vec
 
     def _listener(self, entry: list[Any]) -> Handlers:
+        # One handler per code, of the code's own arity, so an event packs no argument tuple
+        # beyond its memo key; each memo holds event_groups' answer per argument values.
         def handler(code: int) -> Any:
             of_code = self._groups[code]
+            arity = len(ev.EVENTS.kinds[code].args)
+            if arity == 1:
+                def one(state: Any, a: Any) -> None:
+                    bits = of_code.get(a)
+                    if bits is None:
+                        bits = of_code[a] = event_groups(code, (a,))
+                    entry[1] |= bits
+
+                return one
 
             def marks(state: Any, *args: Any) -> None:
                 bits = of_code.get(args)
