@@ -301,7 +301,8 @@ def jax_cpu_runs() -> str:
         if list(run["train"]["hidden"]) != list(shipped["hidden"]):
             continue  # the shipped policy's steps say nothing of another network's time
         hours = shipped["learner_steps"] / run["learner_steps_per_s"] / 3600
-        lines.append(f"At this run's rate the shipped Rapa Nui policy's "
+        lines.append(f"At `{path.parent.name}`'s rate (the shipped network) the shipped "
+                     f"Rapa Nui policy's "
                      f"{shipped['learner_steps']:,} learner steps would take about "
                      f"{hours:.1f} hours of wall-clock time here "
                      f"(about {hours * (cpu['user'] + cpu['sys']) / cpu['wall']:.1f} CPU hours).")
