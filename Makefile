@@ -94,7 +94,7 @@ docs-build: $(STAMP)
 # (docs/jax-train.md). The residual SB3 recipe is `tabletop-gym train --env Positano-v0`.
 train: $(STAMP)
 	$(PY) -m tabletop_gym.cli train --backend jax --game rapa_nui --players 2 \
-		--opponents heuristic-net --hp hidden=[64,64] gamma=1.0 --minutes 30 --eval-games 1000
+		--opponents heuristic-net --hp 'hidden=[64,64]' gamma=1.0 --minutes 30 --eval-games 1000
 
 # docs/baselines.md and docs/baselines.json from the evaluation and league jobs (results cached
 # under runs/baselines/; PPO seeds summarised from runs/final/).
