@@ -139,12 +139,6 @@ class Handlers:
         self.vocabulary = vocabulary
         self.table: tuple[Handler, ...] = tuple(handlers)
 
-    def __len__(self) -> int:
-        return len(self.table)
-
-    def __getitem__(self, code: int) -> Handler:
-        return self.table[code]
-
 
 def _adapter(listener: Listener, code: int) -> Handler:
     def handler(state: Any, *args: Any) -> None:

@@ -646,7 +646,6 @@ class State(abc.ABC):
         state = self.__dict__.copy()
         state.pop("_kept_observations", None)
         state.pop("_on", None)
-        state.pop("_handlers", None)
         for name in self._unpickled_empty:
             if name in state:
                 state[name] = None
@@ -711,7 +710,6 @@ class State(abc.ABC):
     _on: tuple[Handler, ...] | None = None
     """The handler of each event code (:attr:`Handlers.table`), told every change of this
     state; ``None`` (the class default): nobody listens."""
-    _handlers: Handlers | None = None
 
     def listen(self, listener: Listener | Handlers) -> None:
         """Tell ``listener`` every change this state's engine makes from now on.
@@ -733,10 +731,9 @@ class State(abc.ABC):
             raise TypeError(f"{type(self).__name__} reports no change events; observers encode "
                             "its positions from scratch")
         table = handlers_of(listener, self.EVENTS)
-        current = self.__dict__.get("_handlers")
+        current = self.__dict__.get("_on")
         if current is not None:
-            table = chain(current, table)
-        self._handlers = table
+            table = chain(Handlers(self.EVENTS, current), table)
         self._on = table.table
 
 
