@@ -56,12 +56,11 @@ print(json.dumps({"env_share": r["env_share"], "env_us_per_step": r["env_us_per_
 """
 
 
-def run_in(tree: pathlib.Path, code: str, arg: int, env_id: str = "RapaNui-v0") -> dict[str, float]:
+def run_in(tree: pathlib.Path, code: str, arg: int, env_id: str) -> dict[str, float]:
     """Run ``code`` with ``arg`` on ``env_id`` in a fresh interpreter importing ``tree``."""
     env = dict(os.environ, PYTHONPATH=str(tree), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-c", code, str(arg), str(FLOOR), env_id], cwd=tree,
-                         env=env,
-                         capture_output=True, text=True, check=True)
+                         env=env, capture_output=True, text=True, check=True)
     result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
 

@@ -125,8 +125,9 @@ class RapaNuiObserver(SharedObserver):
     def __init__(self, game: RapaNuiGame):
         """Lay out the slices; bounds depend on ``offering_supply_limited`` only."""
         super().__init__(game)
-        # Every (event, arguments) seen gets its groups computed once, then looked up.
-        self._groups: list[dict[tuple[Any, ...], int]] = [{} for _ in ev.EVENTS.kinds]
+        # Every (event, arguments) seen gets its groups computed once, then looked up: per code,
+        # keyed by the argument tuple, or by the argument itself for a one-argument event.
+        self._groups: list[dict[Any, int]] = [{} for _ in ev.EVENTS.kinds]
         per_kind = game.max_held_per_kind
         # A display holds at most every deck card of one id plus the seat's start Woodcutter.
         display_max = DECK_COUNTS[WOODCUTTER] + 1
