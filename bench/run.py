@@ -46,6 +46,10 @@ def configs() -> list[tuple[str, dict[str, Any]]]:
 
 
 TARGET_ENV, TARGET_RAW, TARGET_PARALLEL = 2.0, 1.0, 1.0
+TARGET_RAW_BY_CONFIG = {"aec positano 1p": 1.1}
+"""Where a configuration is held to more than :data:`TARGET_RAW`: solo Positano, the shortest
+games (a deal and a final scoring every 24 decisions), is held to a margin that clears 1.0 in
+every run rather than in the median only."""
 TARGET_SHARE = {"Positano-v0": 0.10, "RapaNui-v0": 0.15}
 TARGET_ENGINE = 100_000
 
@@ -361,9 +365,10 @@ def targets(paired: dict[str, Any], extra: dict[str, Any]) -> list[dict[str, Any
             rows.append({"target": f"{name} ≥ {TARGET_ENV:.1f}× PZ connect_four_v3.env()",
                          "value": f"{e[0]:.2f}× ({e[1]:.2f}–{e[2]:.2f})",
                          "pass": e[0] >= TARGET_ENV})
-            rows.append({"target": f"{name} ≥ {TARGET_RAW:.1f}× PZ connect_four_v3.raw_env()",
+            raw_target = TARGET_RAW_BY_CONFIG.get(name, TARGET_RAW)
+            rows.append({"target": f"{name} ≥ {raw_target:.1f}× PZ connect_four_v3.raw_env()",
                          "value": f"{r[0]:.2f}× ({r[1]:.2f}–{r[2]:.2f})",
-                         "pass": r[0] >= TARGET_RAW})
+                         "pass": r[0] >= raw_target})
     par = paired["configs"]["parallel positano 6p"]["vs_env"]
     e = med(par)
     rows.append({"target": f"parallel positano 6p ≥ {TARGET_PARALLEL:.1f}× PZ "

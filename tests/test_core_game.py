@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import pytest
 
@@ -11,6 +12,7 @@ from tabletop_gym.core.game import (
     GameConfig,
     IllegalActionError,
     compute_returns,
+    shuffle,
 )
 from tabletop_gym.core.records import GameRecord, make_game
 
@@ -92,7 +94,6 @@ def test_record_json_errors():
 
 def _bare_game():
     """A sequential game that implements only the required members of the contract."""
-    import random
 
     from tabletop_gym.core.game import Game, State
 
@@ -261,3 +262,27 @@ def test_envs_send_only_mask_legal_actions_down_the_trusted_path(monkeypatch):
     with pytest.raises(IllegalActionError):
         par.step({"player_0": 4, "player_1": 45})
     assert calls == ["trusted", "checked"]
+
+
+def test_shuffle_deals_exactly_what_random_shuffle_deals():
+    # Every deck of every deal goes through core.game.shuffle: the same seed must give the same
+    # order and leave the generator in the same place as random.Random.shuffle, for every length
+    # the engines use (0 to Rapa Nui's 50 cards) and beyond a power of two.
+    for n in (0, 1, 2, 3, 7, 8, 9, 16, 25, 50, 65):
+        for seed in range(40):
+            ours, theirs = list(range(n)), list(range(n))
+            a, b = random.Random(seed), random.Random(seed)
+            shuffle(a, ours)
+            b.shuffle(theirs)
+            assert ours == theirs, (n, seed)
+            assert a.getrandbits(64) == b.getrandbits(64), (n, seed)
+
+
+def test_shuffle_keeps_a_generator_subclass_own_shuffle():
+    class Reversing(random.Random):
+        def shuffle(self, x):  # type: ignore[override]
+            x.reverse()
+
+    items = [1, 2, 3]
+    shuffle(Reversing(0), items)
+    assert items == [3, 2, 1]

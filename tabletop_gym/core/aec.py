@@ -49,6 +49,10 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+from pettingzoo.utils.wrappers.order_enforcing import (
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 from tabletop_gym.core.draw import Scene
 from tabletop_gym.core.game import (
@@ -644,7 +648,9 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """What ``agent`` may know now: ``{"observation", "action_mask"}``."""
-        state = self._require_state()
+        state = self.state_obj
+        if state is None:
+            state = self._require_state()
         seat = self._seat_of[agent]
         obs = self.observer.encode(state, seat)
         if seat == self._acting_seat and not self.terminations.get(agent, True):
@@ -655,7 +661,9 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
 
     def step(self, action: int | None) -> None:
         """Apply the action of ``agent_selection`` (``None`` for a terminated agent)."""
-        state = self._require_state()
+        state = self.state_obj
+        if state is None:
+            state = self._require_state()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -663,9 +671,9 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         if type(action) is not int or not 0 <= action < self._num_actions:
             action = as_action(action, self._num_actions, agent)
         try:
-            if action in self._acting_legal:
-                # This position's legal actions (those of the mask): the engine need not check
-                # the action again.
+            if self._acting_mask[action]:
+                # One of this position's legal actions (the mask's, one index rather than a
+                # scan of the legal tuple): the engine need not check the action again.
                 state.apply_trusted_action(action)
             else:
                 state.apply_action(action)  # raises IllegalActionError, changing nothing
@@ -745,8 +753,10 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         """
         if self.state_obj is None:
             self._require_state()
-        result: tuple[Any, float, bool, bool, dict[str, Any]] = super().last(observe)
-        return result
+        # PettingZoo's own last(), without its frame: it runs once per agent step.
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def agent_iter(self, max_iter: int = 2**63) -> Any:
         """PettingZoo's ``agent_iter()``.
@@ -927,6 +937,12 @@ class OrderEnforcing(OrderEnforcingWrapper):
             return super().observe(agent)
         return self.env.observe(agent)
 
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable[str, Any, Any]:
+        """PettingZoo's ``agent_iter`` (reset first, a step between agents), read directly."""
+        if not self._has_reset:
+            return super().agent_iter(max_iter)  # PettingZoo's own error
+        return _AgentIterable(self, max_iter)
+
     agent_selection = _forwarded("agent_selection", "The agent to act.")
     agents = _forwarded("agents", "The live agents.")
     rewards = _forwarded("rewards", "This step's rewards.")
@@ -934,3 +950,31 @@ class OrderEnforcing(OrderEnforcingWrapper):
     truncations = _forwarded("truncations", "Truncated flags.")
     infos = _forwarded("infos", "Infos.")
     _cumulative_rewards = _forwarded("_cumulative_rewards", "Rewards since the agent last acted.")
+
+
+class _AgentIterable(AECOrderEnforcingIterable[str, Any, Any]):
+    def __iter__(self) -> _AgentIterator:
+        return _AgentIterator(self.env, self.max_iter)
+
+
+class _AgentIterator(AECOrderEnforcingIterator[str, Any, Any]):
+    """PettingZoo's order-enforcing agent iterator reading the wrapped env's attributes directly.
+
+    The stock iterator reads ``agents`` and ``agent_selection`` through the wrapper, a property
+    and its reset check each, on every agent of every game.
+    """
+
+    def __init__(self, env: OrderEnforcing, max_iter: int):
+        super().__init__(env, max_iter)
+        self._wrapper = env
+        self._inner = env.env
+
+    def __next__(self) -> str:
+        inner = self._inner
+        if not inner.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        wrapper = self._wrapper
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        return inner.agent_selection

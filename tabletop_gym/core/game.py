@@ -115,6 +115,27 @@ _SHORT = reprlib.Repr()
 _SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxstring, _SHORT.maxother = 3, 8, 6, 40, 40
 
 
+def shuffle(rng: random.Random, items: list[Any]) -> None:
+    """Shuffle ``items`` in place exactly as ``rng.shuffle(items)`` does, in about half the time.
+
+    The engines shuffle every deck of every deal through this. For a plain ``random.Random`` it
+    is CPython's own Fisher–Yates (each index drawn by rejection from ``getrandbits``) with the
+    method lookups hoisted out of the loop, so a seed deals the same game either way
+    (``tests/test_core_game.py`` compares them); a subclass keeps its own ``shuffle``.
+    """
+    if type(rng) is not random.Random:
+        rng.shuffle(items)
+        return
+    getrandbits = rng.getrandbits
+    for i in range(len(items) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        items[i], items[j] = items[j], items[i]
+
+
 def shown(value: Any) -> str:
     """A short repr of a value from outside, for error messages.
 

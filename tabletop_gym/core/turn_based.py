@@ -437,7 +437,8 @@ class TurnBasedObserver(Observer):
             return super().encode(state, player)
         state = cast(TurnBasedState, state)
         out = self._gathered(state, self._gather[player])
-        self._commitments(state, player, out)
+        if state._bidder >= 0:  # no bid open: no commitment to show (see _commitments)
+            self._commitments(state, player, out)
         return out
 
     def encode_seats(self, state: State) -> np.ndarray:

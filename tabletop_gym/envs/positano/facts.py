@@ -837,8 +837,9 @@ def build(s: Any) -> array:
         f[_GOALS + C.GOAL_NAMES.index(goal)] = 1
     f[_ROUND] = rnd
     f[_ROUNDS_LEFT] = t.num_rounds - rnd
-    for column in t.columns:
-        _column(s, f, column)
+    if any(s.height):  # an empty cliff (every deal) writes nothing here
+        for column in t.columns:
+            _column(s, f, column)
     for pos in s.removed_lots:
         f[_REMOVED + pos] = 1
     for pos in s.lot_stack:

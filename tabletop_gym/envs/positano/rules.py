@@ -42,6 +42,7 @@ from tabletop_gym.core.game import (
     GameConfig,
     State,
     as_int,
+    shuffle,
 )
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano import scoring
@@ -369,7 +370,7 @@ class PositanoGame(Game):
         s = PositanoState.__new__(PositanoState)
         s.game = self
         lots = list(self.positions)
-        rng.shuffle(lots)
+        shuffle(rng, lots)
         k = self.lots_removed
         s.removed_lots = sorted(lots[:k])
         s.lot_row = lots[k : k + t]
@@ -377,15 +378,15 @@ class PositanoGame(Game):
         # rules §2.6-7: the starting tiles face up, the stacks shuffled (split in __init__).
         s.block_row = self._start_blocks[0][:]
         s.block_stack = self._start_blocks[1][:]
-        rng.shuffle(s.block_stack)
+        shuffle(rng, s.block_stack)
         s.build_row = self._start_builds[0][:]
         s.build_stack = self._start_builds[1][:]
-        rng.shuffle(s.build_stack)
+        shuffle(rng, s.build_stack)
         if self.solo:
             # rules §7: randomise the order of the 2 tiles within each Beach Board row (the lot
             # row already comes off a shuffled stack).
-            rng.shuffle(s.block_row)
-            rng.shuffle(s.build_row)
+            shuffle(rng, s.block_row)
+            shuffle(rng, s.build_row)
         if self.fixed_goals:
             s.goals = list(self.fixed_goals)
         else:
@@ -395,8 +396,8 @@ class PositanoGame(Game):
         s.hand_cards = [list(_ALL_CARDS) for _ in range(nc)]
         s.hand_boosters = [list(_ALL_BOOSTERS) for _ in range(nc)]
         if self.solo:
-            rng.shuffle(s.hand_cards[1])
-            rng.shuffle(s.hand_boosters[1])
+            shuffle(rng, s.hand_cards[1])
+            shuffle(rng, s.hand_boosters[1])
         s.played_cards = [[] for _ in range(nc)]
         s.played_boosters = [[] for _ in range(nc)]
         s.lots_taken = [[] for _ in range(nc)]
@@ -770,18 +771,22 @@ class PositanoState(State):
 
     def _compute_orders(self) -> tuple[list[int], list[int], list[int]]:
         # rules §3.2: descending bid; a tie goes to the card with more stars for that tile type.
-        nc = self.game.num_colours
+        # Each colour's card and booster are read once and its three sort keys made together:
+        # this runs every round of every game.
         r = self.round - 1
-        cards = [self.played_cards[c][r] for c in range(nc)]
-        boosters = [self.played_boosters[c][r] for c in range(nc)]
-        stars = C.STARS
+        value, stars = C.BID_VALUES, C.STARS
+        cards, boosters, star_sets = self.played_cards, self.played_boosters, self.star_sets
+        keys: tuple[list[tuple[int, int, int]], ...] = ([], [], [])
+        for c in range(self.game.num_colours):
+            card = cards[c][r]
+            v = value[card][boosters[c][r]]
+            st = stars[star_sets[c]][card]
+            keys[0].append((-v[0], -st[0], c))
+            keys[1].append((-v[1], -st[1], c))
+            keys[2].append((-v[2], -st[2], c))
         out = []
-        value = C.BID_VALUES
-        for k in range(3):
-            ranked = sorted(
-                (-value[cards[c]][boosters[c]][k], -stars[self.star_sets[c]][cards[c]][k], c)
-                for c in range(nc)
-            )
+        for ranked in keys:
+            ranked.sort()
             out.append([c for _, _, c in ranked])
         return (out[0], out[1], out[2])
 
@@ -1106,7 +1111,7 @@ class PositanoState(State):
             hidden += [s.hand_cards[1], s.hand_boosters[1]]
         for part in hidden:
             part.sort()
-            rng.shuffle(part)
+            shuffle(rng, part)
         s._legal = None
         return s
 

@@ -341,6 +341,11 @@ def competition_points(keys: Sequence[tuple[int, ...] | None]) -> list[int]:
             width = len(key)
         elif len(key) != width:
             raise ValueError(f"keys[{s}] = {key!r} has {len(key)} parts, others have {width}")
+    return _competition_points(keys)
+
+
+def _competition_points(keys: Sequence[tuple[int, ...] | None]) -> list[int]:
+    # competition_points on keys known to be well formed (goal_points makes them itself).
     points = [0] * len(keys)
     ranked = [key for key in keys if key is not None]
     if not ranked:
@@ -447,6 +452,12 @@ _REGIONS: dict[tuple[str, int], tuple[int, ...]] = {
 }
 
 
+_CLIFF: dict[int, tuple[int, ...]] = {
+    size: tuple(_lots(size, range(size), range(size))) for size in (4, 5)
+}
+"""Every lot of a ``size`` cliff, ascending (Grande's candidates)."""
+
+
 def region_lots(goal: str, size: int) -> tuple[int, ...]:
     """Positions (ascending) of the region a region goal counts on a ``size`` cliff (§5.3).
 
@@ -469,9 +480,8 @@ def _competition_keys(
     num_colours: int,
     size: int,
 ) -> list[tuple[int, ...] | None]:
-    every_row = range(size)
     if goal == "grande":
-        above = [p for p in _lots(size, every_row, every_row) if height[p] > LOT_LEVELS[p]]
+        above = [p for p in _CLIFF[size] if height[p] > LOT_LEVELS[p]]
         return _region_keys(owner, height, num_colours, above)
     if goal == "gruppo":
         return _group_keys(owner, height, num_colours, size)
@@ -633,7 +643,7 @@ def goal_points(
         _check_goal_name(goal)
         _check_goal_inputs(goal, owner, height, roof, personal_supply, num_colours, size)
     if goal in COMPETITION_GOALS:
-        return competition_points(
+        return _competition_points(
             _competition_keys(goal, owner, height, personal_supply, num_colours, size)
         )
     return _item_points(goal, owner, height, roof, num_colours, size)

@@ -39,7 +39,7 @@ import dataclasses
 import random
 from typing import Any, ClassVar
 
-from tabletop_gym.core.game import TERMINAL, Game, GameConfig, State, as_int
+from tabletop_gym.core.game import TERMINAL, Game, GameConfig, State, as_int, shuffle
 from tabletop_gym.core.layout import ActionLayout
 from tabletop_gym.envs.rapa_nui import events as ev
 from tabletop_gym.envs.rapa_nui.components import (
@@ -398,7 +398,7 @@ class RapaNuiGame(Game):
         """Deal a game (§2): shuffle the 50 cards, lay 4 columns of 4, the rest is the pile."""
         n = self.num_players
         deck = [card for card, count in enumerate(DECK_COUNTS) for _ in range(count)]
-        rng.shuffle(deck)
+        shuffle(rng, deck)
         s = RapaNuiState(self)
         s._columns = [deck[c * COLUMN_SIZE : (c + 1) * COLUMN_SIZE] for c in range(NUM_COLUMNS)]
         s._pile = deck[NUM_COLUMNS * COLUMN_SIZE :]
@@ -965,7 +965,7 @@ class RapaNuiState(State):
         # Shuffled from a canonical order, so the result depends on the seat's view and the
         # generator only, never on the hidden deal it replaces.
         cards.sort()
-        rng.shuffle(cards)
+        shuffle(rng, cards)
         pos = 0
         for q in others:
             b = q * NUM_CARD_TYPES
@@ -985,7 +985,7 @@ class RapaNuiState(State):
                 for k in range(NUM_KINDS):
                     kinds.extend([k] * place[b + k])
         kinds.sort()
-        rng.shuffle(kinds)
+        shuffle(rng, kinds)
         pos = 0
         for q in others:
             b = q * NUM_KINDS
