@@ -81,7 +81,7 @@ ILLEGAL_ACTION_POLICIES = ("terminate", "raise")
 ILLEGAL_REWARD = -1.0
 INFO_MODES = ("full", "stable")
 MASK_CACHE_SIZE = 4096
-"""Distinct legal sets whose read-only masks an AEC env keeps (a bound on its memory)."""
+"""Distinct legal sets whose read-only masks an env keeps (a bound on its memory)."""
 
 
 def check_env_args(
@@ -376,6 +376,27 @@ class TabletopEnvBase:
         self.agents: list[str] = []
         self.state_obj: State | None = None
         self._engine_seed: int | None = None
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
+
+    def _new_mask(self, legal: tuple[int, ...], size: int) -> np.ndarray:
+        """The read-only mask of ``legal`` over ``size`` actions, kept for the next time.
+
+        The envs look a legal set up in ``_masks`` first and call this on a miss: one array
+        serves every position with the same legal set (the AEC env hands it out read-only, the
+        parallel env a copy), so no caller can make an illegal action look legal.
+        """
+        mask = np.zeros(size, dtype=np.int8)
+        mask[list(legal)] = 1
+        mask.setflags(write=False)
+        if len(self._masks) < MASK_CACHE_SIZE:
+            self._masks[legal] = mask
+        return mask
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A pickle or deep copy carries the game, not the cache of masks per legal set.
+        state = self.__dict__.copy()
+        state["_masks"] = {}
+        return state
 
     def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The cached observation space of ``agent``."""
@@ -495,7 +516,6 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         self._zero_mask.flags.writeable = False
         self._acting_mask = self._zero_mask
         self._acting_legal: tuple[int, ...] = ()
-        self._masks: dict[tuple[int, ...], np.ndarray] = {}
         # The seat to act (-1 at the end), its agent and phase, as of the last change: computed
         # once per position and read by observe(), step() and the infos.
         self._acting_seat = -1
@@ -618,11 +638,7 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         legal = tuple(state._legal_actions())
         mask = self._masks.get(legal)
         if mask is None:
-            mask = np.zeros(self._num_actions, dtype=np.int8)
-            mask[list(legal)] = 1
-            mask.setflags(write=False)
-            if len(self._masks) < MASK_CACHE_SIZE:
-                self._masks[legal] = mask
+            mask = self._new_mask(legal, self._num_actions)
         self._acting_mask = mask
         self._acting_legal = legal
         self._acting_seat = cur
@@ -715,12 +731,6 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         self._accumulate_rewards()
 
     # --- extras -------------------------------------------------------------------------------
-
-    def __getstate__(self) -> dict[str, Any]:
-        # A pickle or deep copy carries the game, not the cache of masks per legal set.
-        state = self.__dict__.copy()
-        state["_masks"] = {}
-        return state
 
     def seat_of(self, agent: str) -> int:
         """The engine seat ``agent`` plays this episode.

@@ -109,7 +109,9 @@ class TabletopParallelEnv(TabletopEnvBase, ParallelEnv):
 
     def _acting(self) -> list[int]:
         """Seats with a real choice now."""
-        state = self._require_state()
+        state = self.state_obj
+        if state is None:
+            state = self._require_state()
         cur = state.current_player()
         if cur == TERMINAL:
             return []
@@ -137,12 +139,16 @@ class TabletopParallelEnv(TabletopEnvBase, ParallelEnv):
         seat_of = self._seat_of
         noop = self._noop_mask if acting else self._zero_mask
         stable = self._stable is not None
+        masks = self._masks
         for a in self.agents:
             s = seat_of[a]
             if s in acting:
-                mask = np.zeros(self._n_actions, dtype=np.int8)
                 legal = legal_now[s] = state.legal_actions(s)
-                mask[legal] = 1
+                key = tuple(legal)
+                kept = masks.get(key)
+                if kept is None:
+                    kept = self._new_mask(key, self._n_actions)
+                mask = kept.copy()
                 is_acting = True
             else:
                 mask = noop.copy()
