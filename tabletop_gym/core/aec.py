@@ -392,6 +392,20 @@ class TabletopEnvBase:
             self._masks[legal] = mask
         return mask
 
+    def _seeded_record(self, **fields: Any) -> GameRecord:
+        """This episode's :class:`GameRecord`: game, config, engine seed, env and ``fields``.
+
+        Raises:
+            RuntimeError: Before the first reset.
+            ValueError: When the episode started from a given state (it has no seed).
+        """
+        self._require_state()
+        if self._engine_seed is None:
+            raise ValueError("this episode started from a given state; it has no seed to record")
+        return GameRecord(game=self.game.name, config=self.game.config.to_dict(),
+                          seed=self._engine_seed, env_id=self.metadata["name"],
+                          provenance=metadata(), **fields)
+
     def __getstate__(self) -> dict[str, Any]:
         # A pickle or deep copy carries the game, not the cache of masks per legal set.
         state = self.__dict__.copy()
@@ -877,19 +891,9 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
             RuntimeError: Before the first reset.
             ValueError: When the episode started from a given state (it has no seed).
         """
-        self._require_state()
-        if self._engine_seed is None:
-            raise ValueError("this episode started from a given state; it has no seed to record")
-        return GameRecord(
-            game=self.game.name,
-            config=self.game.config.to_dict(),
-            seed=self._engine_seed,
-            actions=list(self._actions),
-            transform=getattr(self.game, "transform_name", None),
-            seats=list(self._agent_seat),
-            env_id=self.metadata["name"],
-            provenance=metadata(),
-        )
+        return self._seeded_record(actions=list(self._actions),
+                                   transform=getattr(self.game, "transform_name", None),
+                                   seats=list(self._agent_seat))
 
     def __str__(self) -> str:
         return str(self.metadata["name"])

@@ -40,11 +40,9 @@ from tabletop_gym.core.game import (
     State,
 )
 from tabletop_gym.core.observer import Observer
-from tabletop_gym.core.records import GameRecord
 from tabletop_gym.core.render import (
     RENDER_MODES,
 )
-from tabletop_gym.provenance import metadata
 
 _StepResult = tuple[
     dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]
@@ -304,10 +302,6 @@ class TabletopParallelEnv(TabletopEnvBase, ParallelEnv):
             RuntimeError: Before the first reset.
             ValueError: When the episode started from a given state (it has no seed).
         """
-        self._require_state()
-        if self._engine_seed is None:
-            raise ValueError("this episode started from a given state; it has no seed to record")
-        rec = GameRecord(self.game.name, self.game.config.to_dict(), self._engine_seed, [],
-                         env_id=self.metadata["name"], provenance=metadata())
+        rec = self._seeded_record(actions=[])
         doc = rec.__dict__ | {"joint_actions": [list(j) for j in self._joint_log]}
         return doc
