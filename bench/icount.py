@@ -107,9 +107,13 @@ def play(workload: str, steps: int) -> tuple[int, int]:
 def instructions(tree: pathlib.Path, workload: str, steps: int) -> int:
     """Instructions valgrind counts for ``steps`` steps of ``workload`` in checkout ``tree``."""
     env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPATH": str(tree)}
+    play_cmd = [sys.executable, str(pathlib.Path(__file__).resolve()), "--play", workload,
+                "--steps", str(steps)]
+    # One plain run first, so that a checkout whose bytecode is stale compiles it there and
+    # not in a counted run (a compile would count as the steps' work).
+    subprocess.run(play_cmd, cwd=tree, env=env, capture_output=True, check=True)
     cmd = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-           sys.executable, str(pathlib.Path(__file__).resolve()), "--play", workload,
-           "--steps", str(steps)]
+           *play_cmd]
     out = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, check=True)
     found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
     if found is None:
