@@ -978,9 +978,10 @@ class _AgentIterator(AECOrderEnforcingIterator[str, Any, Any]):
     and its reset check each, on every agent of every game.
     """
 
+    env: OrderEnforcing
+
     def __init__(self, env: OrderEnforcing, max_iter: int):
         super().__init__(env, max_iter)
-        self._wrapper = env
         self._inner = env.env
 
     def __next__(self) -> str:
@@ -988,7 +989,7 @@ class _AgentIterator(AECOrderEnforcingIterator[str, Any, Any]):
         if not inner.agents or self.iters_til_term <= 0:
             raise StopIteration
         self.iters_til_term -= 1
-        wrapper = self._wrapper
+        wrapper = self.env
         assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
         wrapper._has_updated = False
         return inner.agent_selection

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tabletop_gym.envs.positano.components import (
+    BOARD_SIZES,
     COMPETITION_POINTS,
     GOAL_NAMES,
     GOALS,
@@ -33,6 +34,7 @@ from tabletop_gym.envs.positano.components import (
     LOTS_IN_FRONT,
     MAX_LEVEL_BONUS,
     NUM_POSITIONS,
+    board_positions,
     column_lots,
     lot_name,
     lot_position,
@@ -452,9 +454,7 @@ _REGIONS: dict[tuple[str, int], tuple[int, ...]] = {
 }
 
 
-_CLIFF: dict[int, tuple[int, ...]] = {
-    size: tuple(_lots(size, range(size), range(size))) for size in (4, 5)
-}
+_CLIFF: dict[int, tuple[int, ...]] = {size: board_positions(size) for size in BOARD_SIZES}
 """Every lot of a ``size`` cliff, ascending (Grande's candidates)."""
 
 
