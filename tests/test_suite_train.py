@@ -123,8 +123,8 @@ def test_jax_recipe_opponents_per_task():
         "Positano-Solo-v0", "Positano-2p-vsHeuristic-v0", "Positano-4p-SelfPlay-v0",
         "RapaNui-2p-vsHeuristic-v0", "RapaNui-4p-SelfPlay-v0")}
     assert got == {"Positano-Solo-v0": "self", "Positano-2p-vsHeuristic-v0": "heuristic-net",
-                   "Positano-4p-SelfPlay-v0": "pool", "RapaNui-2p-vsHeuristic-v0": "heuristic-net",
-                   "RapaNui-4p-SelfPlay-v0": "pool"}
+                   "Positano-4p-SelfPlay-v0": "self", "RapaNui-2p-vsHeuristic-v0": "heuristic-net",
+                   "RapaNui-4p-SelfPlay-v0": "self"}
     # An override of the opponents drops the distilled net that went with the recipe's own.
     assert jax_settings(TASKS["RapaNui-2p-vsHeuristic-v0"], {"opponents": "pool"}) == {
         "opponents": "pool"}
