@@ -183,16 +183,20 @@ def test_a_league_without_its_learned_policy_is_refused_before_any_game(tmp_path
     assert not (tmp_path / "out").exists()
 
 
-def test_a_retrained_league_policy_counts_its_training_from_the_file_beside_it():
+def test_a_retrained_league_policy_counts_its_training_from_the_file_beside_it(tmp_path):
     from tabletop_gym.tasks import leagues
 
-    root = ROOT / "benchmarks"
-    side = json.loads((root / "leagues/policies/RapaNui-4p-SelfPlay-v0-seed-0.json").read_text())
-    assert leagues.learned_cost(leagues.LEAGUES["rapa_nui-4p"], root) == \
-        side["cpu_seconds_in_process"]
-    assert leagues.learned_cost(leagues.LEAGUES["rapa_nui-2p"], root) is None  # shipped
-    # The Positano 4p policy is the row's own file: no results file beside it, no extra cost.
-    assert leagues.learned_cost(leagues.LEAGUES["positano-4p"], root) is None
+    spec = leagues.LEAGUES["rapa_nui-4p"]
+    # No results file beside the policy: the policy is the row's own, whose cost the row counts.
+    assert leagues.learned_cost(spec, tmp_path) is None
+    side = (tmp_path / spec.learned_policy).with_suffix(".json")
+    side.parent.mkdir(parents=True)
+    side.write_text(json.dumps({"cpu_seconds_in_process": 321.5}))
+    assert leagues.learned_cost(spec, tmp_path) == 321.5
+    assert leagues.learned_cost(leagues.LEAGUES["rapa_nui-2p"], tmp_path) is None  # shipped
+    # Both committed 4-player leagues play their row's own seed-0 policy: no extra cost.
+    for name in ("positano-4p", "rapa_nui-4p"):
+        assert leagues.learned_cost(leagues.LEAGUES[name], ROOT / "benchmarks") is None
 
 
 def test_the_committed_league_policies_load_as_the_learned_agent():

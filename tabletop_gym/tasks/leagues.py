@@ -84,10 +84,7 @@ LEAGUES: dict[str, LeagueSpec] = {
         30, *_seed0("Positano-4p-SelfPlay-v0")),
     "rapa_nui-4p": LeagueSpec(
         "rapa_nui", 4, ("heuristic", "random", "ismcts:12:guided", "heuristic:woodsman", LEARNED),
-        30, "leagues/policies/RapaNui-4p-SelfPlay-v0-seed-0.npz",
-        "training seed 0 of the `jax-ppo` recipe on `RapaNui-4p-SelfPlay-v0`, trained again for "
-        "the league because the row's own policy file was not kept (this one scores 0.23 "
-        "normalised on the task, the row's 0.29; its results file is beside it)"),
+        30, *_seed0("RapaNui-4p-SelfPlay-v0")),
 }
 """The leagues; the heuristic bot comes first and anchors each scale at 0."""
 
