@@ -81,7 +81,7 @@ LEAGUES: dict[str, LeagueSpec] = {
         200, None, "the shipped `jax-ppo` policy for 2 players"),
     "positano-4p": LeagueSpec(
         "positano", 4, ("heuristic", "random", "ismcts:12:guided", "heuristic:hoarder", LEARNED),
-        30, *_seed0("Positano-4p-SelfPlay-v0")),
+        45, *_seed0("Positano-4p-SelfPlay-v0")),
     "rapa_nui-4p": LeagueSpec(
         "rapa_nui", 4, ("heuristic", "random", "ismcts:12:guided", "heuristic:woodsman", LEARNED),
         30, *_seed0("RapaNui-4p-SelfPlay-v0")),
