@@ -19,6 +19,7 @@ prints one JSON row. Needs the ``jax`` extra (and the ``train`` extra for ``--sb
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
@@ -30,9 +31,59 @@ from typing import Any
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 
+def flops_per_learner_step(observation_size: int, num_actions: int, hidden: tuple[int, ...],
+                           num_envs: int, eval_envs: int, num_steps: int, num_players: int,
+                           epochs: int) -> int:
+    """Floating-point operations of the networks per learner step of a self-play iteration.
+
+    The actor (``observation → hidden… → actions``) and the critic (``… → 1``) cost one
+    multiply-add per weight per row (biases and activations are left out). Per learner step
+    the rollout runs both networks once for every game of the batch (the games against random
+    included), the bootstrap values once per seat and game per iteration, and each epoch one
+    forward and one backward pass: three passes for every layer but the first, whose input
+    needs no gradient (two). Two operations per multiply-add.
+    """
+    def macs(out: int) -> tuple[int, int]:
+        sizes = [observation_size, *hidden, out]
+        layers = [a * b for a, b in itertools.pairwise(sizes)]
+        return layers[0], sum(layers[1:])
+
+    first_a, rest_a = macs(num_actions)
+    first_c, rest_c = macs(1)
+    first, rest = first_a + first_c, rest_a + rest_c
+    forward = first + rest
+    batch = num_envs + eval_envs
+    rollout = forward * batch * num_steps + forward * batch * num_players
+    update = epochs * (2 * first + 3 * rest) * num_envs * num_steps
+    return round(2 * (rollout + update) / (num_envs * num_steps))
+
+
+def gemm_gflops(rows: int, inner: int, cols: int, repeats: int = 20) -> float:
+    """GFLOP/s of one ``(rows, inner) @ (inner, cols)`` float32 product on the default device."""
+    import jax
+    import jax.numpy as jnp
+
+    a = jnp.ones((rows, inner), jnp.float32)
+    b = jnp.ones((inner, cols), jnp.float32)
+    f = jax.jit(lambda x, y: x @ y)
+    jax.block_until_ready(f(a, b))
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        jax.block_until_ready(f(a, b))
+        times.append(time.perf_counter() - t0)
+    return 2 * rows * inner * cols / statistics.median(times) / 1e9
+
+
 def measure(game: str, players: int, num_envs: int, num_steps: int, hidden: tuple[int, ...],
             opponents: str, seeds: int, iterations: int) -> dict[str, Any]:
-    """Compile time and the median learner steps/s over ``iterations`` timed iterations."""
+    """Compile time and the median learner steps/s over ``iterations`` timed iterations.
+
+    Also what bounds the rate on this device (self-play only, where every decision of a
+    training game is a learner step): the rollout alone, timed as the trainer runs it, and the
+    networks' arithmetic (:func:`flops_per_learner_step`) at the rate of the update's largest
+    matrix product (:func:`gemm_gflops`).
+    """
     import jax
 
     from tabletop_gym.jax.core import make
@@ -55,7 +106,28 @@ def measure(game: str, players: int, num_envs: int, num_steps: int, hidden: tupl
         runner, m = update(runner)
         steps = int(jax.device_get(m["learner_steps"]).sum())
         rates.append(steps / (time.perf_counter() - t0))
+    bounds: dict[str, Any] = {}
+    if opponents == "self":
+        game_ = trainer.game
+        rollout = jax.jit(jax.vmap(lambda r: jax.lax.scan(trainer._step, r, None, num_steps)[0]))
+        jax.block_until_ready(rollout(runner))
+        times = []
+        for _ in range(iterations):
+            t0 = time.perf_counter()
+            jax.block_until_ready(rollout(runner))
+            times.append(time.perf_counter() - t0)
+        flops = flops_per_learner_step(game_.observation_size, game_.num_actions, hidden,
+                                       num_envs, config.eval_envs, num_steps, players,
+                                       config.epochs)
+        gemm = gemm_gflops(num_envs * num_steps // config.minibatches, game_.observation_size,
+                           hidden[0])
+        bounds = {"rollout_s": round(statistics.median(times), 4),
+                  "rollout_only_steps_per_s": round(seeds * num_envs * num_steps
+                                                    / statistics.median(times)),
+                  "flops_per_learner_step": flops, "gemm_gflops": round(gemm, 1),
+                  "arithmetic_steps_per_s": round(gemm * 1e9 / flops)}
     return {
+        **bounds,
         "game": game, "players": players, "num_envs": num_envs, "num_steps": num_steps,
         "hidden": list(hidden), "opponents": opponents, "seeds": seeds,
         "eval_envs": config.eval_envs, "epochs": config.epochs,
@@ -111,10 +183,17 @@ ALL_ROWS = [(game, hidden) for game in ("rapa_nui", "positano") for hidden in ((
                                                                               (256, 256))]
 
 
+def _bound(row: dict[str, Any], key: str) -> str:
+    if f"{key}_ratio" not in row:
+        return "–"
+    return f"{row[key + '_steps_per_s']:,} ({row[key + '_ratio']}x)"
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     """The rows as the markdown table ``make bench`` prints, with the targets."""
     lines = ["| game | network | JAX learner steps/s | compile + first (s) | MaskablePPO steps/s "
-             "| ratio | target | met |", "|---|---|---|---|---|---|---|---|"]
+             "| ratio | target | met | bound: rollout alone | bound: arithmetic |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         target = TARGETS[r["game"]]
         ratio = r["ratio_vs_sb3"]
@@ -122,10 +201,15 @@ def table(rows: list[dict[str, Any]]) -> str:
             f"| {r['game']} {r['players']}p | {'x'.join(map(str, r['hidden']))} | "
             f"{r['learner_steps_per_s']:,} | {r['compile_and_first_s']} | "
             f"{r['sb3_maskable_ppo']['learner_steps_per_s']:,} | {ratio}x | {target:g}x | "
-            f"{'yes' if ratio >= target else 'no'} |")
+            f"{'yes' if ratio >= target else 'no'} | {_bound(r, 'rollout_only')} | "
+            f"{_bound(r, 'arithmetic')} |")
     load = sorted({tuple(r["load_avg"]) for r in rows})
     lines += ["", f"Load average while measured (1, 5, 15 min): {load}; {rows[0]['cpus']} CPUs, "
-              f"backend {rows[0]['backend']}, commit {rows[0]['commit']}."]
+              f"backend {rows[0]['backend']}, commit {rows[0]['commit']}.", "",
+              "Bounds (learner steps/s and ratio to MaskablePPO): *rollout alone*, the rate if the "
+              "update cost nothing; *arithmetic*, the rate if the env cost nothing and every "
+              "operation of the networks ran at the measured rate of the update's largest matrix "
+              "product."]
     return "\n".join(lines) + "\n"
 
 
@@ -162,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
             row["sb3_maskable_ppo"] = measure_sb3(game, 2, hidden, a.iterations)
             row["ratio_vs_sb3"] = round(
                 row["learner_steps_per_s"] / row["sb3_maskable_ppo"]["learner_steps_per_s"], 1)
+            sb3 = row["sb3_maskable_ppo"]["learner_steps_per_s"]
+            for key in ("rollout_only", "arithmetic"):
+                row[f"{key}_ratio"] = round(row[f"{key}_steps_per_s"] / sb3, 1)
             row["target"] = TARGETS[game]
             rows.append(row)
             print(json.dumps(row), flush=True)

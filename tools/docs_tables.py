@@ -267,12 +267,14 @@ def jax_train_speed() -> str:
                     f"{r['learner_steps_per_s']:,} ({lo:,}–{hi:,})",
                     f"{r['compile_and_first_s']} s",
                     f"{sb3['learner_steps_per_s']:,} ({slo:,}–{shi:,})",
-                    f"{r['ratio_vs_sb3']}×", f"{r['target']:g}×"])
+                    f"{r['ratio_vs_sb3']}×", f"{r['target']:g}×",
+                    *(f"{r[k + '_steps_per_s']:,} ({r[k + '_ratio']}×)" if k + "_ratio" in r
+                      else "–" for k in ("rollout_only", "arithmetic"))])
     load = max(max(r["load_avg"]) for r in rows)
     first = rows[0]
     return (_table(["game", "network", "JAX trainer: learner steps/s (median, min–max)",
                     "first iteration (compile + run)", "MaskablePPO steps/s (median, min–max)",
-                    "ratio", "target"], out)
+                    "ratio", "target", "bound: rollout alone", "bound: arithmetic"], out)
             + f"\n\n{first['cpus']} CPUs, backend {first['backend']}, jax {first['jax']}, "
             f"commit {first['commit']}; highest load average while measured "
             f"{load:.2f}; {first['iterations']} timed iterations per row.")
