@@ -497,8 +497,8 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "## Against a held-out population",
         "",
         "Bots that no recipe trains against (the `sb3-ppo` recipe plays the heuristic bot, "
-        "`jax-ppo` the distilled heuristic or its own snapshots, and so did the shipped "
-        f"`jax-ppo` policies): {variants}. Each fills every other seat in turn, on "
+        "`jax-ppo` the distilled heuristic or itself, the shipped `jax-ppo` policies the "
+        f"distilled heuristic): {variants}. Each fills every other seat in turn, on "
         f"{held_out.GAMES_PER_OPPONENT} seat-rotated games of deals no suite protocol plays "
         "(`tabletop_gym.tasks.held_out`). A learned agent's score against an opponent is "
         "normalised by the random agent's and the heuristic bot's against the same opponent "
