@@ -58,6 +58,19 @@ def flops_per_learner_step(observation_size: int, num_actions: int, hidden: tupl
     return round(2 * (rollout + update) / (num_envs * num_steps))
 
 
+def _median_seconds(f: Any, *args: Any, repeats: int) -> float:
+    """Median wall-clock seconds of ``f(*args)`` over ``repeats`` calls after one untimed call."""
+    import jax
+
+    jax.block_until_ready(f(*args))
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        jax.block_until_ready(f(*args))
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
 def gemm_gflops(rows: int, inner: int, cols: int, repeats: int = 20) -> float:
     """GFLOP/s of one ``(rows, inner) @ (inner, cols)`` float32 product on the default device."""
     import jax
@@ -65,14 +78,8 @@ def gemm_gflops(rows: int, inner: int, cols: int, repeats: int = 20) -> float:
 
     a = jnp.ones((rows, inner), jnp.float32)
     b = jnp.ones((inner, cols), jnp.float32)
-    f = jax.jit(lambda x, y: x @ y)
-    jax.block_until_ready(f(a, b))
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        jax.block_until_ready(f(a, b))
-        times.append(time.perf_counter() - t0)
-    return 2 * rows * inner * cols / statistics.median(times) / 1e9
+    seconds = _median_seconds(jax.jit(lambda x, y: x @ y), a, b, repeats=repeats)
+    return 2 * rows * inner * cols / seconds / 1e9
 
 
 def measure(game: str, players: int, num_envs: int, num_steps: int, hidden: tuple[int, ...],
@@ -108,22 +115,15 @@ def measure(game: str, players: int, num_envs: int, num_steps: int, hidden: tupl
         rates.append(steps / (time.perf_counter() - t0))
     bounds: dict[str, Any] = {}
     if opponents == "self":
-        game_ = trainer.game
+        g = trainer.game
         rollout = jax.jit(jax.vmap(lambda r: jax.lax.scan(trainer._step, r, None, num_steps)[0]))
-        jax.block_until_ready(rollout(runner))
-        times = []
-        for _ in range(iterations):
-            t0 = time.perf_counter()
-            jax.block_until_ready(rollout(runner))
-            times.append(time.perf_counter() - t0)
-        flops = flops_per_learner_step(game_.observation_size, game_.num_actions, hidden,
-                                       num_envs, config.eval_envs, num_steps, players,
-                                       config.epochs)
-        gemm = gemm_gflops(num_envs * num_steps // config.minibatches, game_.observation_size,
+        rollout_s = _median_seconds(rollout, runner, repeats=iterations)
+        flops = flops_per_learner_step(g.observation_size, g.num_actions, hidden, num_envs,
+                                       config.eval_envs, num_steps, players, config.epochs)
+        gemm = gemm_gflops(num_envs * num_steps // config.minibatches, g.observation_size,
                            hidden[0])
-        bounds = {"rollout_s": round(statistics.median(times), 4),
-                  "rollout_only_steps_per_s": round(seeds * num_envs * num_steps
-                                                    / statistics.median(times)),
+        bounds = {"rollout_s": round(rollout_s, 4),
+                  "rollout_only_steps_per_s": round(seeds * num_envs * num_steps / rollout_s),
                   "flops_per_learner_step": flops, "gemm_gflops": round(gemm, 1),
                   "arithmetic_steps_per_s": round(gemm * 1e9 / flops)}
     return {
@@ -244,9 +244,8 @@ def main(argv: list[str] | None = None) -> int:
             row = measure(game, 2, a.num_envs, a.num_steps, hidden, a.opponents, a.seeds,
                           a.iterations)
             row["sb3_maskable_ppo"] = measure_sb3(game, 2, hidden, a.iterations)
-            row["ratio_vs_sb3"] = round(
-                row["learner_steps_per_s"] / row["sb3_maskable_ppo"]["learner_steps_per_s"], 1)
             sb3 = row["sb3_maskable_ppo"]["learner_steps_per_s"]
+            row["ratio_vs_sb3"] = round(row["learner_steps_per_s"] / sb3, 1)
             for key in ("rollout_only", "arithmetic"):
                 row[f"{key}_ratio"] = round(row[f"{key}_steps_per_s"] / sb3, 1)
             row["target"] = TARGETS[game]
