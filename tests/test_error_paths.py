@@ -263,8 +263,12 @@ def test_parallel_step_after_the_end_is_a_clear_error(n):
     while env.agents:
         acts = {a: int(rng.choice(np.flatnonzero(infos[a]["action_mask"]))) for a in env.agents}
         _, _, _, _, infos = env.step(acts)
-    with pytest.raises(RuntimeError, match=r"over.*reset"):
-        env.step({})
+    # Issue 39 item 12: step({}) after the end gives five empty dicts, as PettingZoo's own
+    # parallel envs do; actions for agents that are gone are still refused.
+    assert env.step({}) == ({}, {}, {}, {}, {})
+    assert env.agents == [] and env.state_obj.is_terminal()
+    with pytest.raises(RuntimeError, match=r"over.*step\(\{\}\).*reset"):
+        env.step(dict.fromkeys(env.possible_agents, 0))
 
 
 def _faulty(action):
