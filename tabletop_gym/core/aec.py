@@ -1010,6 +1010,8 @@ class _AgentIterator(AECOrderEnforcingIterator[str, Any, Any]):
             raise StopIteration
         self.iters_til_term -= 1
         wrapper = self.env
-        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        if not wrapper._has_updated:
+            # PettingZoo's own iterator asserts; a raise keeps its exception under python -O.
+            raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
         wrapper._has_updated = False
         return inner.agent_selection
