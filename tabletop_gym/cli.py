@@ -390,6 +390,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
     cls = _env_class(rec.game)
     view = _parse_view(args.view, game.num_players)
     _positive("--every", args.every)
+    rec.replay()  # every action replays, before anything is printed or written
     state = game.new_initial_state(random.Random(rec.seed))
     made = (rec.provenance or {}).get("package_version", "unknown")
     print(f"Replaying {rec.game} ({rec.env_id or 'env not recorded'}), config {rec.config}, "

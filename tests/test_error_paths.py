@@ -263,8 +263,12 @@ def test_parallel_step_after_the_end_is_a_clear_error(n):
     while env.agents:
         acts = {a: int(rng.choice(np.flatnonzero(infos[a]["action_mask"]))) for a in env.agents}
         _, _, _, _, infos = env.step(acts)
-    with pytest.raises(RuntimeError, match=r"over.*reset"):
-        env.step({})
+    # Issue 39 item 12: step({}) after the end gives five empty dicts, as PettingZoo's own
+    # parallel envs do; actions for agents that are gone are still refused.
+    assert env.step({}) == ({}, {}, {}, {}, {})
+    assert env.agents == [] and env.state_obj.is_terminal()
+    with pytest.raises(RuntimeError, match=r"over.*step\(\{\}\).*reset"):
+        env.step(dict.fromkeys(env.possible_agents, 0))
 
 
 def _faulty(action):
@@ -587,3 +591,18 @@ def test_the_single_agent_view_takes_a_start_state_but_not_a_seat_permutation():
     start = RapaNuiGame(num_players=2).new_initial_state(random.Random(9))
     env.reset(options={"state": start.to_json()})
     assert env.aec.game_state.to_json() == start.to_json()
+
+
+def test_agent_iter_without_a_step_raises_also_under_python_O():
+    # Issue 39 item 3: a bare assert guarded it, so `python -O` ran the loop without a step.
+    code = ("from tabletop_gym.envs import rapa_nui_v0\n"
+            "env = rapa_nui_v0.env(num_players=2)\n"
+            "env.reset(seed=0)\n"
+            "try:\n"
+            "    for agent in env.agent_iter(max_iter=5):\n"
+            "        pass\n"
+            "except AssertionError as exc:\n"
+            "    print('refused:', exc)\n")
+    out = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120).stdout
+    assert out == "refused: need to call step() or reset() in a loop over `agent_iter`\n"

@@ -168,3 +168,37 @@ def test_human_mode_opens_a_window_and_returns_none(monkeypatch):
     surface = pygame.display.get_surface()
     assert surface.get_size() == rapa_nui_picture.frame_size(2)
     env.close()
+
+
+HEADLESS_RENDER = """
+import gymnasium, tabletop_gym
+env = gymnasium.make("RapaNui-v0", render_mode="human", num_players=2)
+env.reset(seed=3)
+assert env.render() is None
+"""
+
+
+@pytest.mark.parametrize("display", [None, ":987654"], ids=["no_display", "unreachable_display"])
+def test_human_mode_without_a_display_prints_the_table(display):
+    # Issue 39 item 7: with pygame installed and no display, SDL fell back to its off-screen
+    # driver and the "window" showed nothing; docs/design.md promises the text table instead.
+    # A fresh process: SDL reads the environment once, when pygame first opens a window.
+    import subprocess
+    import sys
+
+    import pygame  # noqa: F401 - the human extra, installed by make test
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER", "XDG_RUNTIME_DIR")}
+    if display is not None:
+        env["DISPLAY"] = display  # an X display nobody serves: SDL fails over to off screen
+    out = subprocess.run([sys.executable, "-c", HEADLESS_RENDER], env=env, capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    why = ("DISPLAY and WAYLAND_DISPLAY are unset" if display is None
+           else "SDL chose 'offscreen'")
+    note = f"[rapa_nui_v0: no display to open a window on ({why}); showing the table as text]"
+    # the human text view is the public ansi view (human's default view is the spectator's)
+    public = gymnasium.make("RapaNui-v0", render_mode="ansi", render_view="public",
+                            num_players=2)
+    public.reset(seed=3)
+    assert out == note + "\n" + public.render().rstrip("\n") + "\n\n"

@@ -7,6 +7,7 @@ import math
 import subprocess
 import sys
 
+import gymnasium
 import numpy as np
 import pytest
 
@@ -299,3 +300,21 @@ def test_training_without_a_terminal_prints_progress_lines(tmp_path, capsys):
     # 2 envs: the step count goes 2, 4, ..., 256 and each mark (every 12 steps, 5 % of 256)
     # is passed once: 12, 24, ..., 252.
     assert [int(s.split()[1].split("/")[0]) for s in got] == list(range(12, 253, 12))
+
+
+def test_hinted_training_refuses_what_it_cannot_take_with_a_type_error():
+    # Issue 39 item 3: these guards were `assert`s, stripped by python -O.
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from tabletop_gym.agents.ppo import HintedPolicy, HintVecEnv
+    from tabletop_gym.integrations.sb3 import make_vec_env
+
+    dict_obs = DummyVecEnv([lambda: gymnasium.make("RapaNui-v0", observation_type="dict")])
+    with pytest.raises(TypeError, match="HintVecEnv wraps envs with a flat Box observation"):
+        HintVecEnv(dict_obs, seed=0)
+    vec = HintVecEnv(make_vec_env("RapaNui-v0", n_envs=1, seed=0), seed=0)
+    with pytest.raises(TypeError, match=r"one list of layer sizes .* got net_arch="):
+        MaskablePPO(HintedPolicy, vec, seed=0, device="cpu",
+                    policy_kwargs={"net_arch": {"pi": [8], "vf": [8]}})

@@ -113,12 +113,15 @@ class HintedPolicy(MaskableActorCriticPolicy):  # type: ignore[misc]
 
     def _n_actions(self) -> int:
         space = self.action_space
-        assert isinstance(space, gymnasium.spaces.Discrete)
+        if not isinstance(space, gymnasium.spaces.Discrete):
+            raise TypeError(f"a hinted policy needs a Discrete action space, got {space}")
         return int(space.n)
 
     def _build_mlp_extractor(self) -> None:
         arch = self.net_arch
-        assert isinstance(arch, list), "a hinted policy takes one list of layer sizes"
+        if not isinstance(arch, list):
+            raise TypeError(f"a hinted policy takes one list of layer sizes (net_arch=[64, 64]), "
+                            f"got net_arch={arch!r}")
         self.mlp_extractor = HintedExtractor(  # type: ignore[assignment]
             self.features_dim, arch, self.activation_fn, self._n_actions())
 
@@ -153,8 +156,11 @@ class HintVecEnv(VecEnvWrapper):
         from tabletop_gym.agents.heuristic import heuristic_for
 
         base = venv.observation_space
-        assert isinstance(base, gymnasium.spaces.Box)
-        assert isinstance(venv.action_space, gymnasium.spaces.Discrete)
+        if not isinstance(base, gymnasium.spaces.Box) or not isinstance(
+                venv.action_space, gymnasium.spaces.Discrete):
+            raise TypeError(f"HintVecEnv wraps envs with a flat Box observation and a Discrete "
+                            f"action space (make_vec_env of this package), got "
+                            f"{base} and {venv.action_space}")
         self.n_actions = int(venv.action_space.n)
         space = gymnasium.spaces.Box(
             np.concatenate([base.low.reshape(-1), np.zeros(self.n_actions, np.float32)]),

@@ -251,19 +251,38 @@ class StableInfos:
         game: The env's game (for its phase names and number of players).
     """
 
+    ROWS = 1024
+    """Rows of zeros allocated at once: one row per call, never handed out twice."""
+
     def __init__(self, game: Game):
         self.phase_index = {name: i for i, name in enumerate(game.phases)}
-        n = game.num_players
-        self.zero_scores = np.zeros(n, dtype=np.float32)
-        self.zero_winners = np.zeros(n, dtype=np.int8)
-        self.zero_scores.flags.writeable = False
-        self.zero_winners.flags.writeable = False
+        self.num_players = game.num_players
+        self._next = self.ROWS
+
+    def _zeros(self) -> tuple[np.ndarray, np.ndarray]:
+        """Read-only all-zero ``scores`` and ``winners`` that no earlier call handed out.
+
+        The agents of one call share them (they cannot be written); two calls never do, so the
+        infos of two steps share no object (Gymnasium's passive checker warns about any shared
+        array, read-only or not). Each call takes the next row of a read-only block allocated
+        :attr:`ROWS` calls at a time, a view that costs a fifth of two new arrays.
+        """
+        k = self._next
+        if k == self.ROWS:
+            self._scores = np.zeros((self.ROWS, self.num_players), dtype=np.float32)
+            self._winners = np.zeros((self.ROWS, self.num_players), dtype=np.int8)
+            self._scores.flags.writeable = False
+            self._winners.flags.writeable = False
+            k = 0
+        self._next = k + 1
+        return self._scores[k], self._winners[k]
 
     def running(self, agents: list[str], acting: set[str], phase: str) -> dict[str, dict[str, Any]]:
         """Infos while the game runs."""
         ph = self.phase_index[phase]
+        scores, winners = self._zeros()
         return {a: {"is_acting": a in acting, "phase": ph, "game_over": False,
-                    "scores": self.zero_scores, "winners": self.zero_winners,
+                    "scores": scores, "winners": winners,
                     "illegal_action": -1} for a in agents}
 
     def final(
@@ -282,8 +301,9 @@ class StableInfos:
     ) -> dict[str, dict[str, Any]]:
         """Infos when ``offender``'s illegal ``action`` ended the game."""
         ph = self.phase_index[phase]
+        scores, winners = self._zeros()
         return {a: {"is_acting": False, "phase": ph, "game_over": True,
-                    "scores": self.zero_scores, "winners": self.zero_winners,
+                    "scores": scores, "winners": winners,
                     "illegal_action": action if a == offender else -1} for a in agents}
 
 
@@ -990,6 +1010,8 @@ class _AgentIterator(AECOrderEnforcingIterator[str, Any, Any]):
             raise StopIteration
         self.iters_til_term -= 1
         wrapper = self.env
-        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        if not wrapper._has_updated:
+            # PettingZoo's own iterator asserts; a raise keeps its exception under python -O.
+            raise AssertionError("need to call step() or reset() in a loop over `agent_iter`")
         wrapper._has_updated = False
         return inner.agent_selection

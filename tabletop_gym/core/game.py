@@ -148,6 +148,20 @@ def shown(value: Any) -> str:
         return f"<{type(value).__name__} too large to show>"
 
 
+_S = TypeVar("_S", bound="State")
+
+
+def state_of(state: Any, cls: type[_S], what: str) -> _S:
+    """``state`` if it is a ``cls``, else a ``TypeError`` saying what ``what`` needs.
+
+    The guard of functions a user may call with another game's state (a renderer, a
+    narrator): a real exception, which ``python -O`` keeps, unlike ``assert``.
+    """
+    if not isinstance(state, cls):
+        raise TypeError(f"{what} needs a {cls.__name__}, got {type(state).__name__}")
+    return state
+
+
 def as_int(value: Any) -> int | None:
     """``value`` as a Python int if it is an integer, else ``None``.
 

@@ -38,6 +38,7 @@ from tabletop_gym.core.game import (
     Game,
     IllegalActionError,
     State,
+    shown,
 )
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.core.render import (
@@ -198,13 +199,20 @@ class TabletopParallelEnv(TabletopEnvBase, ParallelEnv):
     def step(self, actions: dict[str, int]) -> _StepResult:
         """Apply one action per live agent (the no-op for agents not to act).
 
+        Once the game is over there are no live agents, and ``step({})`` returns five empty
+        dicts and changes nothing, as PettingZoo's own parallel envs do (SuperSuit's
+        ``black_death_v3`` steps once more after every agent is done).
+
         Raises:
-            RuntimeError: Before the first reset and after the game ended.
+            RuntimeError: Before the first reset, and for actions sent after the game ended.
             ValueError: On a missing, unknown or out-of-space action; nothing changes.
         """
         state = self._require_state()
         if not self.agents:
-            raise RuntimeError("the game is over (no live agents); call reset() to play again")
+            if isinstance(actions, dict) and not actions:
+                return {}, {}, {}, {}, {}
+            raise RuntimeError(f"the game is over (no live agents), so {shown(actions)} cannot "
+                               "be played: send step({}) or call reset() to play again")
         if not isinstance(actions, dict):
             raise TypeError(f"step() needs a dict of actions by agent, got {actions!r}")
         missing = [a for a in self.agents if a not in actions]

@@ -32,22 +32,123 @@ READABLE_VERSIONS = (1, 2, 3)
 TRANSFORMS = (None, "turn_based", "turn_based_split")
 
 
+def transforms_of(game: Game) -> tuple[str | None, ...]:
+    """The transforms a record of ``game`` (untransformed) may name.
+
+    The turn-based transforms take simultaneous nodes one seat at a time, so only a game with
+    simultaneous nodes uses them (``"turn_based_split"`` only where it splits its simultaneous
+    actions); its engine alone (``None``) is always allowed.
+    """
+    if not game.supports("simultaneous_action_range"):
+        return (None,)
+    if not game.supports("split_simultaneous_action"):
+        return (None, "turn_based")
+    return TRANSFORMS
+
+
 def make_game(
     name: str, config: dict[str, Any] | None = None, transform: str | None = None
 ) -> Game:
     """Build a game by name, with an optional turn-based transform.
 
     Raises:
-        ValueError: On an unknown game name or transform.
+        ValueError: On an unknown game name, or a transform unknown or not used by the game
+            (the turn-based ones on a game without simultaneous nodes).
     """
     if name not in game_names():
         raise ValueError(f"unknown game {name!r}; known games: {sorted(game_names())}")
     if transform not in TRANSFORMS:
         raise ValueError(f"unknown transform {transform!r}; allowed: {TRANSFORMS}")
     game: Game = game_spec(name).game_class()(config or {})
+    allowed = transforms_of(game)
+    if transform not in allowed:
+        raise ValueError(f"{name} does not use the transform {transform!r} (it has no "
+                         f"simultaneous actions to take in turns); allowed: {allowed}")
     if transform is not None:
         game = TurnBasedGame(game, split=transform == "turn_based_split")
     return game
+
+
+_INT = "an integer"
+_STR = "a string"
+_NUMBER = "a number"
+_OBJECT = "an object"
+_LIST = "a list"
+_BOOL = "true or false"
+_NULL = "null"
+
+
+def _kind(value: Any) -> str:
+    """What JSON ``value`` is, in the words of the field tables below."""
+    if value is None:
+        return _NULL
+    if isinstance(value, bool):
+        return _BOOL
+    if isinstance(value, int):
+        return _INT
+    if isinstance(value, float):
+        return _NUMBER
+    kinds: dict[type, str] = {str: _STR, dict: _OBJECT, list: _LIST}
+    return kinds.get(type(value), type(value).__name__)
+
+
+_LOG_FIELDS: dict[str, tuple[str, ...]] = {
+    "header": (_OBJECT,), "agent": (_STR,), "seat": (_INT, _NULL), "decisions": (_LIST,)}
+_DECISION_FIELDS: dict[str, tuple[str, ...]] = {
+    "index": (_INT,), "seat": (_INT, _NULL), "agent": (_STR,), "prompt": (_STR,),
+    "attempts": (_LIST,), "action": (_INT,), "move": (_STR,), "fallback": (_BOOL,)}
+_ATTEMPT_FIELDS: dict[str, tuple[str, ...]] = {
+    "sent": (_STR,), "answer": (_STR, _NULL), "class": (_STR,), "match": (_STR, _NULL),
+    "reason": (_STR, _NULL), "latency_s": (_NUMBER, _INT, _NULL),
+    "prompt_tokens": (_INT, _NULL), "completion_tokens": (_INT, _NULL)}
+"""What the readers of ``agent_logs`` (``replay``, the web replay) read: each key's allowed
+JSON kinds, checked where present. Other keys are kept unread."""
+
+
+def _check_fields(value: Any, fields: dict[str, tuple[str, ...]], where: str,
+                  required: tuple[str, ...]) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError(f"record {where} must be an object, got {shown(value)}")
+    for key in required:
+        if key not in value:
+            raise ValueError(f"record {where} lacks {key!r}")
+    for key, kinds in fields.items():
+        if key in value and _kind(value[key]) not in kinds:
+            # an integer is a number too: say "a number" alone where both are allowed
+            words = [k for k in kinds if not (k == _INT and _NUMBER in kinds)]
+            raise ValueError(f"record {where}[{key!r}] must be {' or '.join(words)}, got "
+                             f"{shown(value[key])}")
+    return value
+
+
+def check_agent_logs(logs: Any, num_actions: int, num_players: int) -> None:
+    """Refuse ``agent_logs`` unless every level has the shape its readers expect.
+
+    A log is an object with a ``decisions`` list and optional ``header`` (object), ``agent`` and
+    ``seat``; a decision an object with the ``index`` of its action in ``actions`` and optional
+    ``attempts`` (a list of objects), ``prompt``, ``fallback``, ...; see the field tables above.
+
+    Raises:
+        ValueError: Naming the first entry that is wrong, where it is, and what is allowed.
+    """
+    if not isinstance(logs, list):
+        raise ValueError(f"record 'agent_logs' must be a list of objects, each with a "
+                         f"'decisions' list, got {shown(logs)}")
+    for i, log in enumerate(logs):
+        where = f"'agent_logs'[{i}]"
+        _check_fields(log, _LOG_FIELDS, where, ("decisions",))
+        seat = log.get("seat")
+        if seat is not None and not 0 <= seat < num_players:
+            raise ValueError(f"record {where}['seat'] must be a seat 0..{num_players - 1} or "
+                             f"null, got {seat}")
+        for j, decision in enumerate(log["decisions"]):
+            at = f"{where}['decisions'][{j}]"
+            _check_fields(decision, _DECISION_FIELDS, at, ("index",))
+            if not 0 <= decision["index"] < num_actions:
+                raise ValueError(f"record {at}['index'] must be the index of one of the "
+                                 f"record's {num_actions} actions, got {decision['index']}")
+            for k, attempt in enumerate(decision.get("attempts", [])):
+                _check_fields(attempt, _ATTEMPT_FIELDS, f"{at}['attempts'][{k}]", ())
 
 
 @dataclasses.dataclass
@@ -96,7 +197,10 @@ class GameRecord:
         return state
 
     def validate(self) -> None:
-        """Check every field: game, config, transform, seed, actions and seats.
+        """Check every field; it changes nothing.
+
+        Game, config, transform (one the game uses), seed, actions, seats, env id, provenance
+        and agent logs (at every level: logs, decisions, attempts, header).
 
         Raises:
             ValueError: Naming the field and what is allowed.
@@ -108,23 +212,31 @@ class GameRecord:
         if not isinstance(self.config, dict):
             raise ValueError(f"record 'config' must be an object, got {self.config!r}")
         if self.transform not in TRANSFORMS:
-            raise ValueError(f"record 'transform' {self.transform!r} is not one of {TRANSFORMS}")
+            raise ValueError(f"record 'transform' {shown(self.transform)} is not one of "
+                             f"{TRANSFORMS}")
         try:
-            game = self.make_game()
+            game = make_game(self.game, self.config)
         except ConfigError as exc:
             raise ValueError(f"record 'config' is invalid: {exc}") from None
+        if self.transform not in transforms_of(game):
+            raise ValueError(f"record 'transform' {self.transform!r} is not used by "
+                             f"{self.game} (it has no simultaneous actions to take in turns); "
+                             f"allowed: {transforms_of(game)}")
+        game = self.make_game()
         seed = as_int(self.seed)
         if seed is None or not 0 <= seed < 2**64:
             raise ValueError(f"record 'seed' must be an integer in 0..2**64-1, got {self.seed!r}")
         if not isinstance(self.actions, list) or any(as_int(a) is None for a in self.actions):
             raise ValueError(f"record 'actions' must be integers (a list of action ids), got "
                              f"{shown(self.actions)}")
-        if self.agent_logs is not None and (
-                not isinstance(self.agent_logs, list)
-                or not all(isinstance(x, dict) and isinstance(x.get("decisions"), list)
-                           for x in self.agent_logs)):
-            raise ValueError("record 'agent_logs' must be a list of objects, each with a "
-                             "'decisions' list")
+        if self.env_id is not None and not isinstance(self.env_id, str):
+            raise ValueError(f"record 'env_id' must be a string (e.g. 'rapa_nui_v0') or null, "
+                             f"got {shown(self.env_id)}")
+        if self.provenance is not None and not isinstance(self.provenance, dict):
+            raise ValueError(f"record 'provenance' must be an object (package version, commit, "
+                             f"library versions) or null, got {shown(self.provenance)}")
+        if self.agent_logs is not None:
+            check_agent_logs(self.agent_logs, len(self.actions), game.num_players)
         if self.seats is not None:
             n = game.num_players
             seats = [as_int(x) for x in self.seats] if isinstance(self.seats, list) else None

@@ -16,6 +16,7 @@ included), or the env's own default for text (``"acting"``: the seat to act, as 
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -84,13 +85,32 @@ def render_frame(
     return picture(state, seat)
 
 
+INVISIBLE_DRIVERS = ("offscreen", "dummy")
+"""SDL video drivers that draw nowhere a person sees; used only when ``SDL_VIDEODRIVER`` asks."""
+
+
+def no_display() -> str | None:
+    """Why no window can be shown here, or ``None`` when one may be.
+
+    On Linux and the BSDs a window needs an X11 (``DISPLAY``) or Wayland (``WAYLAND_DISPLAY``)
+    display; without either, SDL would quietly draw off screen. ``SDL_VIDEODRIVER`` set by the
+    user (``dummy`` for tests and servers, ``kmsdrm`` for a console) is taken as asked.
+    """
+    if os.environ.get("SDL_VIDEODRIVER") or sys.platform in ("darwin", "win32", "cygwin"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return "no display to open a window on (DISPLAY and WAYLAND_DISPLAY are unset)"
+
+
 class HumanWindow:
     """A pygame window that shows rgb frames (``render_mode="human"``), or text without one.
 
     pygame is imported on the first frame, so only the window needs the ``human`` extra; with
     ``SDL_VIDEODRIVER=dummy`` it runs headless (tests, servers). Where pygame is missing or no
-    window can be opened (no display), :meth:`show` says so and the env prints the table as text
-    through :meth:`show_text`, after a one-time note that says what to install.
+    window can be opened or seen (no display: :func:`no_display`, or SDL fell back to drawing
+    off screen), :meth:`show` says so and the env prints the table as text through
+    :meth:`show_text`, after a one-time note that says why.
 
     Args:
         title: The window caption.
@@ -128,6 +148,9 @@ class HumanWindow:
             return False
         h, w = frame.shape[:2]
         if self._screen is None:
+            self._no_window = no_display()
+            if self._no_window is not None:
+                return False
             try:
                 pygame.init()
                 pygame.display.init()
@@ -136,6 +159,15 @@ class HumanWindow:
             except pygame.error as err:
                 pygame.quit()
                 self._no_window = f"no window could be opened ({err})"
+                return False
+            driver = pygame.display.get_driver()
+            if driver in INVISIBLE_DRIVERS and not os.environ.get("SDL_VIDEODRIVER"):
+                # SDL falls back to drawing off screen when it finds no display: nobody would
+                # see the window.
+                pygame.display.quit()
+                pygame.quit()
+                self._screen = None
+                self._no_window = f"no display to open a window on (SDL chose {driver!r})"
                 return False
             self._clock = pygame.time.Clock()
         surface = pygame.surfarray.make_surface(np.ascontiguousarray(frame.swapaxes(0, 1)))

@@ -26,8 +26,8 @@ What it leaves out, and why that changes nothing:
   terminal observation, the ``episode`` dict) or a value the AEC env builds once at the end of a
   game and never changes afterwards (``scores``, ``score_breakdown``, ``winners``, ``phase``; a
   new game builds new ones), or, with ``info_mode="stable"``, the all-zero ``scores`` and
-  ``winners`` of a running game, read-only arrays shared from step to step (writing into one
-  raises). ``tests/integrations/test_sb3_vec_env.py`` checks that infos held over many later
+  ``winners`` of a running game, read-only arrays (writing into one raises) that no other step
+  hands out. ``tests/integrations/test_sb3_vec_env.py`` checks that infos held over many later
   steps and resets stay equal to a copy taken when they were returned.
 * **The masks one env at a time.** ``MaskablePPO`` asks for the masks every step through
   ``env_method("action_masks")``; here that writes every env's mask into one preallocated bool

@@ -153,3 +153,27 @@ def test_stable_infos_through_gymnasium_make(env_id):
     assert info["game_over"]
     state = env.unwrapped.aec.game_state
     np.testing.assert_array_equal(info["scores"], np.asarray(state.scores(), np.float32))
+
+
+@pytest.mark.parametrize("env_id", ["Positano-v0", "RapaNui-v0"])
+def test_stable_infos_share_nothing_gymnasium_warns_about(env_id):
+    # Issue 39 item 11: the read-only all-zero scores and winners were one pair of arrays for
+    # the whole episode, so Gymnasium's passive checker warned after reset and one step.
+    env = gymnasium.make(env_id, info_mode="stable")
+    rng = np.random.default_rng(5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _, info = env.reset(seed=5)
+        held = [info]
+        for _ in range(6):
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            _, _, terminated, truncated, info = env.step(action)
+            held.append(info)
+            assert not (terminated or truncated)
+    assert [str(w.message) for w in caught] == []
+    for i, a in enumerate(held):
+        assert not a["scores"].flags.writeable and not a["winners"].flags.writeable
+        assert not a["scores"].any() and not a["winners"].any()
+        for b in held[i + 1:]:
+            assert not np.shares_memory(a["scores"], b["scores"])
+            assert not np.shares_memory(a["winners"], b["winners"])

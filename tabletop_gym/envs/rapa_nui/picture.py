@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_gym.core.draw import FAINT, INK, SEAT_COLOURS, Scene, shade, text_colour
-from tabletop_gym.core.game import State
+from tabletop_gym.core.game import State, state_of
 from tabletop_gym.envs.rapa_nui.rules import (
     CARD_NAMES,
     HG,
@@ -216,8 +216,7 @@ def scene_rapa_nui(state: State, viewer: int | None = None) -> Scene:
         The :class:`~tabletop_gym.core.draw.Scene` (shapes) of the size :func:`frame_size` gives
         for the player count.
     """
-    assert isinstance(state, RapaNuiState)
-    s = state
+    s = state_of(state, RapaNuiState, "scene_rapa_nui")
     n = s.num_players
     if viewer is not None and not (isinstance(viewer, int) and 0 <= viewer < n):
         raise ValueError(f"viewer must be a seat 0..{n - 1} or None, got {viewer!r}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tabletop_gym.core.game import State
+from tabletop_gym.core.game import State, state_of
 from tabletop_gym.envs.rapa_nui.rules import (
     CARD_NAMES,
     DRAW,
@@ -53,8 +53,7 @@ def render_text(state: State, player: int | None = None) -> str:
     Returns:
         A multi-line string.
     """
-    assert isinstance(state, RapaNuiState)
-    s = state
+    s = state_of(state, RapaNuiState, "render_text")
     n = s.num_players
     lines = [
         f"Rapa Nui, {n} players - turn of seat {s.active_player()} - phase {s.phase()}",
@@ -120,8 +119,8 @@ def describe_events(before: State, action: int, after: State) -> list[str]:
         action: The action id.
         after: The state after it.
     """
-    assert isinstance(before, RapaNuiState) and isinstance(after, RapaNuiState)
-    b, a = before, after
+    b = state_of(before, RapaNuiState, "describe_events")
+    a = state_of(after, RapaNuiState, "describe_events")
     n = b.num_players
     lines: list[str] = []
     if b.phase() == "draw" and DRAW <= action < OFFER:
