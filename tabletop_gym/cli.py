@@ -370,8 +370,9 @@ def cmd_play(args: argparse.Namespace) -> int:
 def _parse_view(text: str, n: int) -> int | None:
     if text == "public":
         return None
-    if text.isdigit() and int(text) < n:
-        return int(text)
+    seats = [str(s) for s in range(n)]  # compared as text: "²" or 5,000 digits is no seat
+    if text in seats:
+        return seats.index(text)
     raise CLIError(f"--view {text!r} is not allowed; choose public or a seat 0..{n - 1}")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import re
 
+import numpy as np
 import pytest
 import textarena as ta
 
@@ -77,6 +78,56 @@ def test_a_near_miss_names_the_move_it_resembles():
     env.reset(seed=0)
     with pytest.raises(InvalidMoveError, match="did you mean 'no purchase'"):
         env.step("No purchase.")
+
+
+@pytest.mark.parametrize(("bad", "why"), [
+    ("\u00b2", r"'\u00b2' is not a legal move of player_0"),  # str.isdigit() says yes
+    ("9" * 5000, r"move number 999999999999\.\.\. \(5000 characters\) of player_0 is not "
+                 "in the list"),
+    ("\n" * 3000, r"'\\n\\n.*\.\.\. \(3000 characters\) is not a legal move of player_0"),
+])
+def test_superscripts_huge_numbers_and_long_answers_are_invalid_moves(bad, why):
+    env = TextEnv("rapa_nui", num_players=2)
+    env.reset(seed=0)
+    with pytest.raises(InvalidMoveError, match=why) as err:
+        env.step(bad)
+    # one legal move (docs/rules/rapa_nui.md §3: the purchase is optional) is no range "1..1"
+    assert str(err.value).endswith("give one of ['no purchase'] exactly or its number (the "
+                                   "only move is number 1)")
+    assert env.env.episode_actions() == ()
+    env.step("0" * 5000 + "1")  # move 1, with more zeros than int() reads
+    assert len(env.env.episode_actions()) == 1
+
+
+def test_a_numpy_integer_is_a_move_number():
+    env = TextEnv("rapa_nui", num_players=2)
+    env.reset(seed=0)
+    env.step(np.int64(1))  # what an array of choices hands out
+    assert len(env.env.episode_actions()) == 1
+
+
+@pytest.mark.parametrize("call", ["observe", "step", "last", "agent_selection", "agents",
+                                  "rewards", "terminations", "infos", "action_of"])
+def test_before_reset_every_call_says_to_call_reset_first(call):
+    env = TextEnv("rapa_nui", num_players=2)
+    calls = {"observe": lambda: env.observe("player_0"), "step": lambda: env.step(1),
+             "last": env.last, "action_of": lambda: env.action_of(1)}
+    with pytest.raises(RuntimeError, match=r"no game yet: call reset\(\) first"):
+        calls[call]() if call in calls else getattr(env, call)
+
+
+def test_after_the_last_dead_step_the_env_says_the_game_is_over():
+    env = TextEnv("rapa_nui", num_players=2)
+    env.reset(seed=0)
+    while env.agents:
+        moves = env.observe(env.agent_selection)["legal_moves"]
+        env.step(1 if moves else None)
+    for call in (lambda: env.step(None), lambda: env.step(1), env.last):
+        with pytest.raises(RuntimeError, match=r"the game is over: every agent has taken its "
+                                               r"last step; call reset\(\) to play again"):
+            call()
+    env.reset(seed=0)  # and a new game can start
+    assert env.observe("player_0")["legal_moves"] == ["no purchase"]
 
 
 def test_unknown_agent_is_refused():
