@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import re
+import types
 
 import numpy as np
 import pytest
@@ -159,7 +160,7 @@ class NumberAgent(ta.Agent):
 
 def _play(env_id: str, num_players: int, agents, seed: int = 0):
     register_envs()
-    env = ta.make(env_id)
+    env = ta.make(f"{env_id}-raw")  # TextArena's convention: the id without its wrappers
     env = ta.wrappers.GameMessagesAndCurrentBoardObservationWrapper(env)
     env.reset(num_players=num_players, seed=seed)
     done, turns = False, 0
@@ -210,21 +211,64 @@ def test_textarena_env_refuses_num_players_in_its_config_and_unplayed_steps():
     assert register_envs() == register_envs()  # idempotent
 
 
-def test_textarenas_own_openai_agent_plays_a_whole_game_over_loopback_http():
-    from textarena.agents import OpenAIAgent
+def test_the_games_are_registered_with_the_wrappers_textarena_gives_its_own_board_games():
+    from textarena.envs.registration import ENV_REGISTRY
+
+    ids = register_envs()
+    assert ids == ["RapaNui-v0", "Positano-v0", "RapaNui-v0-train", "Positano-v0-train",
+                   "RapaNui-v0-raw", "Positano-v0-raw"]
+    for ours in ("RapaNui-v0", "Positano-v0"):
+        for suffix in ("", "-train", "-raw"):  # as TicTacToe-v0, Chess-v0 and the rest
+            assert (ENV_REGISTRY[ours + suffix].default_wrappers
+                    == ENV_REGISTRY["TicTacToe-v0" + suffix].default_wrappers)
+    env = ta.make("RapaNui-v0")
+    assert [type(env).__name__, type(env.env).__name__, type(env.env.env).__name__] == [
+        "ActionFormattingWrapper", "LLMObservationWrapper", "TabletopTextArenaEnv"]
+    assert type(ta.make("Positano-v0-raw")).__name__ == "TabletopTextArenaEnv"
+
+
+@pytest.mark.parametrize(("env_id", "n"), [("RapaNui-v0", 2), ("Positano-v0", 3)])
+def test_textarenas_readme_loop_runs_as_written_with_its_openai_agent(env_id, n, monkeypatch):
+    from textarena.wrappers.RenderWrappers.SimpleRenderWrapper import render
 
     from tests.llm_server import Reply, ScriptedServer, listed_moves
 
-    def script(messages, k):
-        # TextArena's agent sends its own system prompt and the observation as one message
-        return Reply(f"[{len(listed_moves(messages))}]")  # the last listed move
+    # The render wrapper pauses 0.4 s a step to be watched; the test does not watch.
+    monkeypatch.setattr(render, "time", types.SimpleNamespace(sleep=lambda s: None))
 
+    def script(messages, k):
+        # TextArena's agent sends its own system prompt and the whole conversation as one
+        # string; the answer is our prompt's format, which ActionFormattingWrapper brackets
+        return Reply(f"Move: {len(listed_moves(messages))}")  # the last listed move
+
+    register_envs()
     with ScriptedServer(script) as server:
-        agents = {p: OpenAIAgent("scripted", api_key="local-test-key", base_url=server.base_url)
-                  for p in range(2)}
-        env, rewards, game_info, turns, _ = _play("RapaNui-v0", 2, agents, seed=4)
+        # TextArena's README, with OpenAIAgent on the loopback server for OpenRouterAgent
+        agents = {p: ta.agents.OpenAIAgent(model_name="scripted", api_key="local-test-key",
+                                           base_url=server.base_url) for p in range(n)}
+
+        # Initialize the environment
+        env = ta.make(env_id=env_id)
+
+        # wrap it for additional visualizations
+        env = ta.wrappers.SimpleRenderWrapper(env=env)
+
+        env.reset(num_players=len(agents))
+
+        done = False
+        while not done:
+            player_id, observation = env.get_observation()
+            action = agents[player_id](observation)
+            done, step_info = env.step(action=action)
+
+        rewards, game_info = env.close()
         served = len(server.requests)
-    text_env = env.env.text_env
-    assert text_env.env.game_state.is_terminal()
-    assert served == turns == len(text_env.env.episode_actions())
-    assert set(rewards) == {0, 1}
+    text_env = env.env.env.env.text_env
+    raw = text_env.env
+    assert raw.game_state.is_terminal()
+    assert served == len(raw.episode_actions())  # every answer was read as a legal move
+    returns = raw.game_state.returns()
+    assert rewards == {p: float(returns[raw.seat_of(f"player_{p}")]) for p in range(n)}
+    assert all("game over" in game_info[p]["reason"] for p in range(n))
+    # the render wrapper's board is the public table: no seat's hand
+    assert "Your hand" not in env.get_board_str()
