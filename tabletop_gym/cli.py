@@ -482,6 +482,7 @@ AGENT_HELP = ("random, heuristic[:VARIANT], ismcts[:N[:heuristic|guided]], ppo, 
               "(docs/llm.md)")
 """What an agent argument takes, for the help of every command that takes one."""
 
+
 def _allow_fallbacks_help() -> str:
     from tabletop_gym.agents.llm import FALLBACK_LIMIT
 
