@@ -52,6 +52,9 @@ def move_index(move: Any, legal: list[str], agent: str) -> int:
         InvalidMoveError: Naming the move (a long one cut), whose it was and what is allowed.
     """
     k = len(legal)
+    if k == 0:
+        raise InvalidMoveError(f"{agent} has no move to make now (the game is over: its step "
+                               "takes None), so no move names one")
     allowed = f"give one of {legal} exactly or its number ({numbered(k)})"
     if isinstance(move, numbers.Integral) and not isinstance(move, bool):
         if 1 <= int(move) <= k:

@@ -122,6 +122,9 @@ def test_after_the_last_dead_step_the_env_says_the_game_is_over():
     env.reset(seed=0)
     while env.agents:
         moves = env.observe(env.agent_selection)["legal_moves"]
+        if not moves:  # the game is over: no move names one, the dead steps take None
+            with pytest.raises(InvalidMoveError, match="has no move to make now"):
+                env.action_of(1)
         env.step(1 if moves else None)
     for call in (lambda: env.step(None), lambda: env.step(1), env.last):
         with pytest.raises(RuntimeError, match=r"the game is over: every agent has taken its "
