@@ -18,11 +18,14 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import pathlib
 import subprocess
 import sys
+import warnings
+from collections.abc import Iterator
 from typing import Any
 
 from tabletop_gym.registry import game_names, game_spec
@@ -208,20 +211,47 @@ def _positive(name: str, value: int) -> None:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate an agent against an opponent and print/save the table."""
+    from tabletop_gym.agents.llm import report_markdown
     from tabletop_gym.experiments.evaluation import evaluate, format_table, save_results
 
     _positive("--games", args.games)
     cfg = _parse_kv(args.set)
     cfg["num_players"] = args.players
-    res = evaluate(args.game, _agent_spec(args.candidate), _agent_spec(args.opponent),
-                   n_games=args.games, seed=args.seed, **cfg)
+    with _invalid_results_told_once():
+        res = evaluate(args.game, _agent_spec(args.candidate), _agent_spec(args.opponent),
+                       n_games=args.games, seed=args.seed, **cfg)
     print(format_table([res]))
-    llm = llm_report(res.per_game, res.candidate, res.opponent)
-    if llm:
-        print(llm)
+    if res.llm:
+        print(report_markdown(res.llm))
     if args.out:
         for p in save_results([res], args.out):
             print(f"saved {p}")
+    return _invalid_status(args, res.invalid)
+
+
+INVALID_STATUS = 3
+"""Exit status of ``eval`` and ``league`` when an LLM result is invalid (docs/llm.md)."""
+
+
+@contextlib.contextmanager
+def _invalid_results_told_once() -> Iterator[None]:
+    """Silence the invalid-result warnings while a command plays: it says why itself, once."""
+    from tabletop_gym.agents.llm import InvalidResultWarning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InvalidResultWarning)
+        yield
+
+
+def _invalid_status(args: argparse.Namespace, invalid: dict[str, str]) -> int:
+    """Say why each invalid LLM result is invalid; exit 3 unless ``--allow-fallbacks``."""
+    for name, why in invalid.items():
+        print(f"tabletop-gym {args.command}: {'warning' if args.allow_fallbacks else 'error'}: "
+              f"the results of {name} are INVALID: {why}", file=sys.stderr)
+    if invalid and not args.allow_fallbacks:
+        print(f"tabletop-gym {args.command}: the tables above mark them; pass --allow-fallbacks "
+              "to accept them (exit status 0)", file=sys.stderr)
+        return INVALID_STATUS
     return 0
 
 
@@ -237,18 +267,6 @@ def _record_saver(folder: pathlib.Path) -> Any:
     return save
 
 
-def llm_report(per_game: list[dict[str, Any]], candidate: str, opponent: str) -> str:
-    """The LLM report of an evaluation's games (``""`` when no language model played)."""
-    from tabletop_gym.agents.llm import add_stats, empty_stats, report_markdown, report_rows
-
-    totals: dict[str, dict[str, Any]] = {}
-    for g in per_game:
-        for role, name in (("candidate", candidate), ("opponent", opponent)):
-            if role in g.get("llm", {}):
-                add_stats(totals.setdefault(name, empty_stats()), g["llm"][role])
-    return report_markdown(report_rows(totals)) if totals else ""
-
-
 def cmd_league(args: argparse.Namespace) -> int:
     """Play a round-robin league and save its matrix, ratings, heatmap and table."""
     from tabletop_gym.experiments.league import run_league
@@ -259,15 +277,16 @@ def cmd_league(args: argparse.Namespace) -> int:
     sink = None
     if any(isinstance(a, str) and a.startswith("llm:") for a in specs):
         sink = _record_saver(pathlib.Path(args.out) / "records")
-    res = run_league(args.game, specs, games_per_pair=args.games, seed=args.seed,
-                     bootstrap=args.bootstrap, verbose=True, record_sink=sink, **cfg)
+    with _invalid_results_told_once():
+        res = run_league(args.game, specs, games_per_pair=args.games, seed=args.seed,
+                         bootstrap=args.bootstrap, verbose=True, record_sink=sink, **cfg)
     print(res.markdown())
     if sink is not None:
         print(f"saved the game records with the LLM transcripts to {pathlib.Path(args.out)}"
               "/records/ (tabletop-gym replay shows them)")
     for path in res.save(args.out, heatmap=not args.no_heatmap):
         print(f"saved {path}")
-    return 0
+    return _invalid_status(args, res.invalid)
 
 
 def _env_class(game: str) -> Any:
@@ -370,8 +389,9 @@ def cmd_play(args: argparse.Namespace) -> int:
 def _parse_view(text: str, n: int) -> int | None:
     if text == "public":
         return None
-    if text.isdigit() and int(text) < n:
-        return int(text)
+    seats = [str(s) for s in range(n)]  # compared as text: "²" or 5,000 digits is no seat
+    if text in seats:
+        return seats.index(text)
     raise CLIError(f"--view {text!r} is not allowed; choose public or a seat 0..{n - 1}")
 
 
@@ -457,6 +477,22 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return subprocess.call([sys.executable, str(script), *args.rest])
 
 
+AGENT_HELP = ("random, heuristic[:VARIANT], ismcts[:N[:heuristic|guided]], ppo, jax-ppo, "
+              "jax:CHECKPOINT.npz, model.zip, or a language model as llm:MODEL@BASE_URL with "
+              "options after ?, e.g. 'llm:qwen2.5@http://127.0.0.1:8000/v1?name=qwen' "
+              "(docs/llm.md)")
+"""What an agent argument takes, for the help of every command that takes one."""
+
+
+def _allow_fallbacks_help() -> str:
+    from tabletop_gym.agents.llm import FALLBACK_LIMIT
+
+    return (f"exit 0 even when an llm: agent's results are invalid (more than "
+            f"{FALLBACK_LIMIT * 100:g}%% of its moves played by the random fallback, e.g. from a "
+            f"server that did not answer); the tables mark them INVALID either way (default: "
+            f"exit {INVALID_STATUS})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``tabletop-gym`` command."""
     from tabletop_gym import __version__
@@ -526,10 +562,9 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("eval", help="evaluate an agent with seat rotation and 95%% CIs")
     e.add_argument("--game", default="positano", choices=game_names())
     e.add_argument("--players", type=int, default=2)
-    e.add_argument("--candidate", default="heuristic",
-                   help="random, heuristic, ismcts[:N[:heuristic|guided]], ppo or model.zip")
-    e.add_argument("--opponent", default="random",
-                   help="random, heuristic, ismcts[:N[:heuristic|guided]], ppo or model.zip")
+    e.add_argument("--candidate", default="heuristic", help=AGENT_HELP)
+    e.add_argument("--opponent", default="random", help=AGENT_HELP)
+    e.add_argument("--allow-fallbacks", action="store_true", help=_allow_fallbacks_help())
     e.add_argument("--games", type=int, default=200)
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--out", default=None, help="save <out>.csv and <out>.json")
@@ -539,8 +574,8 @@ def build_parser() -> argparse.ArgumentParser:
     lg = sub.add_parser("league", help="round robin with seat rotation, ratings and a heatmap")
     lg.add_argument("--game", default="rapa_nui", choices=game_names())
     lg.add_argument("--players", type=int, default=2)
-    lg.add_argument("--agents", nargs="+", required=True,
-                    help="random, heuristic, ismcts[:N[:heuristic|guided]], ppo or model.zip")
+    lg.add_argument("--agents", nargs="+", required=True, help=AGENT_HELP)
+    lg.add_argument("--allow-fallbacks", action="store_true", help=_allow_fallbacks_help())
     lg.add_argument("--games", type=int, default=40, help="games per pair")
     lg.add_argument("--seed", type=int, default=0)
     lg.add_argument("--bootstrap", type=int, default=1000)
@@ -554,8 +589,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--players", type=int, default=2)
     pl.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1")
     pl.add_argument("--opponents", "--opponent", dest="opponents", default="heuristic",
-                    help="an agent name (random, heuristic, ...) or a model.zip checkpoint for "
-                         "every other seat, or one per other seat separated by commas")
+                    help=f"one agent for every other seat, or one per other seat separated "
+                         f"by commas: {AGENT_HELP}")
     pl.add_argument("--seed", type=int, default=0)
     pl.add_argument("--one-step-bid", action="store_true",
                     help="Positano: choose card and booster as one of 42 bids instead of two steps")
@@ -600,6 +635,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``tabletop-gym`` command.
 
     A bad argument or input ends with one line on stderr and exit status 2, never a traceback.
+    ``eval`` and ``league`` end with status 3 when a language model's results are invalid
+    (docs/llm.md, "Invalid results"), unless ``--allow-fallbacks`` is given.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()

@@ -156,6 +156,17 @@ def test_replay_view_must_be_public_or_a_seat(tmp_path, monkeypatch, capsys):
     assert rc == 2 and "--view '2' is not allowed; choose public or a seat 0..1" in err
 
 
+@pytest.mark.parametrize("view", ["\u00b2", "9" * 5000, "-1", " 1"])
+def test_replay_view_that_is_no_seat_number_is_refused_in_one_line(view, tmp_path, monkeypatch,
+                                                                    capsys):
+    path = tmp_path / "r.json"
+    path.write_text(GameRecord("rapa_nui", {"num_players": 2}, 1, []).to_json())
+    rc, _, err = _run(["replay", str(path), "--view", view], monkeypatch, capsys)
+    assert rc == 2
+    assert err == (f"tabletop-gym replay: error: --view {view!r} is not allowed; choose public "
+                   "or a seat 0..1\n")
+
+
 def test_version_flag(capsys):
     with pytest.raises(SystemExit) as exc:
         cli.main(["--version"])

@@ -459,6 +459,24 @@ def game_name(game: Game) -> str:
     return str(getattr(game, "inner", game).name)
 
 
+def agent_name(spec: Any) -> str:
+    """The name an agent spec goes by in tables and ratings.
+
+    A string is its own name, except an ``llm:`` spec with ``name=...`` among its options,
+    which goes by that name; an object goes by its ``name`` attribute, else its class name.
+
+    Raises:
+        ValueError: For a malformed ``llm:`` spec.
+    """
+    if isinstance(spec, str):
+        if spec.startswith("llm:"):
+            from tabletop_gym.agents.llm import parse_spec
+
+            return str(parse_spec(spec).get("name", spec))
+        return spec
+    return str(getattr(spec, "name", type(spec).__name__))
+
+
 def check_spec(spec: Any) -> None:
     """Reject a malformed ``llm:`` spec before any game is played (a league checks them all).
 

@@ -43,6 +43,7 @@ from tabletop_gym.text.moves import (
     UNPARSABLE,
     other_move_names,
     parse_move,
+    shown,
 )
 from tabletop_gym.text.rules import PROMPT_VERSION, rethink_prompt, system_prompt
 from tabletop_gym.text.view import TEXT_VIEW_VERSION, SeatTracker, TextObservation
@@ -192,14 +193,58 @@ class OpenAIBackend:
 def empty_stats() -> dict[str, Any]:
     """The counters one agent keeps (and a league sums): see :attr:`LLMAgent.stats`."""
     return {"decisions": 0, "answers": 0, **{c: 0 for c in CLASSES}, "rethinks": 0,
-            "fallbacks": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0}
+            "fallbacks": 0, "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0,
+            "no_answer_reasons": {}}
 
 
 def add_stats(total: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
-    """``total`` plus ``more``, key by key (in place; returned)."""
+    """``total`` plus ``more``, key by key (in place; returned); count tables add by entry."""
     for k, v in more.items():
-        total[k] = total.get(k, 0) + v
+        if isinstance(v, dict):
+            table = total.setdefault(k, {})
+            for reason, count in v.items():
+                table[reason] = table.get(reason, 0) + count
+        else:
+            total[k] = total.get(k, 0) + v
     return total
+
+
+FALLBACK_LIMIT = 0.05
+"""The validity policy (docs/llm.md): an LLM seat that had more than this share of its moves
+played by the fallback, not chosen by the model, makes every result it took part in invalid.
+Such a result measures the fallback (a random legal move) as much as the model: a server that
+was down for a whole league gave a rating of pure random play."""
+
+
+class InvalidResultWarning(UserWarning):
+    """A result in which an LLM seat's fallback rate passed :data:`FALLBACK_LIMIT`."""
+
+
+def invalid_reason(stats: dict[str, Any]) -> str:
+    """Why the counters of one LLM seat make its results invalid; ``""`` when they do not.
+
+    The reason names the share of fallback moves, the limit, and the commonest reasons no
+    answer came (a server down, a timeout), which are usually why.
+    """
+    d, f = stats.get("decisions", 0), stats.get("fallbacks", 0)
+    if not d or f / d <= FALLBACK_LIMIT:
+        return ""
+    why = (f"{f} of its {d} moves ({f / d:.0%}) were played by the fallback, not chosen by the "
+           f"model (the limit is {FALLBACK_LIMIT:.0%})")
+    lost = no_answer_summary(stats)
+    return f"{why}; {lost}" if lost else why
+
+
+def no_answer_summary(stats: dict[str, Any], top: int = 3) -> str:
+    """The commonest reasons no answer came, with their counts (``""`` when every answer came)."""
+    reasons = stats.get("no_answer_reasons") or {}
+    if not reasons:
+        return ""
+    ranked = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+    parts = [f"{count}x {reason}" for reason, count in ranked[:top]]
+    more = len(ranked) - top
+    tail = f" and {more} other reason{'s' if more > 1 else ''}" if more > 0 else ""
+    return f"no answer {stats.get(NO_ANSWER, 0)} times: " + "; ".join(parts) + tail
 
 
 class LLMAgent:
@@ -235,7 +280,8 @@ class LLMAgent:
         self.model = model
         self.stats = empty_stats()
         """Counts over every decision so far: decisions, answers, each class, rethinks,
-        fallbacks, tokens and seconds spent waiting for answers."""
+        fallbacks, tokens, seconds spent waiting for answers, and each reason no answer came
+        (``no_answer_reasons``)."""
         self.log: list[dict[str, Any]] = []
         """One entry per decision of the current episode (see :meth:`decide`)."""
         self._tracker = SeatTracker()
@@ -316,6 +362,10 @@ class LLMAgent:
                 kind, reason, index, match = parsed.kind, parsed.reason, parsed.index, parsed.match
             st["answers"] += 1
             st[kind] += 1
+            if kind == NO_ANSWER:
+                lost = st.setdefault("no_answer_reasons", {})
+                key = shown(reason, 200)  # one entry per reason, however long its text
+                lost[key] = lost.get(key, 0) + 1
             st["seconds"] += seconds
             st["prompt_tokens"] += reply.prompt_tokens or 0
             st["completion_tokens"] += reply.completion_tokens or 0
@@ -472,7 +522,8 @@ def report_rows(stats_by_agent: dict[str, dict[str, Any]]) -> list[dict[str, Any
     """One row per LLM agent: fallback rate, illegal-answer rate, tokens and seconds per decision.
 
     Rates are over decisions (fallbacks) and over answers (each class); a row with no decision
-    has NaN rates.
+    has NaN rates. ``invalid`` says why the agent's results are invalid (:data:`FALLBACK_LIMIT`;
+    ``""``: valid), and ``no_answer_reasons`` counts each reason no answer came.
     """
     rows = []
     for name, st in stats_by_agent.items():
@@ -486,21 +537,38 @@ def report_rows(stats_by_agent: dict[str, dict[str, Any]]) -> list[dict[str, Any
             "no_answer_rate": st.get(NO_ANSWER, 0) / a if a else float("nan"),
             "tokens_per_decision": tokens / d if d else float("nan"),
             "seconds_per_decision": st.get("seconds", 0.0) / d if d else float("nan"),
+            "invalid": invalid_reason(st),
+            "no_answer_reasons": dict(st.get("no_answer_reasons") or {}),
         })
     return rows
 
 
 def report_markdown(rows: Sequence[dict[str, Any]]) -> str:
-    """The LLM report rows as a markdown table."""
+    """The LLM report rows as a markdown table, then why a result is invalid or answers failed."""
     lines = ["| LLM agent | decisions | answers | fallback rate | illegal-answer rate | "
-             "unparsable rate | no-answer rate | tokens / decision | seconds / decision |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "unparsable rate | no-answer rate | tokens / decision | seconds / decision | "
+             "valid |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    notes = []
     for r in rows:
+        invalid = r.get("invalid", "")
         lines.append(f"| `{r['agent']}` | {r['decisions']} | {r['answers']} | "
                      f"{r['fallback_rate']:.3f} | {r['illegal_rate']:.3f} | "
                      f"{r['unparsable_rate']:.3f} | {r['no_answer_rate']:.3f} | "
-                     f"{r['tokens_per_decision']:.1f} | {r['seconds_per_decision']:.3f} |")
-    return "\n".join(lines)
+                     f"{r['tokens_per_decision']:.1f} | {r['seconds_per_decision']:.3f} | "
+                     f"{'**INVALID**' if invalid else 'yes'} |")
+        if invalid:
+            notes.append(f"- `{r['agent']}` is INVALID: {invalid}.")
+        elif r.get("no_answer_reasons"):
+            lost = no_answer_summary({NO_ANSWER: sum(r["no_answer_reasons"].values()),
+                                      "no_answer_reasons": r["no_answer_reasons"]})
+            notes.append(f"- `{r['agent']}`: {lost}.")
+    return "\n".join(lines + (["", *notes] if notes else []))
+
+
+def invalid_agents(rows: Sequence[dict[str, Any]]) -> dict[str, str]:
+    """``{agent: why}`` of the report rows whose results are invalid (:func:`invalid_reason`)."""
+    return {r["agent"]: r["invalid"] for r in rows if r.get("invalid")}
 
 
 if TYPE_CHECKING:

@@ -22,13 +22,22 @@ import dataclasses
 import json
 import math
 import pathlib
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from tabletop_gym.agents.base import Agent, choose_action, make_agent
-from tabletop_gym.agents.llm import game_stats, record_with_logs
+from tabletop_gym.agents.base import Agent, agent_name, choose_action, make_agent
+from tabletop_gym.agents.llm import (
+    InvalidResultWarning,
+    add_stats,
+    empty_stats,
+    game_stats,
+    invalid_agents,
+    record_with_logs,
+    report_rows,
+)
 from tabletop_gym.core.aec import TabletopAECEnv
 from tabletop_gym.registry import game_spec
 
@@ -83,6 +92,11 @@ class EvalResult:
         opponent_mean_score: Mean score of the opponents.
         per_game: One dict per game (seed, seat, scores, outcome, and the candidate's
             ``return``: its reward for the game under the config's ``reward_type``).
+        llm: One row per language-model agent over all the games
+            (:func:`tabletop_gym.agents.llm.report_rows`); empty without one.
+        invalid: ``{agent name: why}`` for each language-model agent whose fallback rate
+            passed :data:`tabletop_gym.agents.llm.FALLBACK_LIMIT`: this result then measures
+            the fallback as much as the model (docs/llm.md, "Invalid results").
     """
 
     game: str
@@ -98,6 +112,8 @@ class EvalResult:
     diff_ci: tuple[float, float]
     opponent_mean_score: float
     per_game: list[dict[str, Any]] = dataclasses.field(default_factory=list, repr=False)
+    llm: list[dict[str, Any]] = dataclasses.field(default_factory=list, repr=False)
+    invalid: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def row(self) -> dict[str, Any]:
         """Summary as one flat row (for tables and CSV)."""
@@ -117,13 +133,8 @@ class EvalResult:
             "diff_ci_low": round(self.diff_ci[0], 3),
             "diff_ci_high": round(self.diff_ci[1], 3),
             "opponent_mean_score": round(self.opponent_mean_score, 3),
+            "invalid": "; ".join(f"{name}: {why}" for name, why in self.invalid.items()),
         }
-
-
-def _name(spec: Any) -> str:
-    if isinstance(spec, str):
-        return spec
-    return getattr(spec, "name", type(spec).__name__)
 
 
 def _play(env: TabletopAECEnv, agents: dict[str, Agent], seed: int) -> TabletopAECEnv:
@@ -220,7 +231,7 @@ def evaluate(
             if stats:
                 row["llm"] = stats
             per_game.append(row)
-    return summarise(game, env.game.config.to_dict(), _name(candidate), _name(opponent),
+    return summarise(game, env.game.config.to_dict(), agent_name(candidate), agent_name(opponent),
                      per_game)
 
 
@@ -244,6 +255,17 @@ def summarise(game: str, config: dict[str, Any], candidate: str, opponent: str,
             scores.append(sc[seat])
             opp_scores.append(others)
             diffs.append(sc[seat] - others)
+    totals: dict[str, dict[str, Any]] = {}
+    for g in per_game:
+        for role, name in (("candidate", candidate), ("opponent", opponent)):
+            if role in g.get("llm", {}):
+                add_stats(totals.setdefault(name, empty_stats()), g["llm"][role])
+    llm = report_rows(totals)
+    invalid = invalid_agents(llm)
+    if invalid:
+        warnings.warn("this result is invalid: " + "; ".join(
+            f"{name}: {why}" for name, why in invalid.items()), InvalidResultWarning,
+            stacklevel=3)
     win_rate = float(np.mean(outcomes)) if outcomes else math.nan
     mean_s, lo_s, hi_s = mean_interval(scores)
     mean_d, lo_d, hi_d = mean_interval(diffs)
@@ -261,18 +283,29 @@ def summarise(game: str, config: dict[str, Any], candidate: str, opponent: str,
         diff_ci=(lo_d, hi_d),
         opponent_mean_score=float(np.mean(opp_scores)) if opp_scores else math.nan,
         per_game=per_game,
+        llm=llm,
+        invalid=invalid,
     )
 
 
 def format_table(results: Sequence[EvalResult]) -> str:
-    """A fixed-width table of results (win rate and scores with 95 % intervals)."""
-    head = (f"{'game':<9} {'n':>2} {'candidate':<12} {'opponent':<12} {'games':>5}  "
+    """A fixed-width table of results (win rate and scores with 95 % intervals).
+
+    The name columns are as wide as the longest name; an agent whose result is invalid
+    (:attr:`EvalResult.invalid`) is marked ``(INVALID)``.
+    """
+    def label(r: EvalResult, name: str) -> str:
+        return f"{name} (INVALID)" if name in r.invalid else name
+
+    cw = max([9] + [len(label(r, r.candidate)) for r in results])
+    ow = max([8] + [len(label(r, r.opponent)) for r in results])
+    head = (f"{'game':<9} {'n':>2} {'candidate':<{cw}} {'opponent':<{ow}} {'games':>5}  "
             f"{'win rate [95% CI]':<22} {'score [95% CI]':<24} {'diff [95% CI]':<24}")
     lines = [head, "-" * len(head)]
     for r in results:
         lines.append(
-            f"{r.game:<9} {r.config.get('num_players', ''):>2} {r.candidate[:12]:<12} "
-            f"{r.opponent[:12]:<12} {r.n_games:>5}  "
+            f"{r.game:<9} {r.config.get('num_players', ''):>2} {label(r, r.candidate):<{cw}} "
+            f"{label(r, r.opponent):<{ow}} {r.n_games:>5}  "
             f"{r.win_rate:5.3f} [{r.win_ci[0]:.3f}, {r.win_ci[1]:.3f}]   "
             f"{r.mean_score:6.2f} [{r.score_ci[0]:6.2f}, {r.score_ci[1]:6.2f}]   "
             f"{r.mean_score_diff:+6.2f} [{r.diff_ci[0]:+6.2f}, {r.diff_ci[1]:+6.2f}]"

@@ -22,13 +22,21 @@ import dataclasses
 import itertools
 import json
 import pathlib
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from tabletop_gym.agents.base import check_spec
-from tabletop_gym.agents.llm import add_stats, empty_stats, report_rows
+from tabletop_gym.agents.base import agent_name, check_spec
+from tabletop_gym.agents.llm import (
+    InvalidResultWarning,
+    add_stats,
+    empty_stats,
+    game_stats,
+    invalid_agents,
+    report_rows,
+)
 from tabletop_gym.experiments.evaluation import (
     _raw_env_factory,
     evaluate,
@@ -60,6 +68,9 @@ class LeagueResult:
         llm: One row per language-model agent (``"llm:..."``): its decisions, answers,
             fallback rate, illegal-answer rate (and the other classes' rates), tokens and
             seconds per decision over all its games (:func:`tabletop_gym.agents.llm.report_rows`).
+        invalid: ``{agent: why}`` for each language-model agent whose fallback rate passed
+            :data:`tabletop_gym.agents.llm.FALLBACK_LIMIT`: its rating and win rates measure
+            the fallback as much as the model, and every table marks it ``(INVALID)``.
     """
 
     game: str
@@ -75,6 +86,7 @@ class LeagueResult:
     pairs: list[dict[str, Any]]
     games: list[dict[str, Any]] = dataclasses.field(repr=False, default_factory=list)
     llm: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    invalid: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The league as JSON-ready data, with the provenance block."""
@@ -87,14 +99,15 @@ class LeagueResult:
     def markdown(self, digits: int = 2) -> str:
         """The ratings table and the win-rate matrix as markdown."""
         order = sorted(range(len(self.agents)), key=lambda i: -self.ratings[i])
+        cell = [agent_cell(a, self.invalid) for a in self.agents]
         lines = ["| rank | agent | rating (Elo) [95 % CI] |", "|---|---|---|"]
         for rank, i in enumerate(order, 1):
             lo, hi = self.rating_ci[i]
-            lines.append(f"| {rank} | `{self.agents[i]}` | {self.ratings[i]:.0f} "
+            lines.append(f"| {rank} | {cell[i]} | {self.ratings[i]:.0f} "
                          f"[{lo:.0f}, {hi:.0f}] |")
-        lines += ["", "| row beats column | " + " | ".join(f"`{a}`" for a in self.agents) + " |",
+        lines += ["", "| row beats column | " + " | ".join(cell) + " |",
                   "|---|" + "---|" * len(self.agents)]
-        for i, a in enumerate(self.agents):
+        for i in range(len(self.agents)):
             cells = []
             for j in range(len(self.agents)):
                 if i == j:
@@ -103,12 +116,8 @@ class LeagueResult:
                     lo, hi = self.ci[i][j]
                     cells.append(f"{self.matrix[i][j]:.{digits}f} [{lo:.{digits}f}, "
                                  f"{hi:.{digits}f}]")
-            lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
-        if self.llm:
-            from tabletop_gym.agents.llm import report_markdown
-
-            lines += ["", report_markdown(self.llm)]
-        return "\n".join(lines)
+            lines.append(f"| {cell[i]} | " + " | ".join(cells) + " |")
+        return "\n".join(lines + llm_lines(self.llm))
 
     def save(self, out: str | pathlib.Path, heatmap: bool = True) -> list[pathlib.Path]:
         """Write ``league.json``, ``league.md`` and (with matplotlib) ``league.png`` to ``out``."""
@@ -137,8 +146,9 @@ class LeagueResult:
                 if i != j:
                     ax.text(j, i, f"{m[i, j]:.2f}", ha="center", va="center",
                             color="white" if abs(m[i, j] - 0.5) > 0.3 else "black")
-        ax.set_xticks(range(k), self.agents, rotation=30, ha="right")
-        ax.set_yticks(range(k), self.agents)
+        labels = [f"{a} (INVALID)" if a in self.invalid else a for a in self.agents]
+        ax.set_xticks(range(k), labels, rotation=30, ha="right")
+        ax.set_yticks(range(k), labels)
         ax.set_xlabel("opponent")
         ax.set_ylabel("agent (row's win rate)")
         n = self.config.get("num_players")
@@ -149,6 +159,24 @@ class LeagueResult:
         fig.savefig(out, dpi=100)
         plt.close(fig)
         return out
+
+
+def agent_cell(name: str, invalid: Mapping[str, str]) -> str:
+    """An agent's name as a table cell, marked ``(INVALID)`` when its results are invalid."""
+    return f"`{name}` **(INVALID)**" if name in invalid else f"`{name}`"
+
+
+def llm_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The LLM report under a league's tables (none without a language model)."""
+    if not rows:
+        return []
+    from tabletop_gym.agents.llm import report_markdown
+
+    lines = ["", report_markdown(rows)]
+    if invalid_agents(rows):
+        lines += ["", "An INVALID agent's rating and win rates measure the fallback as much as "
+                  "the model (docs/llm.md, \"Invalid results\")."]
+    return lines
 
 
 def fit_ratings(k: int, i: np.ndarray, j: np.ndarray, y: np.ndarray,
@@ -221,11 +249,11 @@ def run_league(
         raise ValueError("a league needs at least 2 players; compare solo agents with evaluate()")
     if games_per_pair < 1:
         raise ValueError(f"games_per_pair must be positive, got {games_per_pair}")
-    names = [a if isinstance(a, str) else getattr(a, "name", type(a).__name__) for a in agents]
-    if len(set(names)) != len(names):
-        raise ValueError(f"agent names must be distinct, got {names}")
     for spec in agents:
         check_spec(spec)  # a malformed llm: spec fails now, not after the first pairs
+    names = [agent_name(a) for a in agents]
+    if len(set(names)) != len(names):
+        raise ValueError(f"agent names must be distinct, got {names}")
     k = len(agents)
     matrix = [[float("nan")] * k for _ in range(k)]
     ci: list[list[tuple[float, float]]] = [[(float("nan"),) * 2 for _ in range(k)]  # type: ignore[misc]
@@ -261,6 +289,7 @@ def run_league(
         if verbose:
             print(f"{names[a]:>20} vs {names[b]:<20} {res.win_rate:.3f} "
                   f"[{res.win_ci[0]:.3f}, {res.win_ci[1]:.3f}]", flush=True)
+    llm_rows = report_rows(llm_stats)
     i_arr, j_arr, y_arr = np.array(gi), np.array(gj), np.array(gy, dtype=float)
     ratings = fit_ratings(k, i_arr, j_arr, y_arr)
     rng = np.random.default_rng(seed)
@@ -284,7 +313,8 @@ def run_league(
         bootstrap=bootstrap,
         pairs=pairs,
         games=games,
-        llm=report_rows(llm_stats),
+        llm=llm_rows,
+        invalid=invalid_agents(llm_rows),
     )
 
 
@@ -310,6 +340,8 @@ class TableLeagueResult:
         met: ``met[i][j]``: games ``i`` and ``j`` played at one table.
         win_rate: Each agent's share of the games it played that it won (a shared win split).
         games: Every game: the deal, the agent in each seat, the scores and the winners.
+        llm: One row per language-model agent, as :attr:`LeagueResult.llm`.
+        invalid: ``{agent: why}`` of the language-model agents, as :attr:`LeagueResult.invalid`.
     """
 
     game: str
@@ -325,6 +357,8 @@ class TableLeagueResult:
     met: list[list[int]]
     win_rate: list[float]
     games: list[dict[str, Any]] = dataclasses.field(repr=False, default_factory=list)
+    llm: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    invalid: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The league as JSON-ready data, with the provenance block."""
@@ -339,19 +373,19 @@ class TableLeagueResult:
     def markdown(self, digits: int = 2) -> str:
         """The ratings table and the finished-above matrix as markdown."""
         order = sorted(range(len(self.agents)), key=lambda i: -self.ratings[i])
+        cell = [agent_cell(a, self.invalid) for a in self.agents]
         lines = ["| rank | agent | rating (Elo) [95 % CI] | ± | wins |", "|---|---|---|---|---|"]
         for rank, i in enumerate(order, 1):
             lo, hi = self.rating_ci[i]
-            lines.append(f"| {rank} | `{self.agents[i]}` | {self.ratings[i]:.0f} [{lo:.0f}, "
+            lines.append(f"| {rank} | {cell[i]} | {self.ratings[i]:.0f} [{lo:.0f}, "
                          f"{hi:.0f}] | {(hi - lo) / 2:.0f} | {self.win_rate[i]:.{digits}f} |")
-        lines += ["", "| row finished above column | "
-                  + " | ".join(f"`{a}`" for a in self.agents) + " |",
+        lines += ["", "| row finished above column | " + " | ".join(cell) + " |",
                   "|---|" + "---|" * len(self.agents)]
-        for i, a in enumerate(self.agents):
+        for i in range(len(self.agents)):
             cells = ["–" if i == j else f"{self.above[i][j]:.{digits}f}"
                      for j in range(len(self.agents))]
-            lines.append(f"| `{a}` | " + " | ".join(cells) + " |")
-        return "\n".join(lines)
+            lines.append(f"| {cell[i]} | " + " | ".join(cells) + " |")
+        return "\n".join(lines + llm_lines(self.llm))
 
 
 def pairwise_results(seats: Sequence[int], scores: Sequence[float],
@@ -414,20 +448,21 @@ def run_table_league(
     if n < 3:
         raise ValueError(f"a table league needs at least 3 players, got {n}; two players: "
                          "run_league()")
-    names = [a if isinstance(a, str) else getattr(a, "name", type(a).__name__) for a in agents]
+    for spec in agents:
+        check_spec(spec)
+    names = [agent_name(a) for a in agents]
     if len(names) < n:
         raise ValueError(f"{n} seats need at least {n} distinct agents, got {len(names)}")
     if len(set(names)) != len(names):
         raise ValueError(f"agent names must be distinct, got {names}")
     if deals_per_table < 1:
         raise ValueError(f"deals_per_table must be positive, got {deals_per_table}")
-    for spec in agents:
-        check_spec(spec)
     k = len(agents)
     env = _raw_env_factory(game)(**config)
     rng = np.random.default_rng(seed)
     tables = [list(t) for t in itertools.combinations(range(k), n)]
     games: list[dict[str, Any]] = []
+    llm_stats: dict[str, dict[str, Any]] = {}
     for t, table in enumerate(tables):
         for d in range(deals_per_table):
             for r in range(n):
@@ -435,12 +470,21 @@ def run_table_league(
                 players = {name: make_agent(agents[seats[s]], env.game, env.observer, rng)
                            for s, name in enumerate(env.possible_agents)}
                 _play(env, players, seed + d)
+                roles = {a: names[seats[s]] for s, a in enumerate(env.possible_agents)}
+                for who, st in game_stats(players, roles).items():
+                    add_stats(llm_stats.setdefault(who, empty_stats()), st)
                 state = env.game_state
                 games.append({"table": t, "seed": seed + d, "seats": [names[i] for i in seats],
                               "agents": seats, "scores": [float(x) for x in state.scores()],
                               "winners": [int(w) for w in state.winners()]})
         if verbose:
             print(f"table {[names[i] for i in table]}: {deals_per_table * n} games", flush=True)
+    llm_rows = report_rows(llm_stats)
+    invalid = invalid_agents(llm_rows)
+    if invalid:
+        warnings.warn("this league's results are invalid: " + "; ".join(
+            f"{name}: {why}" for name, why in invalid.items()), InvalidResultWarning,
+            stacklevel=2)
     pairs = [pairwise_results(g["agents"], g["scores"], g["winners"]) for g in games]
     per_game = [np.array(p, dtype=float).reshape(-1, 3) for p in pairs]
 
@@ -478,4 +522,5 @@ def run_table_league(
         deals_per_table=deals_per_table, seed=seed, ratings=[float(x) for x in ratings],
         rating_ci=[(float(a), float(b)) for a, b in zip(lo, hi, strict=True)],
         bootstrap=bootstrap, above=above, met=met.tolist(),
-        win_rate=(wins / np.maximum(played, 1)).tolist(), games=games)
+        win_rate=(wins / np.maximum(played, 1)).tolist(), games=games, llm=llm_rows,
+        invalid=invalid)

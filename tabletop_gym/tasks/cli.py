@@ -247,8 +247,9 @@ def add_suite_parser(sub: Any) -> None:
     r = ss.add_parser("run", help="score an agent on every task of a suite")
     r.add_argument("--suite", default="core", choices=sorted(SUITES))
     r.add_argument("--agent", action="append", default=[], metavar="SPEC",
-                   help="random, heuristic, another opponent name, a checkpoint .zip, or "
-                        "game=spec (repeat, one per game)")
+                   help="random, heuristic, another opponent name, a checkpoint .zip, a "
+                        "language model as llm:MODEL@BASE_URL (docs/llm.md), or game=spec "
+                        "(repeat, one per game)")
     r.add_argument("--seeds", type=int, default=None, help="evaluation seeds (suite default)")
     r.add_argument("--deals", type=int, default=None,
                    help="deals per seed (default: each task's, by the protocol)")

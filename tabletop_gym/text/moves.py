@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 
 LEGAL = "legal"
@@ -28,11 +29,15 @@ NO_ANSWER = "no_answer"
 CLASSES = (LEGAL, ILLEGAL, UNPARSABLE, NO_ANSWER)
 """The answer classes, in the order reports list them."""
 
-_ANSWER_LINE = re.compile(r"^\s*(?:final\s+)?(?:answer|move)\s*[:=]\s*(.+?)\s*$",
-                          re.IGNORECASE | re.MULTILINE)
+# Every pattern is matched at one position of one line (re.match, no "$" after a repeat that
+# could give characters back), so reading an answer takes time linear in its length: a search
+# for "^...$" over many lines, or a lazy group before "\s*$", retries from every position and
+# took seconds on a few thousand newlines or spaces.
+_ANSWER_HEAD = re.compile(r"\s*(?:final\s+)?(?:answer|move)\s*[:=]", re.IGNORECASE)
 _STRIP = " \t\r\n\"'`*[]()<>."
-_NUMBER = re.compile(r"^(?:move\s*|no\.?\s*|#)?(\d+)$", re.IGNORECASE)
-_NUMBERED = re.compile(r"^(\d+)[.)]\s+(.+)$")
+_NUMBER = re.compile(r"(?:move\s*|no\.?\s*|#)?(\d+)", re.IGNORECASE)
+_NUMBERED_HEAD = re.compile(r"(\d+)[.)]")
+_DIGITS = re.compile(r"\d+")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,11 +66,67 @@ def normalise(text: str) -> str:
 def _candidate(answer: str) -> str:
     """The part of ``answer`` that should hold the move.
 
-    That is the value of the last ``Move:``/``Answer:`` line if there is one, else the whole
-    answer.
+    That is the value of the last ``Move:``/``Answer:`` line if there is one (a value on the
+    next non-blank line when the line ends at its colon), else the whole answer.
     """
-    lines = _ANSWER_LINE.findall(answer)
-    return (lines[-1] if lines else answer).strip()
+    lines = answer.split("\n")
+    value = ""
+    i = 0
+    while i < len(lines):
+        head = _ANSWER_HEAD.match(lines[i])
+        i += 1
+        if head is None:
+            continue
+        rest = lines[i - 1][head.end():].strip()
+        while not rest and i < len(lines):
+            # "Move:" with the move below it; the blank lines skipped here hold no head
+            rest = lines[i].strip()
+            if not rest:
+                i += 1
+        value = rest or value
+    return value or answer.strip()
+
+
+def shown(text: str, limit: int = 40, quote: bool = False) -> str:
+    """``text`` as a message quotes it: a long text cut after ``limit`` characters, with its length.
+
+    A reason goes into the rethink prompt and the log, and an error message onto one line, so
+    an answer of a million characters is not repeated in it. ``quote``: as ``repr`` shows it.
+    """
+    body = text[:limit]
+    body = repr(body) if quote else body
+    return body if len(text) <= limit else f"{body}... ({len(text)} characters)"
+
+
+def numbered(k: int) -> str:
+    """How a list of ``k`` moves is numbered, in words (one move is not a range "1 to 1")."""
+    return "the only move is number 1" if k == 1 else f"the moves are numbered 1 to {k}"
+
+
+def what_to_give(k: int) -> str:
+    """What an answer to a list of ``k`` moves may be, in words."""
+    if k == 1:
+        return "the move's number (1) or its exact text"
+    return f"a move number (1 to {k}) or the exact text of one move"
+
+
+def list_index(digits: str, k: int) -> int | None:
+    """The 0-based position of move number ``digits`` in a list of ``k``; ``None`` outside 1..k.
+
+    ``digits`` are decimal digits of any script (Unicode category Nd, as ``int`` reads them).
+    The number is compared by its length first, so a number of thousands of digits is refused
+    without converting it (``int`` refuses more than 4,300 digits).
+    """
+    plain = "".join(str(unicodedata.decimal(c)) for c in digits).lstrip("0")
+    if not plain or len(plain) > len(str(k)):
+        return None
+    number = int(plain)
+    return number - 1 if number <= k else None
+
+
+def is_number(text: str) -> bool:
+    """Whether ``text`` is a move number: decimal digits only (no sign, no superscripts)."""
+    return _DIGITS.fullmatch(text) is not None
 
 
 def parse_move(
@@ -89,23 +150,25 @@ def parse_move(
     bare = cand.strip(_STRIP)
     if not bare:
         return Parsed(UNPARSABLE, reason="the answer is empty; give a move number or its text")
-    number = _NUMBER.match(bare)
+    number = _NUMBER.fullmatch(bare)
     if number:
-        i = int(number.group(1))
-        if 1 <= i <= k:
-            return Parsed(LEGAL, i - 1, "number")
-        return Parsed(UNPARSABLE, reason=f"{i} is not a move number; the moves are numbered "
-                                         f"1 to {k}")
-    numbered = _NUMBERED.match(bare)
-    if numbered:
+        at = list_index(number.group(1), k)
+        if at is not None:
+            return Parsed(LEGAL, at, "number")
+        return Parsed(UNPARSABLE, reason=f"{shown(number.group(1), 12)} is not a move number; "
+                                         f"{numbered(k)}")
+    head = _NUMBERED_HEAD.match(bare)
+    rest = bare[head.end():] if head else ""
+    said = rest.lstrip()
+    if head and said != rest and said and "\n" not in said:
         # "3. draw column 3": the number and the text must name the same move
-        i, text = int(numbered.group(1)), normalise(numbered.group(2))
-        if 1 <= i <= k and normalise(legal[i - 1]) == text:
-            return Parsed(LEGAL, i - 1, "number")
-        if text in {normalise(m) for m in legal} or 1 <= i <= k:
-            return Parsed(UNPARSABLE, reason=f"the number {i} and the text "
-                                             f"'{numbered.group(2)}' do not name the same "
-                                             "move; give one move")
+        at, text = list_index(head.group(1), k), normalise(said)
+        if at is not None and normalise(legal[at]) == text:
+            return Parsed(LEGAL, at, "number")
+        if text in {normalise(m) for m in legal} or at is not None:
+            return Parsed(UNPARSABLE, reason=f"the number {shown(head.group(1), 12)} and the text "
+                                             f"'{shown(said)}' do not name the same move; give one "
+                                             "move")
     if cand in legal:
         return Parsed(LEGAL, legal.index(cand), "exact")
     if bare in legal:
@@ -133,8 +196,7 @@ def parse_move(
         named = ", ".join(f"'{legal[i]}'" for i in inside[:4])
         return Parsed(UNPARSABLE, reason=f"the answer mentions more than one legal move "
                                          f"({named}); give exactly one")
-    return Parsed(UNPARSABLE, reason="the answer names no legal move; give a move number "
-                                     f"(1 to {k}) or the exact text of one move")
+    return Parsed(UNPARSABLE, reason=f"the answer names no legal move; give {what_to_give(k)}")
 
 
 def other_move_names(state: object, seat: int, legal_actions: Sequence[int],

@@ -1,25 +1,29 @@
 """The games as TextArena envs, so TextArena's own agents and wrappers play them.
 
-:func:`register_envs` adds ``RapaNui-v0`` and ``Positano-v0`` to TextArena's registry;
-``textarena.make("RapaNui-v0")`` then gives a :class:`TabletopTextArenaEnv` that plays as any
-TextArena multi-player env does::
+:func:`register_envs` registers the games as TextArena registers its own board games
+(``register_with_versions``): ``RapaNui-v0`` and ``Positano-v0`` with TextArena's default wrappers
+(``LLMObservationWrapper``: each observation is the player's whole conversation as one string;
+``ActionFormattingWrapper``: an answer gets TextArena's ``[...]`` brackets), ``...-v0-train`` with
+its board-game training wrappers, and ``...-v0-raw`` with none. TextArena's README loop then runs
+as it is written::
 
-    env = ta.make("RapaNui-v0")
-    env = ta.wrappers.LLMObservationWrapper(env)
-    env.reset(num_players=2, seed=0)
+    env = ta.make(env_id="RapaNui-v0")
+    env.reset(num_players=len(agents))
     done = False
     while not done:
         player_id, observation = env.get_observation()
-        done, info = env.step(action=agents[player_id](observation))
+        action = agents[player_id](observation)
+        done, step_info = env.step(action=action)
     rewards, game_info = env.close()
 
 Each player's first message is the game's fixed system prompt (rules summary); before each of
 its decisions it gets its text view as the board (``GAME_BOARD``: table, private cards, history
 since its last decision and the numbered legal moves). An action is read with the strict parser
-(:func:`tabletop_gym.text.moves.parse_move`; TextArena's ``[...]`` brackets are accepted). A
-non-legal action is TextArena's invalid move: the player is told why and may answer again
-``error_allowance`` times; after that its game ends as a loss (reward -1, the others 0), as
-TextArena's multi-player games do. At the end the rewards are the engine's returns under the
+(:func:`tabletop_gym.text.moves.parse_move`; TextArena's ``[...]`` brackets around the whole
+answer are taken off first, so ``[3]`` and ``[Move: 3]`` read as ``3``). A non-legal action is
+TextArena's invalid move: the player is told why and may answer again ``error_allowance`` times;
+after that its game ends as a loss (reward -1, the others 0), as TextArena's multi-player games
+do. At the end the rewards are the engine's returns under the
 config's ``reward_type``, and every player is shown the final scoring.
 
 TextArena player ids are the PettingZoo agents' indices (``player_0`` is id 0); seats follow
@@ -39,7 +43,10 @@ from tabletop_gym.text.moves import LEGAL, other_move_names, parse_move
 from tabletop_gym.text.rules import system_prompt
 
 ENV_IDS = {"RapaNui-v0": "rapa_nui", "Positano-v0": "positano"}
-"""TextArena ids registered by :func:`register_envs`, and their games."""
+"""TextArena ids :func:`register_envs` registers (default wrappers), and their games."""
+
+VERSIONS = ("", "-train", "-raw")
+"""The suffixes TextArena's ``register_with_versions`` gives: default, training and no wrappers."""
 
 
 class TabletopTextArenaEnv(ta.Env):
@@ -103,8 +110,11 @@ class TabletopTextArenaEnv(ta.Env):
                                    to_id=pid)
         view = env.view(agent)
         raw = env.env
+        answer = str(action)
+        if answer.startswith("[") and answer.endswith("]"):
+            answer = answer[1:-1]  # TextArena's brackets (ActionFormattingWrapper adds them)
         parsed = parse_move(
-            str(action), view.legal_moves,
+            answer, view.legal_moves,
             lambda: other_move_names(raw.game_state, view.seat, view.legal_actions,
                                      raw.game.num_distinct_actions))
         if parsed.kind != LEGAL or parsed.index is None:
@@ -130,11 +140,27 @@ class TabletopTextArenaEnv(ta.Env):
         return done, info
 
 
+    def get_board_str(self) -> str:
+        """The public table (what every player may see), for TextArena's render wrappers."""
+        raw = self._env().env
+        return str(type(raw).renderer(raw.game_state, None))
+
+
 def register_envs() -> list[str]:
-    """Register the games with TextArena (idempotent); return the ids it knows them by."""
-    from textarena.envs.registration import ENV_REGISTRY
+    """Register the games with TextArena as it registers its own (idempotent).
+
+    Each id of :data:`ENV_IDS` gets TextArena's default wrappers, ``<id>-train`` its board-game
+    training wrappers and ``<id>-raw`` none, by TextArena's own ``register_with_versions``.
+
+    Returns:
+        Every id registered, the default ones first.
+    """
+    from textarena.envs import BOARDGAME_WRAPPERS, DEFAULT_WRAPPERS
+    from textarena.envs.registration import ENV_REGISTRY, register_with_versions
 
     for env_id, game in ENV_IDS.items():
         if env_id not in ENV_REGISTRY:
-            ta.register(id=env_id, entry_point=TabletopTextArenaEnv, game=game)
-    return list(ENV_IDS)
+            register_with_versions(id=env_id, entry_point=TabletopTextArenaEnv,
+                                   wrappers={"default": DEFAULT_WRAPPERS,
+                                             "-train": BOARDGAME_WRAPPERS}, game=game)
+    return [f"{env_id}{suffix}" for suffix in VERSIONS for env_id in ENV_IDS]

@@ -31,8 +31,11 @@ from tabletop_gym.core.game import State
 Renderer = Callable[[State, int | None], str]
 Narrator = Callable[[State, int, State], list[str]]
 
-TEXT_VIEW_VERSION = "text-v1"
-"""Version of the text layout; cite it with results of agents that read text (docs/llm.md)."""
+TEXT_VIEW_VERSION = "text-v2"
+"""Version of the text layout; cite it with results of agents that read text (docs/llm.md).
+
+text-v2: a Rapa Nui display names its H&G cards as everywhere else (``H&G Sweet potato``, was
+``SweetPotato``)."""
 
 
 @dataclasses.dataclass(frozen=True)

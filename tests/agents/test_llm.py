@@ -18,6 +18,7 @@ import pytest
 from tabletop_gym.agents.base import make_agent
 from tabletop_gym.agents.llm import (
     CallableBackend,
+    InvalidResultWarning,
     LLMAgent,
     OpenAIBackend,
     parse_spec,
@@ -116,8 +117,10 @@ def test_whole_games_over_http_exercise_every_class_the_rethinks_the_fallback_an
     records = []
     with ScriptedServer(script) as server:
         spec = f"llm:scripted@{server.base_url}?timeout={timeout}&rethinks=2&seed=3"
-        res = evaluate(game, spec, "heuristic", n_games=2, seed=0, num_players=2,
-                       record_sink=records.append)
+        # one decision in six ends in the fallback: more than FALLBACK_LIMIT, an invalid result
+        with pytest.warns(InvalidResultWarning, match="were played by the fallback"):
+            res = evaluate(game, spec, "heuristic", n_games=2, seed=0, num_players=2,
+                           record_sink=records.append)
         requests = server.requests
         headers = server.headers
     assert len(records) == 2 and all(r.replay().is_terminal() for r in records)
@@ -146,11 +149,21 @@ def test_whole_games_over_http_exercise_every_class_the_rethinks_the_fallback_an
                 assert rec.actions[d["index"]] == d["action"]
     # counters in every game's row, summed over both games
     llm_rows = [g["llm"]["candidate"] for g in res.per_game]
-    total = {k: sum(r[k] for r in llm_rows) for k in llm_rows[0]}
+    total = {k: sum(r[k] for r in llm_rows) for k in llm_rows[0] if k != "no_answer_reasons"}
     assert total["decisions"] == len(decisions)
     assert total["fallbacks"] == len(fallbacks)
     assert total["answers"] == len(classes)
     assert total["illegal"] == classes.count("illegal")
+    # each no_answer's reason is counted: the scripted timeout, HTTP 500 and malformed body
+    reasons = [a["reason"] for d in decisions for a in d["attempts"] if a["class"] == "no_answer"]
+    counted = {}
+    for r in llm_rows:
+        for reason, count in r["no_answer_reasons"].items():
+            counted[reason] = counted.get(reason, 0) + count
+    assert counted == {reason: reasons.count(reason) for reason in set(reasons)}
+    assert res.invalid == {spec: res.llm[0]["invalid"]}
+    assert res.invalid[spec].startswith(f"{total['fallbacks']} of its {total['decisions']} "
+                                        "moves")
     assert total["prompt_tokens"] > 0 and total["completion_tokens"] > 0
     # the settings reached the server; the key went only into the Authorization header
     assert {b["seed"] for b in requests} == {3} and {b["model"] for b in requests} == {"scripted"}
@@ -166,7 +179,8 @@ def test_the_record_round_trips_and_replay_shows_the_transcript_beside_the_moves
         tmp_path, capsys):
     script = PatternScript("rapa_nui", 1.5)
     records = []
-    with ScriptedServer(script) as server:
+    # one fallback in six decisions: an invalid result
+    with ScriptedServer(script) as server, pytest.warns(InvalidResultWarning):
         evaluate("rapa_nui", f"llm:scripted@{server.base_url}?timeout=1.5", "heuristic",
                  n_games=1, seed=0, num_players=2, record_sink=records.append)
     rec = GameRecord.from_json(records[0].to_json())
@@ -193,17 +207,22 @@ def test_the_record_round_trips_and_replay_shows_the_transcript_beside_the_moves
 def test_league_cli_rates_the_llm_beside_the_heuristic_and_prints_its_report(tmp_path, capsys):
     script = PatternScript("rapa_nui", 1.5)
     with ScriptedServer(script) as server:
-        spec = f"llm:scripted@{server.base_url}?timeout=1.5"
+        spec = f"llm:scripted@{server.base_url}?timeout=1.5&name=scripted-7b"
+        # one decision in six ends in the fallback, past the limit: accepted by the flag only
         code = main(["league", "--game", "rapa_nui", "--players", "2", "--agents", "heuristic",
                      spec, "--games", "2", "--bootstrap", "20", "--out", str(tmp_path),
-                     "--no-heatmap"])
-    out = capsys.readouterr().out
+                     "--no-heatmap", "--allow-fallbacks"])
+    out, err = capsys.readouterr()
     assert code == 0
     assert "| rank | agent | rating (Elo) [95 % CI] |" in out
     assert "| LLM agent | decisions | answers | fallback rate | illegal-answer rate |" in out
+    assert "| `scripted-7b` **(INVALID)** |" in out and spec not in out  # ?name= is its name
+    assert "tabletop-gym league: warning: the results of scripted-7b are INVALID: " in err
     data = json.loads((tmp_path / "league.json").read_text())
     (row,) = data["llm"]
-    assert row["agent"] == spec and row["decisions"] > 0
+    assert row["agent"] == "scripted-7b" and row["decisions"] > 0
+    assert data["agents"] == ["heuristic", "scripted-7b"]
+    assert data["invalid"] == {"scripted-7b": row["invalid"]}
     assert row["fallback_rate"] == pytest.approx(
         sum(1 for i in range(script.decision + 1) if i % 6 == 5) / row["decisions"])
     assert row["illegal_rate"] > 0 and row["tokens_per_decision"] > 0
@@ -223,8 +242,9 @@ def _closed_port() -> int:
 def test_a_refused_connection_is_a_counted_no_answer_and_the_game_still_ends():
     spec = f"llm:m@http://127.0.0.1:{_closed_port()}/v1?timeout=2&rethinks=1"
     records = []
-    res = evaluate("rapa_nui", spec, "heuristic", n_games=1, seed=0, num_players=2,
-                   record_sink=records.append)
+    with pytest.warns(InvalidResultWarning, match=r"\(100%\) were played by the fallback"):
+        res = evaluate("rapa_nui", spec, "heuristic", n_games=1, seed=0, num_players=2,
+                       record_sink=records.append)
     st = res.per_game[0]["llm"]["candidate"]
     assert records[0].replay().is_terminal()
     assert st["no_answer"] == st["answers"] == 2 * st["decisions"]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
 
 from tabletop_gym.text.moves import ILLEGAL, LEGAL, UNPARSABLE, normalise, parse_move
@@ -72,3 +76,58 @@ def test_a_name_inside_a_longer_mentioned_name_is_not_a_second_mention():
 
 def test_normalise():
     assert normalise('  "Build  2 Blocks at 2D."  ') == "build 2 blocks at 2d"
+
+
+# Each answer below made the old reader backtrack from every position: 16,000 newlines took 8 s,
+# so these 200,000-character ones would take about 20 minutes. A linear reader needs well under
+# a second; the child process is given 60 s, a margin that no loaded machine comes near either
+# way (the regex engine holds the GIL, so only a process can be stopped at a deadline).
+_SLOW_BEFORE = {
+    "newlines": ("'\\n' * 200_000", "the answer is empty"),
+    "spaces after Move:": ("'move:a' + ' ' * 200_000 + 'b'", "names no legal move"),
+    "spaces after a number": ("'1.' + ' ' * 200_000 + 'x\\ny'", "names no legal move"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_SLOW_BEFORE))
+def test_a_long_answer_is_classified_in_time_linear_in_its_length(case):
+    answer, why = _SLOW_BEFORE[case]
+    code = ("import json; from tabletop_gym.text.moves import parse_move; "
+            f"p = parse_move({answer}, {LEGAL_MOVES!r}); print(json.dumps([p.kind, p.reason]))")
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             timeout=60, check=True).stdout
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"classifying the {case} answer took over 60 s (quadratic)")
+    kind, reason = json.loads(out)
+    assert kind == UNPARSABLE and why in reason
+
+
+@pytest.mark.parametrize(("answer", "index"), [
+    ("Move:\n\n  2", 1),  # the move on the line below its label
+    ("Move:\nMove: 3", 2),  # the last labelled line counts
+    ("0" * 5000 + "1", 0),  # leading zeros, past int()'s 4,300-digit limit
+    ("\uff13", 2),  # a full-width 3: a decimal digit, as int() reads it
+])
+def test_numbers_and_labels_that_the_reader_must_still_read(answer, index):
+    got = parse_move(answer, LEGAL_MOVES, lambda: OTHERS)
+    assert (got.kind, got.index) == (LEGAL, index)
+
+
+@pytest.mark.parametrize(("answer", "why"), [
+    ("9" * 5000, "999999999999... (5000 characters) is not a move number; the moves are "
+                 "numbered 1 to 3"),
+    ("\u00b2", "names no legal move"),  # a superscript two is no decimal digit
+    ("5000" + "0" * 5000 + ". build 1 block at 2D",
+     "the number 500000000000... (5004 characters) and the text 'build 1 block at 2D' do not"),
+])
+def test_huge_numbers_and_superscripts_are_unparsable_with_a_reason(answer, why):
+    got = parse_move(answer, LEGAL_MOVES, lambda: OTHERS)
+    assert got.kind == UNPARSABLE and why in got.reason
+
+
+def test_one_legal_move_is_not_a_range_1_to_1():
+    assert parse_move("2", ["no purchase"]).reason == (
+        "2 is not a move number; the only move is number 1")
+    assert parse_move("hmm", ["no purchase"]).reason == (
+        "the answer names no legal move; give the move's number (1) or its exact text")

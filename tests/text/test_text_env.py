@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import random
 import re
+import types
 
+import numpy as np
 import pytest
 import textarena as ta
 
@@ -79,6 +81,59 @@ def test_a_near_miss_names_the_move_it_resembles():
         env.step("No purchase.")
 
 
+@pytest.mark.parametrize(("bad", "why"), [
+    ("\u00b2", r"'\u00b2' is not a legal move of player_0"),  # str.isdigit() says yes
+    ("9" * 5000, r"move number 999999999999\.\.\. \(5000 characters\) of player_0 is not "
+                 "in the list"),
+    ("\n" * 3000, r"'\\n\\n.*\.\.\. \(3000 characters\) is not a legal move of player_0"),
+])
+def test_superscripts_huge_numbers_and_long_answers_are_invalid_moves(bad, why):
+    env = TextEnv("rapa_nui", num_players=2)
+    env.reset(seed=0)
+    with pytest.raises(InvalidMoveError, match=why) as err:
+        env.step(bad)
+    # one legal move (docs/rules/rapa_nui.md §3: the purchase is optional) is no range "1..1"
+    assert str(err.value).endswith("give one of ['no purchase'] exactly or its number (the "
+                                   "only move is number 1)")
+    assert env.env.episode_actions() == ()
+    env.step("0" * 5000 + "1")  # move 1, with more zeros than int() reads
+    assert len(env.env.episode_actions()) == 1
+
+
+def test_a_numpy_integer_is_a_move_number():
+    env = TextEnv("rapa_nui", num_players=2)
+    env.reset(seed=0)
+    env.step(np.int64(1))  # what an array of choices hands out
+    assert len(env.env.episode_actions()) == 1
+
+
+@pytest.mark.parametrize("call", ["observe", "step", "last", "agent_selection", "agents",
+                                  "rewards", "terminations", "infos", "action_of"])
+def test_before_reset_every_call_says_to_call_reset_first(call):
+    env = TextEnv("rapa_nui", num_players=2)
+    calls = {"observe": lambda: env.observe("player_0"), "step": lambda: env.step(1),
+             "last": env.last, "action_of": lambda: env.action_of(1)}
+    with pytest.raises(RuntimeError, match=r"no game yet: call reset\(\) first"):
+        calls[call]() if call in calls else getattr(env, call)
+
+
+def test_after_the_last_dead_step_the_env_says_the_game_is_over():
+    env = TextEnv("rapa_nui", num_players=2)
+    env.reset(seed=0)
+    while env.agents:
+        moves = env.observe(env.agent_selection)["legal_moves"]
+        if not moves:  # the game is over: no move names one, the dead steps take None
+            with pytest.raises(InvalidMoveError, match="has no move to make now"):
+                env.action_of(1)
+        env.step(1 if moves else None)
+    for call in (lambda: env.step(None), lambda: env.step(1), env.last):
+        with pytest.raises(RuntimeError, match=r"the game is over: every agent has taken its "
+                                               r"last step; call reset\(\) to play again"):
+            call()
+    env.reset(seed=0)  # and a new game can start
+    assert env.observe("player_0")["legal_moves"] == ["no purchase"]
+
+
 def test_unknown_agent_is_refused():
     env = TextEnv("rapa_nui", num_players=2)
     env.reset(seed=0)
@@ -108,7 +163,7 @@ class NumberAgent(ta.Agent):
 
 def _play(env_id: str, num_players: int, agents, seed: int = 0):
     register_envs()
-    env = ta.make(env_id)
+    env = ta.make(f"{env_id}-raw")  # TextArena's convention: the id without its wrappers
     env = ta.wrappers.GameMessagesAndCurrentBoardObservationWrapper(env)
     env.reset(num_players=num_players, seed=seed)
     done, turns = False, 0
@@ -159,21 +214,64 @@ def test_textarena_env_refuses_num_players_in_its_config_and_unplayed_steps():
     assert register_envs() == register_envs()  # idempotent
 
 
-def test_textarenas_own_openai_agent_plays_a_whole_game_over_loopback_http():
-    from textarena.agents import OpenAIAgent
+def test_the_games_are_registered_with_the_wrappers_textarena_gives_its_own_board_games():
+    from textarena.envs.registration import ENV_REGISTRY
+
+    ids = register_envs()
+    assert ids == ["RapaNui-v0", "Positano-v0", "RapaNui-v0-train", "Positano-v0-train",
+                   "RapaNui-v0-raw", "Positano-v0-raw"]
+    for ours in ("RapaNui-v0", "Positano-v0"):
+        for suffix in ("", "-train", "-raw"):  # as TicTacToe-v0, Chess-v0 and the rest
+            assert (ENV_REGISTRY[ours + suffix].default_wrappers
+                    == ENV_REGISTRY["TicTacToe-v0" + suffix].default_wrappers)
+    env = ta.make("RapaNui-v0")
+    assert [type(env).__name__, type(env.env).__name__, type(env.env.env).__name__] == [
+        "ActionFormattingWrapper", "LLMObservationWrapper", "TabletopTextArenaEnv"]
+    assert type(ta.make("Positano-v0-raw")).__name__ == "TabletopTextArenaEnv"
+
+
+@pytest.mark.parametrize(("env_id", "n"), [("RapaNui-v0", 2), ("Positano-v0", 3)])
+def test_textarenas_readme_loop_runs_as_written_with_its_openai_agent(env_id, n, monkeypatch):
+    from textarena.wrappers.RenderWrappers.SimpleRenderWrapper import render
 
     from tests.llm_server import Reply, ScriptedServer, listed_moves
 
-    def script(messages, k):
-        # TextArena's agent sends its own system prompt and the observation as one message
-        return Reply(f"[{len(listed_moves(messages))}]")  # the last listed move
+    # The render wrapper pauses 0.4 s a step to be watched; the test does not watch.
+    monkeypatch.setattr(render, "time", types.SimpleNamespace(sleep=lambda s: None))
 
+    def script(messages, k):
+        # TextArena's agent sends its own system prompt and the whole conversation as one
+        # string; the answer is our prompt's format, which ActionFormattingWrapper brackets
+        return Reply(f"Move: {len(listed_moves(messages))}")  # the last listed move
+
+    register_envs()
     with ScriptedServer(script) as server:
-        agents = {p: OpenAIAgent("scripted", api_key="local-test-key", base_url=server.base_url)
-                  for p in range(2)}
-        env, rewards, game_info, turns, _ = _play("RapaNui-v0", 2, agents, seed=4)
+        # TextArena's README, with OpenAIAgent on the loopback server for OpenRouterAgent
+        agents = {p: ta.agents.OpenAIAgent(model_name="scripted", api_key="local-test-key",
+                                           base_url=server.base_url) for p in range(n)}
+
+        # Initialize the environment
+        env = ta.make(env_id=env_id)
+
+        # wrap it for additional visualizations
+        env = ta.wrappers.SimpleRenderWrapper(env=env)
+
+        env.reset(num_players=len(agents))
+
+        done = False
+        while not done:
+            player_id, observation = env.get_observation()
+            action = agents[player_id](observation)
+            done, step_info = env.step(action=action)
+
+        rewards, game_info = env.close()
         served = len(server.requests)
-    text_env = env.env.text_env
-    assert text_env.env.game_state.is_terminal()
-    assert served == turns == len(text_env.env.episode_actions())
-    assert set(rewards) == {0, 1}
+    text_env = env.env.env.env.text_env
+    raw = text_env.env
+    assert raw.game_state.is_terminal()
+    assert served == len(raw.episode_actions())  # every answer was read as a legal move
+    returns = raw.game_state.returns()
+    assert rewards == {p: float(returns[raw.seat_of(f"player_{p}")]) for p in range(n)}
+    assert all("game over" in game_info[p]["reason"] for p in range(n))
+    # the render wrapper's board is the public table: no seat's hand
+    assert "Your hand" not in env.get_board_str()

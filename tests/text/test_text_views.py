@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -237,3 +238,24 @@ def test_end_of_game_text_reveals_the_final_scoring_to_every_seat(n):
             up = totals[k] - down[k]
             assert (f"{KIND_NAMES[k]}: {up} + {down[k]} = {totals[k]} -> worth {values[k]} "
                     "per card") in final
+
+
+def test_every_kind_has_one_name_in_a_rapa_nui_view():
+    # The rules' names (docs/rules/rapa_nui.md §0, §1.2): "Paper mulberry", "Sweet potato"; an H&G
+    # card is "H&G <kind>" in the columns, the hand and the display alike.
+    env = raw_env("rapa_nui", num_players=2)
+    env.reset(seed=3)
+    rng = random.Random(3)
+    tracker = SeatTracker()
+    seen_hg_in_display = False
+    while not env.game_state.is_terminal():
+        text = tracker.view(env, "player_0").text
+        assert "SweetPotato" not in text and "Sweet Potato" not in text
+        assert re.search(r"(?<!Paper )[Mm]ulberry", text) is None, text
+        for line in text.splitlines():
+            if line.startswith("  display: "):
+                kinds = [k for k in KIND_NAMES if k in line]
+                assert all(f"H&G {k}×" in line for k in kinds), line
+                seen_hg_in_display |= bool(kinds)
+        env.step(rng.choice(env.legal_actions()))
+    assert seen_hg_in_display  # the check above met an H&G card in a display

@@ -15,8 +15,6 @@ from tabletop_gym.envs.rapa_nui.rules import (
     buy_cost,
 )
 
-_SHORT = ("Woodcutter", "Priest", "Moai", "Fish", "Grain", "Mulberry", "SweetPotato")
-
 
 def _counts(counts: list[int], names: tuple[str, ...] | list[str]) -> str:
     parts = [f"{names[i]}×{c}" for i, c in enumerate(counts) if c]
@@ -81,7 +79,8 @@ def render_text(state: State, player: int | None = None) -> str:
             f"Seat {q}{tag}: wood {s.wood(q)}, VP tiles {s.vp(q)}, hand {s.hand_size(q)} cards, "
             f"offering cards {s.holding_count(q)}, face-down offerings {s.face_down_count(q)}"
         )
-        lines.append(f"  display: {_counts(s.display(q), _SHORT)}")
+        # the cards' own names, as in the columns and the hand (one name per kind)
+        lines.append(f"  display: {_counts(s.display(q), CARD_NAMES)}")
         if s.moai_units(q):
             lines.append(f"  Moai units to split: {s.moai_units(q)}")
     if player is not None:
