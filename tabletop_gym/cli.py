@@ -595,12 +595,25 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def line_buffered(stream: Any) -> None:
+    """Write ``stream`` out at every newline, also into a file or a pipe.
+
+    Python block-buffers stdout there, so a long command (``train``, ``league``, ``eval``,
+    ``suite train``, ...) logged with ``> run.log`` would show nothing for minutes. A stream that
+    cannot be reconfigured (a test's capture) is left as it is.
+    """
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(line_buffering=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``tabletop-gym`` command.
 
     A bad argument or input ends with one line on stderr and exit status 2, never a traceback.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    line_buffered(sys.stdout)
     parser = build_parser()
     if argv and argv[0] == "bench":
         # bench/run.py owns its flags: forward everything after the command word.

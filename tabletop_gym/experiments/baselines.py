@@ -24,6 +24,7 @@ import itertools
 import json
 import os
 import pathlib
+import sys
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -793,6 +794,9 @@ def _verdicts(results: dict[str, Any], timing: dict[str, Any]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the missing jobs, then render the page."""
+    from tabletop_gym.cli import line_buffered
+
+    line_buffered(sys.stdout)  # a long job: each line reaches its log when it is printed
     p = argparse.ArgumentParser(prog="python -m tabletop_gym.experiments.baselines",
                                 description=__doc__)
     p.add_argument("--cache", default="runs/baselines")
