@@ -25,6 +25,7 @@ import subprocess
 import sys
 from typing import Any
 
+from tabletop_gym.console import line_buffered
 from tabletop_gym.extras import PPO_MODULES, figure_note, require, require_agent
 from tabletop_gym.registry import game_names, game_spec
 
@@ -601,18 +602,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_suite_parser(sub)
     return p
-
-
-def line_buffered(stream: Any) -> None:
-    """Write ``stream`` out at every newline, also into a file or a pipe.
-
-    Python block-buffers stdout there, so a long command (``train``, ``league``, ``eval``,
-    ``suite train``, ...) logged with ``> run.log`` would show nothing for minutes. A stream that
-    cannot be reconfigured (a test's capture) is left as it is.
-    """
-    reconfigure = getattr(stream, "reconfigure", None)
-    if reconfigure is not None:
-        reconfigure(line_buffering=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,6 +19,7 @@ import zipfile
 import pytest
 import yaml
 
+import tabletop_gym
 from tabletop_gym._commit import COMMIT_FILE, commit_of
 from tests.test_package_data import RUN_TIME_FILES
 
@@ -55,7 +56,7 @@ def test_the_sdist_holds_the_tests_and_everything_they_read(dist):
     # Before: 47 of the 121 files under tests/. Now every file of the repository but CI's.
     wanted = tracked() - {".gitignore", ".ci/run"}
     assert wanted - names == set()
-    assert top == "tabletop_gym-" + __import__("tabletop_gym").__version__
+    assert top == f"tabletop_gym-{tabletop_gym.__version__}"
 
 
 def test_the_wheel_holds_every_data_file_and_the_commit_it_was_built_from(dist):

@@ -794,7 +794,7 @@ def _verdicts(results: dict[str, Any], timing: dict[str, Any]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the missing jobs, then render the page."""
-    from tabletop_gym.cli import line_buffered
+    from tabletop_gym.console import line_buffered
 
     line_buffered(sys.stdout)  # a long job: each line reaches its log when it is printed
     p = argparse.ArgumentParser(prog="python -m tabletop_gym.experiments.baselines",

@@ -206,7 +206,7 @@ def shipped(game: str, num_players: int) -> pathlib.Path:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: distil the heuristic of one game and table size into a checkpoint."""
-    from tabletop_gym.cli import line_buffered
+    from tabletop_gym.console import line_buffered
 
     line_buffered(sys.stdout)  # a long job: each line reaches its log when it is printed
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
