@@ -133,3 +133,26 @@ def test_every_extra_named_is_declared_and_holds_its_modules():
     with pytest.raises(MissingExtraError, match=r'^bench needs the train extra \(no_such_module_'
                        r'xyz is not installed\): pip install "tabletop-gym\[train\]"$'):
         require("train", "bench", ("no_such_module_xyz",))
+
+
+@pytest.mark.parametrize(("argv", "blocked", "extra"), [
+    (["bench", "--quick"], ("pyspiel",), "bench"),
+    (["bench", "--reps", "1"], ("torch",), "train"),  # its PPO rows; --quick skips them
+])
+def test_bench_names_its_extras_before_it_measures(argv, blocked, extra):
+    done = run_cli(argv, blocked, ROOT)  # bench runs bench/run.py of a source checkout
+    assert done.returncode == 2, done.stderr
+    if CORE_ONLY:
+        extra = "bench"  # a core install lacks it too, and it is checked first
+    assert re.fullmatch(rf"tabletop-gym bench: error: .* needs the {extra} extra \([\w.]+ is not "
+                        rf'installed\): pip install "tabletop-gym\[{extra}\]"', done.stderr.strip())
+    assert done.stdout == ""
+
+
+def test_the_bench_flag_reader():
+    from tabletop_gym.cli import _flag_is
+
+    assert _flag_is(["--ppo-steps", "0"], "--ppo-steps", "0")
+    assert _flag_is(["--reps", "2", "--ppo-steps=0"], "--ppo-steps", "0")
+    assert not _flag_is(["--ppo-steps", "10"], "--ppo-steps", "0")
+    assert not _flag_is(["--ppo-steps"], "--ppo-steps", "0")
