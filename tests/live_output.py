@@ -82,3 +82,6 @@ def first_line_while_running(body: str, timeout: float = 120.0) -> tuple[str, st
         if child.poll() is None:
             child.kill()
             child.wait()
+        reader.join(timeout=10)
+        for pipe in (child.stdin, child.stdout, child.stderr):
+            pipe.close()
