@@ -156,3 +156,17 @@ def test_the_bench_flag_reader():
     assert _flag_is(["--reps", "2", "--ppo-steps=0"], "--ppo-steps", "0")
     assert not _flag_is(["--ppo-steps", "10"], "--ppo-steps", "0")
     assert not _flag_is(["--ppo-steps"], "--ppo-steps", "0")
+
+
+def test_suite_results_without_matplotlib_says_first_that_it_skips_the_figure(tmp_path):
+    done = run_cli(["suite", "results", "--root", str(ROOT / "benchmarks"), "--out",
+                    str(tmp_path / "results.md"), "--figure", str(tmp_path / "results.png")],
+                   ("matplotlib",), tmp_path, merged=True)
+    assert done.returncode == 0, done.stdout
+    note, saved = done.stdout.splitlines()
+    assert note == (f"note: matplotlib is not installed, so the figure {tmp_path / 'results.png'} "
+                    "is not drawn (the rest is written); pip install \"tabletop-gym[train]\" "
+                    "draws it, --no-figure skips it without this note")
+    assert saved == f"saved {tmp_path / 'results.md'}"
+    assert (tmp_path / "results.md").read_text().startswith("# ")
+    assert not (tmp_path / "results.png").exists()
