@@ -6,7 +6,7 @@ PIP := $(PY) -m pip
 STAMP := $(VENV)/.installed
 
 .PHONY: venv test lint train bench playthroughs pictures baselines clean docs docs-build docs-tables \
-	browser screenshots
+	browser screenshots dist wheel-test
 
 # Extra venvs, built by `make test` only for their tests (docs/libraries.md): RLlib pins its own
 # gymnasium, and the core package is also tested on the oldest gymnasium/pettingzoo it claims.
@@ -15,10 +15,16 @@ RLLIB_STAMP := $(RLLIB_VENV)/.installed
 MIN_VENV := .venv-min
 MIN_STAMP := $(MIN_VENV)/.installed
 MIN_PINS := gymnasium==1.0.0 pettingzoo==1.24.0
-# What `pip install tabletop-gym` gives a user: no extra of the package (dev: the test runner).
+# What `pip install tabletop-gym` gives a user: the built wheel, no extra of the package (dev: the
+# test runner). Its tests run from the unpacked sdist, without the package's source beside them,
+# so they import the installed wheel (docs/release.md).
 CORE_VENV := .venv-core
 CORE_STAMP := $(CORE_VENV)/.installed
-CORE_ONLY_TESTS := tests/test_core_install.py tests/integrations/test_gymnasium.py
+CORE_ONLY_TESTS := tests/test_core_install.py tests/integrations/test_gymnasium.py \
+	tests/test_package_data.py tests/test_provenance.py tests/test_extras.py \
+	tests/test_live_output.py
+DIST := dist
+WHEEL_TESTS := build/wheel-tests
 RLLIB_TESTS := tests/integrations/rllib
 CORE_TESTS := tests/test_pettingzoo_api.py tests/integrations/test_pettingzoo_suite.py \
 	tests/integrations/test_gymnasium.py
@@ -47,8 +53,24 @@ $(MIN_STAMP): pyproject.toml
 $(CORE_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(CORE_VENV)
 	$(CORE_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(CORE_VENV)/bin/python -m pip install --quiet -e ".[dev]"
 	touch $(CORE_STAMP)
+
+# The sdist and the wheel as an index receives them (the wheel built from the sdist, so a file
+# the sdist lacks fails here), checked by twine.
+dist: $(STAMP)
+	rm -rf $(DIST)
+	$(PY) -m build --outdir $(DIST) .
+	$(PY) -m twine check --strict $(DIST)/*
+
+# The core tests against the installed wheel (not editable, not the checkout).
+wheel-test: dist $(CORE_STAMP)
+	$(CORE_VENV)/bin/python -m pip uninstall --quiet --yes tabletop-gym
+	$(CORE_VENV)/bin/python -m pip install --quiet "$$(ls $(DIST)/*.whl)[dev]"
+	rm -rf $(WHEEL_TESTS) && mkdir -p $(WHEEL_TESTS)
+	tar -xzf $(DIST)/*.tar.gz -C $(WHEEL_TESTS) --strip-components=1
+	rm -rf $(WHEEL_TESTS)/tabletop_gym
+	cd $(WHEEL_TESTS) && TABLETOP_GYM_CORE_ONLY=1 $(CURDIR)/$(CORE_VENV)/bin/python -m pytest \
+		-p no:cacheprovider -n 2 -q $(CORE_ONLY_TESTS)
 
 venv: $(STAMP)
 
@@ -69,14 +91,14 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-test: $(STAMP) $(RLLIB_STAMP) $(MIN_STAMP) $(CORE_STAMP) browser
+test: $(STAMP) $(RLLIB_STAMP) $(MIN_STAMP) $(CORE_STAMP) browser dist
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet --site-dir build/site
-	$(PY) -m pytest -n 2 -q --ignore=$(RLLIB_TESTS)
+	TABLETOP_GYM_DIST=$(DIST) $(PY) -m pytest -n 2 -q --ignore=$(RLLIB_TESTS)
 	$(RLLIB_VENV)/bin/python -m pytest -q $(RLLIB_TESTS)
 	$(MIN_VENV)/bin/python -m pytest -n 2 -q $(CORE_TESTS)
-	TABLETOP_GYM_CORE_ONLY=1 $(CORE_VENV)/bin/python -m pytest -n 2 -q $(CORE_ONLY_TESTS)
+	$(MAKE) --no-print-directory wheel-test
 
 # The documentation site: `make docs` serves it at http://127.0.0.1:8000 and rebuilds on change.
 docs: $(STAMP)
@@ -118,4 +140,5 @@ screenshots: $(STAMP) browser
 	TABLETOP_GYM_SCREENSHOTS=docs/images $(PY) -m pytest -q -n 0 tests/web/test_browser.py
 
 clean:
-	rm -rf $(VENV) $(RLLIB_VENV) $(MIN_VENV) $(CORE_VENV) build site *.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(RLLIB_VENV) $(MIN_VENV) $(CORE_VENV) build $(DIST) site *.egg-info .pytest_cache \
+		.ruff_cache

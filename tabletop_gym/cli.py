@@ -28,6 +28,8 @@ import warnings
 from collections.abc import Iterator
 from typing import Any
 
+from tabletop_gym.console import line_buffered
+from tabletop_gym.extras import PPO_MODULES, figure_note, require, require_agent
 from tabletop_gym.registry import game_names, game_spec
 
 
@@ -46,7 +48,11 @@ def _parse_kv(items: list[str]) -> dict[str, Any]:
 
 
 def _agent_spec(text: str) -> Any:
-    """An opponent spec from the command line: an agent name, an LLM spec or a checkpoint path."""
+    """An opponent spec from the command line: an agent name, an LLM spec or a checkpoint path.
+
+    An agent whose extra is missing is refused here, before any game is played.
+    """
+    require_agent(text)
     if text.startswith("llm:"):
         from tabletop_gym.agents.base import check_spec
 
@@ -58,12 +64,8 @@ def _agent_spec(text: str) -> Any:
         path = pathlib.Path(text)
         if not path.exists():
             raise CLIError(f"checkpoint {text!r} not found")
-        try:
-            from sb3_contrib import MaskablePPO
-        except ImportError:
-            raise CLIError(
-                'loading a checkpoint needs the train extra: pip install "tabletop-gym[train]"'
-            ) from None
+        from sb3_contrib import MaskablePPO
+
         return MaskablePPO.load(str(path), device="cpu")
     return text
 
@@ -85,6 +87,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     env_kwargs = _parse_kv(args.set)
     if args.players is not None:
         env_kwargs["num_players"] = args.players
+    require("train", "train --backend sb3 (MaskablePPO)")
     from tabletop_gym.experiments.training import train
 
     train(
@@ -130,6 +133,7 @@ def _train_jax(args: argparse.Namespace) -> int:
     _positive("--seeds", seeds)
     if args.eval_games < 0:
         raise CLIError(f"--eval-games must be at least 0, got {args.eval_games}")
+    require("jax", "train --backend jax")
     game = game_spec(args.game or "rapa_nui").name  # a bad name is refused with the known ones
     players = 2 if args.players is None else args.players
     env_config = _parse_kv(args.set)
@@ -149,13 +153,6 @@ def _train_jax(args: argparse.Namespace) -> int:
         hparams.setdefault("num_envs", args.n_envs)
     if "hidden" in hparams and isinstance(hparams["hidden"], list):
         hparams["hidden"] = tuple(hparams["hidden"])
-    try:
-        import jax  # noqa: F401
-        import optax  # noqa: F401
-        from flax import linen  # noqa: F401
-    except ImportError:
-        raise CLIError('the JAX backend needs the jax extra: pip install "tabletop-gym[jax]"'
-                       ) from None
     from tabletop_gym.core.game import ConfigError
     from tabletop_gym.jax.core import make
     from tabletop_gym.jax.train import TrainConfig, train
@@ -274,6 +271,11 @@ def cmd_league(args: argparse.Namespace) -> int:
     cfg = _parse_kv(args.set)
     cfg["num_players"] = args.players
     specs = [_agent_spec(a) for a in args.agents]
+    heatmap = not args.no_heatmap
+    note = figure_note("the heatmap league.png", "--no-heatmap") if heatmap else None
+    if note is not None:
+        print(note, file=sys.stderr)
+        heatmap = False
     sink = None
     if any(isinstance(a, str) and a.startswith("llm:") for a in specs):
         sink = _record_saver(pathlib.Path(args.out) / "records")
@@ -284,7 +286,7 @@ def cmd_league(args: argparse.Namespace) -> int:
     if sink is not None:
         print(f"saved the game records with the LLM transcripts to {pathlib.Path(args.out)}"
               "/records/ (tabletop-gym replay shows them)")
-    for path in res.save(args.out, heatmap=not args.no_heatmap):
+    for path in res.save(args.out, heatmap=heatmap):
         print(f"saved {path}")
     return _invalid_status(args, res.invalid)
 
@@ -458,14 +460,18 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Run the web app: play, watch and replay games in the browser."""
-    try:
-        from tabletop_gym.web.app import serve
-    except ImportError:
-        raise CLIError('serve needs the web extra: pip install "tabletop-gym[web]"') from None
+    require("web", "serve")
+    from tabletop_gym.web.app import serve
     if not 0 <= args.port <= 65535:
         raise CLIError(f"--port must be 0..65535, got {args.port}")
     serve(host=args.host, port=args.port, runs_dir=args.runs, save_dir=args.save or None)
     return 0
+
+
+def _flag_is(argv: list[str], flag: str, value: str) -> bool:
+    """Whether ``argv`` gives ``flag`` the value ``value`` (``--flag value``, ``--flag=value``)."""
+    return any(a == f"{flag}={value}" or (a == flag and argv[i + 1:i + 2] == [value])
+               for i, a in enumerate(argv))
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -474,6 +480,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if not script.exists():
         print("bench/run.py not found: run this from the root of a source checkout")
         return 2
+    require("bench", "bench (its comparison rows)")
+    if "--quick" not in args.rest and not _flag_is(args.rest, "--ppo-steps", "0"):
+        require("train", "bench's PPO rows (--quick or --ppo-steps 0 skips them)", PPO_MODULES)
     return subprocess.call([sys.executable, str(script), *args.rest])
 
 
@@ -639,6 +648,7 @@ def main(argv: list[str] | None = None) -> int:
     (docs/llm.md, "Invalid results"), unless ``--allow-fallbacks`` is given.
     """
     argv = list(sys.argv[1:] if argv is None else argv)
+    line_buffered(sys.stdout)
     parser = build_parser()
     if argv and argv[0] == "bench":
         # bench/run.py owns its flags: forward everything after the command word.

@@ -9,11 +9,11 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import platform
-import subprocess
 from pathlib import Path
 from typing import Any
 
 from tabletop_gym import __version__
+from tabletop_gym._commit import commit_of
 
 LIBRARIES = (
     "numpy",
@@ -32,29 +32,24 @@ LIBRARIES = (
 
 @functools.lru_cache(maxsize=1)
 def git_commit() -> str | None:
-    """The commit of the source tree the package was imported from, or ``None`` outside git.
+    """The commit this copy of the package was made from, or ``None`` when it is unknown.
 
-    A ``+dirty`` suffix marks uncommitted changes, so a number is never attributed to a commit
-    that did not make it.
+    An installed package (wheel or sdist) carries the commit it was built from, written by the
+    build; a source checkout of this project reports its ``HEAD`` (``+dirty`` for uncommitted
+    changes). Never the repository of the folder the user runs in: a package installed in a venv
+    inside someone's repository is not that repository's commit. Text for people says
+    :data:`UNKNOWN_COMMIT` where this is ``None`` (:func:`commit_text`).
     """
-    root = Path(__file__).resolve().parent.parent
-    try:
-        sha = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
-        )
-        if sha.returncode != 0:
-            return None
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=10,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    commit = sha.stdout.strip()
-    return commit + ("+dirty" if dirty.stdout.strip() else "")
+    return commit_of(Path(__file__).resolve().parent)
+
+
+UNKNOWN_COMMIT = "an unknown commit (built without git history)"
+"""What a reader is shown for a result whose package commit is unknown."""
+
+
+def commit_text(commit: str | None) -> str:
+    """``commit`` for a reader: the commit itself, or :data:`UNKNOWN_COMMIT` for ``None``."""
+    return UNKNOWN_COMMIT if commit is None else commit
 
 
 def library_versions(names: tuple[str, ...] = LIBRARIES) -> dict[str, str]:
@@ -77,7 +72,7 @@ def metadata(**extra: Any) -> dict[str, Any]:
     return {
         "package": "tabletop-gym",
         "package_version": __version__,
-        "commit": git_commit(),
+        "commit": git_commit(),  # None: unknown (see git_commit)
         "python": platform.python_version(),
         "libraries": library_versions(),
         **extra,

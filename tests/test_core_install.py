@@ -12,16 +12,19 @@ render_mode="human" needs pygame`` on a core install).
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import os
+import pathlib
 import sys
+import sysconfig
 import warnings
 
 import gymnasium
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import tabletop_gym  # noqa: F401 - registers the ids
+import tabletop_gym  # registers the ids
 from tabletop_gym.envs import positano_v0, rapa_nui_v0
 
 CORE_ONLY = os.environ.get("TABLETOP_GYM_CORE_ONLY") == "1"
@@ -41,6 +44,22 @@ def test_the_core_venv_has_no_extra_and_the_others_have_the_human_one():
         assert not any(found.values()), f"a core install must not have {found}"
     else:
         assert found["pygame"], "the full venv installs the human extra"
+
+
+def test_the_core_venv_tests_the_installed_wheel_not_the_checkout():
+    # Issue 39 item 8: `make test` runs these tests in .venv-core from an unpacked sdist without
+    # the package's source, so `import tabletop_gym` finds the installed wheel (not editable).
+    package = pathlib.Path(tabletop_gym.__file__).resolve().parent
+    tests_root = pathlib.Path(__file__).resolve().parent.parent
+    if not CORE_ONLY:
+        assert package.parent == tests_root  # the other venvs test the checkout
+        return
+    assert package.parent == pathlib.Path(sysconfig.get_paths()["purelib"]).resolve()
+    assert not (tests_root / "tabletop_gym").exists()
+    # installed from a wheel: its files are the distribution's own (an editable install lists
+    # a path hook instead)
+    files = {str(f) for f in importlib.metadata.files("tabletop-gym")}
+    assert {"tabletop_gym/__init__.py", "tabletop_gym/agents/checkpoints/rapa_nui_2p.zip"} <= files
 
 
 @pytest.mark.parametrize("seat_mode", ["fixed", "rotate", "random"])

@@ -359,6 +359,9 @@ def jax_checkpoint_path(game_name: str, num_players: int) -> Path:
 
 @functools.lru_cache(maxsize=8)
 def _load(path: str) -> Any:
+    from tabletop_gym.extras import PPO_MODULES, require
+
+    require("train", "the agent 'ppo' (a MaskablePPO checkpoint)", PPO_MODULES)
     from sb3_contrib import MaskablePPO
 
     return MaskablePPO.load(path, device="cpu")

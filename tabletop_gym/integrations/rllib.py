@@ -677,7 +677,8 @@ def selfplay(
         "pool_size": pool_size, "refresh_every": refresh_every}, indent=1))
     if verbose:
         print(f"RLlib PPO self-play on {name}, {num_players} players, mapping {mapping!r} "
-              f"({', '.join(pm.modules)}), {num_env_runners} env runner(s); run folder {run_dir}")
+              f"({', '.join(pm.modules)}), {num_env_runners} env runner(s); run folder {run_dir}",
+              flush=True)
     algo = config.build_algo()
     progress: list[dict[str, Any]] = []
     steps = 0

@@ -27,6 +27,7 @@ import argparse
 import dataclasses
 import math
 import pathlib
+import sys
 import time
 from typing import Any
 
@@ -205,6 +206,9 @@ def shipped(game: str, num_players: int) -> pathlib.Path:
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: distil the heuristic of one game and table size into a checkpoint."""
+    from tabletop_gym.console import line_buffered
+
+    line_buffered(sys.stdout)  # a long job: each line reaches its log when it is printed
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--game", required=True, choices=["positano", "rapa_nui"])
     p.add_argument("--players", type=int, default=2)

@@ -683,6 +683,12 @@ def _rows(iteration: int, seconds: float, rate: float, totals: np.ndarray,
     return rows
 
 
+def _print_line(text: str) -> None:
+    # Python block-buffers stdout into a file or a pipe: `make train > log` would show nothing
+    # for minutes, then everything at once.
+    print(text, flush=True)
+
+
 def train(
     game: str,
     num_players: int = 2,
@@ -695,7 +701,7 @@ def train(
     eval_games: int = 200,
     progress: bool = True,
     env_config: dict[str, Any] | None = None,
-    echo: Callable[[str], None] = print,
+    echo: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Train ``seeds`` independent learners in one program, log, checkpoint and evaluate.
 
@@ -719,7 +725,8 @@ def train(
         eval_games: Games of each final evaluation (0: none).
         progress: Print a progress line every few seconds.
         env_config: Further reference config switches (``reward_type``, ...).
-        echo: Where progress and the final table are printed.
+        echo: Where progress and the final table go (default: printed, each line flushed at
+            once, so a log file or a pipe shows the run as it goes).
 
     Returns:
         A summary (paths, steps, speeds, compile seconds, evaluation rows).
@@ -729,6 +736,7 @@ def train(
         tabletop_gym.core.game.ConfigError: On a bad game or config.
     """
     config = config or TrainConfig()
+    echo = echo or _print_line
     if not isinstance(seeds, int) or seeds < 1:
         raise ValueError(f"seeds must be an integer of at least 1, got {seeds!r}")
     if timesteps is not None and timesteps < 1:

@@ -18,11 +18,14 @@ SNAPSHOT = pathlib.Path("tests") / "data" / "tasks_snapshot.json"
 def parse_agents(items: list[str]) -> Any:
     """``--agent`` values: one spec for every game, or ``game=spec`` pairs (one per game).
 
-    A spec ending in ``.zip`` is loaded as a MaskablePPO checkpoint.
+    A spec ending in ``.zip`` is loaded as a MaskablePPO checkpoint. A spec whose extra is missing
+    is refused before anything is played.
     """
+    from tabletop_gym.extras import require_agent
     from tabletop_gym.tasks import GAMES
 
     def load(text: str) -> Any:
+        require_agent(text)
         if text.endswith(".zip"):
             if not pathlib.Path(text).exists():
                 raise SystemExit(f"--agent {text}: no such checkpoint file")
@@ -110,8 +113,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Markdown table (and plot) of several results files."""
+    from tabletop_gym.extras import figure_note
     from tabletop_gym.tasks.report import ReportError, load_results, markdown_table, plot
 
+    note = None if args.no_plot else figure_note("the plot", "--no-plot")
+    if note is not None:
+        print(note, file=sys.stderr)
     try:
         runs = load_results(args.files)
         table = markdown_table(runs)
@@ -122,7 +129,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             print(f"saved {out}")
         else:
             print(table)
-        if not args.no_plot:
+        if not args.no_plot and note is None:
             png = args.plot or (out.with_suffix(".png") if out else "report.png")
             print(f"saved {plot(runs, png)}")
     except ReportError as err:
@@ -185,8 +192,14 @@ def cmd_results(args: argparse.Namespace) -> int:
             return 0
         print(f"{args.out} is stale: run `tabletop-gym suite results`", file=sys.stderr)
         return 1
-    results.write(args.root, args.out, None if args.no_figure else args.figure)
-    print(f"saved {args.out}" + ("" if args.no_figure else f" and {args.figure}"))
+    from tabletop_gym.extras import figure_note
+
+    note = None if args.no_figure else figure_note(f"the figure {args.figure}", "--no-figure")
+    if note is not None:
+        print(note, file=sys.stderr)
+    figure = None if args.no_figure or note is not None else args.figure
+    results.write(args.root, args.out, figure)
+    print(f"saved {args.out}" + ("" if figure is None else f" and {figure}"))
     return 0
 
 
@@ -196,6 +209,11 @@ def cmd_leagues(args: argparse.Namespace) -> int:
 
     names = args.league or [n for n in leagues.LEAGUES
                             if not (pathlib.Path(args.out) / f"{n}.json").is_file()]
+    from tabletop_gym.extras import require_agent
+
+    for name in names:  # every agent of every league is checked before the first game
+        for spec in leagues.LEAGUES[name].agents if name in leagues.LEAGUES else ():
+            require_agent(spec)
     for name in names:
         try:
             doc = leagues.play(name, root=args.root, out=args.out)

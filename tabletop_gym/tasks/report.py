@@ -13,6 +13,7 @@ import pathlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tabletop_gym.provenance import commit_text
 from tabletop_gym.tasks.runner import RESULTS_FORMAT, RESULTS_FORMAT_VERSION
 
 
@@ -78,7 +79,7 @@ def markdown_table(runs: Sequence[Mapping[str, Any]]) -> str:
         agg.append(f"**{_num(a['iqm'], '{:.2f}')}** [{_num(ci[0], '{:.2f}')}, "
                    f"{_num(ci[1], '{:.2f}')}] over {len(a['tasks'])} tasks")
     lines.append("| IQM of normalised scores | " + " | ".join(agg) + " |")
-    meta = sorted({(r["metadata"]["package_version"], str(r["metadata"]["commit"]))
+    meta = sorted({(r["metadata"]["package_version"], commit_text(r["metadata"]["commit"]))
                    for r in runs})
     notes = [
         "",

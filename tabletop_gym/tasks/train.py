@@ -51,6 +51,7 @@ class Recipe:
             trained with overrides is marked so and is not the recipe's).
         load: ``load(out_dir) -> agent``: the saved agent again (scoring a resumed run).
         checkpoint: The file in ``out_dir`` that ``load`` reads.
+        extra: The package extra that training needs (checked before anything is trained).
     """
 
     name: str
@@ -60,6 +61,7 @@ class Recipe:
     train: Callable[[Task, int, pathlib.Path, int, Mapping[str, Any]], tuple[Any, dict[str, Any]]]
     load: Callable[[pathlib.Path], Any]
     checkpoint: str
+    extra: str
 
 
 def _sb3_env(task: Task) -> tuple[str, dict[str, Any]]:
@@ -167,13 +169,13 @@ RECIPES: dict[str, Recipe] = {
         "sb3-ppo", 2,
         "sb3-contrib MaskablePPO from scratch (plain MLP, no heuristic input, no warm-up) in the "
         "task's single-agent env; on self-play tasks against heuristic bots",
-        100_000, _sb3_train, _sb3_load, "model.zip"),
+        100_000, _sb3_train, _sb3_load, "model.zip", "train"),
     "jax-ppo": Recipe(
         "jax-ppo", 3,
         "tabletop_gym.jax.train masked PPO from scratch on the batched engine (2x64; against the "
         "distilled heuristic on tasks against the heuristic, else pure self-play; solo: alone "
         "against the automa), played by its numpy policy",
-        1_000_000, _jax_train, _jax_load, "policy.npz"),
+        1_000_000, _jax_train, _jax_load, "policy.npz", "jax"),
 }
 """The recipes ``suite train --algo`` knows."""
 
@@ -216,6 +218,8 @@ def train_suite(
     Raises:
         ValueError: On an unknown recipe, suite or task, a budget below 1 or a seed outside
             ``0 .. seeds - 1``, before anything is trained or written.
+        tabletop_gym.extras.MissingExtraError: When the recipe's extra is not installed, also
+            before anything is trained or written.
     """
     if algo not in RECIPES:
         raise ValueError(f"unknown recipe {algo!r}; choose one of {sorted(RECIPES)}")
@@ -235,6 +239,9 @@ def train_suite(
     if outside or not chosen:
         raise ValueError(f"training seeds {outside} are not among 0..{seeds - 1}; choose at "
                          f"least one seed in that range")
+    from tabletop_gym.extras import require
+
+    require(recipe.extra, f"the {recipe.name} recipe")
     root = pathlib.Path(out)
     refs = load_references()
     # Seed by seed over the tasks, so that a run cut short leaves whole seeds for the aggregate.

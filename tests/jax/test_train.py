@@ -270,3 +270,20 @@ def test_a_positano_policy_plays_in_the_turn_based_env(tmp_path):
     assert agent.input_size == game.observation_size
     moves = play_legal_game(env, agent, seed=3)
     assert moves > 20 and env.game_state.is_terminal()
+
+
+def test_the_trainers_progress_lines_reach_a_pipe_while_it_trains(tmp_path):
+    # Issue 39 item 9: the progress went through a plain print, held in the buffer of a log file
+    # or pipe until the run ended. The child is held at its second iteration's log rows, after
+    # the first progress line (tests/live_output.py).
+    from tests.live_output import first_line_while_running
+
+    first, rest = first_line_while_running(f"""
+hold_call("tabletop_gym.jax.train", "_rows", 2)
+from tabletop_gym.jax.train import TrainConfig, train
+train("rapa_nui", 2, config=TrainConfig(num_envs=8, num_steps=8, epochs=1, minibatches=1,
+                                        hidden=(8,)),
+      timesteps=100, eval_games=0, out={str(tmp_path)!r})
+""")
+    assert first.startswith("iter     1 ") and "learner steps/seed" in first
+    assert (tmp_path / "jax_rapa_nui_2p_self_seed0" / "policy.npz").is_file()
