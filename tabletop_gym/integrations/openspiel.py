@@ -81,6 +81,7 @@ __all__ = [
     "TabletopGame",
     "TabletopState",
     "deal_draws",
+    "league_alpharank",
     "load_record",
     "openspiel_name",
 ]
@@ -666,6 +667,47 @@ class TabletopState(pyspiel.State):
         new._record = self._record.seen_by(player_id)
         return new
 
+    # --- OpenSpiel 2.0 structs -----------------------------------------------------------------
+
+    def _to_struct(self) -> dict[str, Any]:
+        """The whole state (privileged, as ``str(state)``): its JSON document, or the draws."""
+        engine = self._engine
+        return {
+            "game": self._game().spec.name,
+            "config": self._game().engine.config.to_dict(),
+            "current_player": self.current_player(),
+            "phase": None if engine is None else engine.phase(),
+            "draws": list(self._draws),
+            "state": None if engine is None else json.loads(engine.to_json())["state"],
+        }
+
+    def _to_observation_struct(self, player: int) -> dict[str, Any]:
+        """What seat ``player`` is handed: its observation by slice name and its legal actions."""
+        engine = self._engine
+        observer = self._game().observer
+        return {
+            "player": player,
+            "current_player": self.current_player(),
+            "legal_actions": [] if engine is None else self.legal_actions(player),
+            "observation": (None if engine is None
+                            else observer.describe(observer.encode(engine, player))),
+        }
+
+    def _action_to_struct(self, player: int, action: int) -> dict[str, Any]:
+        """An action: its id and its name."""
+        return {"action": int(action), "text": self._action_to_string(player, action)}
+
+    def _struct_to_actions(self, struct: Mapping[str, Any]) -> list[int]:
+        """The id of an action struct (``{"action": id, ...}``).
+
+        Raises:
+            ValueError: When the struct has no integer ``action``.
+        """
+        action = as_int(struct.get("action")) if isinstance(struct, Mapping) else None
+        if action is None:
+            raise ValueError(f"an action struct needs an integer 'action', got {shown(struct)}")
+        return [action]
+
     def serialize(self) -> str:  # type: ignore[override]
         """The state as JSON, which ``game.deserialize_state`` reads back.
 
@@ -762,6 +804,41 @@ class _PyObserver:
             if part.any():
                 lines.append(f"{s.name}: {_format(part)}")
         return "\n".join(lines)
+
+
+# --- evolutionary ranking ------------------------------------------------------------------------
+
+
+def league_alpharank(result: Mapping[str, Any], alpha: float = 5.0) -> dict[str, float]:
+    """OpenSpiel's α-Rank of a two-seat round-robin league (``tabletop-gym suite leagues``).
+
+    The league's ``matrix`` (row's win rate against column, a shared win counted half) is the
+    payoff table of one population; an agent against itself scores 1/2.
+
+    Args:
+        result: The ``result`` object of a league file (``benchmarks/leagues/*-2p.json``).
+        alpha: α-Rank's selection intensity.
+
+    Returns:
+        Each agent's mass in α-Rank's stationary distribution.
+
+    Raises:
+        ValueError: When ``result`` has no square ``matrix`` over its ``agents``.
+    """
+    from open_spiel.python.egt import alpharank
+
+    agents = list(result.get("agents", []))
+    table = np.array(result.get("matrix", []), dtype=float)
+    if table.shape != (len(agents), len(agents)) or not agents:
+        raise ValueError(
+            f"a round-robin league result has a square 'matrix' over its 'agents'; got "
+            f"{len(agents)} agents and a matrix of shape {table.shape}"
+        )
+    np.fill_diagonal(table, 0.5)
+    # Large fixation exponents overflow to inf inside alpharank, which is their correct limit.
+    with np.errstate(over="ignore"):
+        pi = alpharank.compute([table], alpha=alpha)[2]
+    return {a: max(0.0, float(x)) for a, x in zip(agents, pi, strict=True)}
 
 
 # --- bots ---------------------------------------------------------------------------------------

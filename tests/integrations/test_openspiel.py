@@ -9,6 +9,7 @@ bad input; and OpenSpiel's transforms, bots and an algorithm running on the game
 from __future__ import annotations
 
 import json
+import pathlib
 import random
 
 import numpy as np
@@ -23,10 +24,13 @@ from tabletop_gym.integrations.openspiel import (
     HeuristicBot,
     TabletopState,
     deal_draws,
+    league_alpharank,
     load_record,
     openspiel_name,
 )
 from tabletop_gym.registry import game_spec, game_specs
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _params(game: str) -> dict:
@@ -468,3 +472,37 @@ def test_outcome_sampling_mccfr_learns_for_a_few_iterations():
     assert set(probs) == set(state.legal_actions())
     assert sum(probs.values()) == pytest.approx(1.0)
     assert len(solver._infostates) >= 3
+
+
+@pytest.mark.parametrize("league,top", [("rapa_nui-2p", "jax-ppo"),
+                                        ("positano-2p", "ismcts:12:guided")])
+def test_alpharank_of_a_league_puts_its_mass_on_the_agent_that_beats_all_others(league, top):
+    # In each league one agent wins more than half its games against every other (its row of
+    # the win-rate matrix is above 0.5 throughout), so every mutant invading it is driven out
+    # and α-Rank's stationary distribution sits on it.
+    result = json.loads((ROOT / "benchmarks" / "leagues" / f"{league}.json").read_text())["result"]
+    row = result["matrix"][result["agents"].index(top)]
+    assert all(x > 0.5 for i, x in enumerate(row) if i != result["agents"].index(top))
+    mass = league_alpharank(result)
+    assert set(mass) == set(result["agents"])
+    assert mass[top] > 0.99
+    assert sum(mass.values()) == pytest.approx(1.0)
+
+
+def test_alpharank_refuses_a_result_without_a_square_matrix():
+    with pytest.raises(ValueError, match=r"square 'matrix' over its 'agents'; got 2 agents"):
+        league_alpharank({"agents": ["a", "b"], "matrix": [[0.5]]})
+
+
+def test_openspiel_structs_of_a_state_an_observation_and_an_action():
+    g = _load("rapa_nui", num_players=2)
+    state = _play_random(g.new_initial_state(), np.random.default_rng(0), 4)
+    full = json.loads(state.to_struct().to_json())
+    assert full["state"] == json.loads(state.engine_state.to_json())["state"]
+    seat = state.current_player()
+    seen = json.loads(state.to_observation_struct(seat).to_json())
+    assert seen["legal_actions"] == state.legal_actions()
+    assert set(seen["observation"]) == set(g.observer.layout.slices)
+    a = state.legal_actions()[0]
+    act = json.loads(state.action_to_struct(seat, a).to_json())
+    assert act == {"action": a, "text": state.action_to_string(seat, a)}
