@@ -4,7 +4,8 @@ Usage::
 
     nice python bench/openspiel.py step [--games 20]
     nice python bench/openspiel.py ismcts [--games 20] [--simulations 25] [--config ...]
-    nice python bench/openspiel.py all  # both, written to bench/results/openspiel.{json,md}
+    nice python bench/openspiel.py alpharank  # α-Rank of the two-seat league tables
+    nice python bench/openspiel.py all  # all three, written to bench/results/openspiel.{json,md}
 
 ``step`` plays random games of each configuration through the native AEC env (``env.observe``
 of the agent to act, then ``env.step`` of a random legal action, as a policy plays) and through
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import pathlib
 import platform
 import sys
@@ -40,7 +40,12 @@ sys.path.insert(0, str(ROOT))
 import pyspiel  # noqa: E402
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
-from tabletop_gym.integrations.openspiel import HeuristicBot, openspiel_name  # noqa: E402
+from tabletop_gym.experiments.evaluation import wilson_interval  # noqa: E402
+from tabletop_gym.integrations.openspiel import (  # noqa: E402
+    HeuristicBot,
+    league_alpharank,
+    openspiel_name,
+)
 from tabletop_gym.registry import game_spec  # noqa: E402
 
 OUT = ROOT / "bench" / "results"
@@ -143,16 +148,6 @@ def run_step(games: int) -> list[dict[str, Any]]:
     return rows
 
 
-def wilson(wins: float, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """The 95% Wilson score interval of a proportion ``wins / n``."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
 def run_ismcts(game: str, params: dict[str, Any], games: int, simulations: int) -> dict[str, Any]:
     g = pyspiel.load_game(openspiel_name(game), params)
     n = g.num_players()
@@ -174,7 +169,7 @@ def run_ismcts(game: str, params: dict[str, Any], games: int, simulations: int) 
         won = (1.0 / len(top)) if seat in top and len(top) < n else (0.5 if len(top) == n else 0.0)
         wins += won
         per_game.append({"ismcts_seat": seat, "returns": list(returns)})
-    lo, hi = wilson(wins, games)
+    lo, hi = wilson_interval(wins / games, games)
     return {
         "openspiel": _label(game, params),
         "simulations": simulations,
@@ -187,7 +182,19 @@ def run_ismcts(game: str, params: dict[str, Any], games: int, simulations: int) 
     }
 
 
-def _markdown(step: list[dict[str, Any]], search: list[dict[str, Any]]) -> str:
+def run_alpharank() -> list[dict[str, Any]]:
+    """α-Rank of every two-seat league table in ``benchmarks/leagues``."""
+    rows = []
+    for path in sorted((ROOT / "benchmarks" / "leagues").glob("*-2p.json")):
+        result = json.loads(path.read_text())["result"]
+        mass = league_alpharank(result)
+        rows.append({"league": path.stem, "alpha": 5.0, "mass": mass})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
+def _markdown(step: list[dict[str, Any]], search: list[dict[str, Any]],
+              ranks: list[dict[str, Any]]) -> str:
     lines = ["# OpenSpiel bridge (`bench/openspiel.py`)", "",
              f"Python {platform.python_version()}, OpenSpiel {_version()}, {platform.machine()}.",
              ""]
@@ -212,6 +219,14 @@ def _markdown(step: list[dict[str, Any]], search: list[dict[str, Any]]) -> str:
                          f"{r['ismcts_wins']:g} | {r['ismcts_win_rate']:.2f} | "
                          f"[{lo:.2f}, {hi:.2f}] | {r['cpu_s']:.0f} |")
         lines.append("")
+    if ranks:
+        lines += ["## α-Rank of the two-seat leagues (OpenSpiel's `egt.alpharank`, α = 5)", "",
+                  "| league | stationary mass |", "|---|---|"]
+        for r in ranks:
+            mass = ", ".join(f"`{a}` {m:.3f}" for a, m in
+                             sorted(r["mass"].items(), key=lambda kv: -kv[1]))
+            lines.append(f"| `{r['league']}` | {mass} |")
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -223,7 +238,7 @@ def _version() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=["step", "ismcts", "all"])
+    parser.add_argument("what", choices=["step", "ismcts", "alpharank", "all"])
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--simulations", type=int, default=25)
     parser.add_argument("--search-games", type=int, default=20)
@@ -236,12 +251,20 @@ def main() -> None:
             row = run_ismcts(game, params, args.search_games, args.simulations)
             print(json.dumps({k: v for k, v in row.items() if k != "per_game"}), flush=True)
             search.append(row)
+    ranks = run_alpharank() if args.what in ("alpharank", "all") else []
     if args.what == "all":
         OUT.mkdir(parents=True, exist_ok=True)
         doc = {"python": platform.python_version(), "open_spiel": _version(),
-               "games_per_step_config": args.games, "step": step, "ismcts": search}
+               "games_per_step_config": args.games, "step": step, "ismcts": search,
+               "alpharank": ranks}
         (OUT / "openspiel.json").write_text(json.dumps(doc, indent=1) + "\n")
-        (OUT / "openspiel.md").write_text(_markdown(step, search))
+        (OUT / "openspiel.md").write_text(_markdown(step, search, ranks))
+    elif args.what == "alpharank" and (OUT / "openspiel.json").exists():
+        # The cheap part, added to the figures of the last full run.
+        doc = json.loads((OUT / "openspiel.json").read_text())
+        doc["alpharank"] = ranks
+        (OUT / "openspiel.json").write_text(json.dumps(doc, indent=1) + "\n")
+        (OUT / "openspiel.md").write_text(_markdown(doc["step"], doc["ismcts"], ranks))
 
 
 if __name__ == "__main__":
