@@ -84,6 +84,7 @@ __all__ = [
     "league_alpharank",
     "load_record",
     "openspiel_name",
+    "to_record",
 ]
 
 PREFIX = "python_"
@@ -754,6 +755,39 @@ def load_record(record: GameRecord) -> TabletopState:
             )
         state.apply_action(int(action))
     return state
+
+
+def to_record(state: TabletopState, seed: int) -> GameRecord:
+    """The game record of a state whose deal is ``seed``'s (the inverse of :func:`load_record`).
+
+    A game played in OpenSpiel from the chance outcomes of :func:`deal_draws` becomes one of our
+    records (config, seed, actions), which ``GameRecord.replay`` and the CLI read.
+
+    Raises:
+        ValueError: When the state's chance outcomes are not ``seed``'s deal, or the game has a
+            simultaneous node (a record holds sequential actions: load the game with
+            ``transform=turn_based``).
+    """
+    game: TabletopGame = state.get_game()
+    if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
+        raise ValueError(
+            "a game record holds sequential actions; this game has a simultaneous node, so "
+            "load it with transform=turn_based (as the AEC env plays it)"
+        )
+    history = state.full_history()
+    chance = [int(pa.action) for pa in history if pa.player == _CHANCE]
+    expected = deal_draws(game.engine, seed)
+    # A state still dealing has a prefix of the deal's outcomes (and no action yet).
+    if chance != expected[: len(chance)]:
+        raise ValueError(f"the state's chance outcomes are not the deal of seed {seed}")
+    transform = game.engine.transform_name if isinstance(game.engine, TurnBasedGame) else None
+    return GameRecord(
+        game=game.spec.name,
+        config=game.engine.config.to_dict(),
+        seed=int(seed),
+        actions=[int(pa.action) for pa in history if pa.player != _CHANCE],
+        transform=transform,
+    )
 
 
 # --- observations -------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ from tabletop_gym.integrations.openspiel import (
     league_alpharank,
     load_record,
     openspiel_name,
+    to_record,
 )
 from tabletop_gym.registry import game_spec, game_specs
 
@@ -207,6 +208,24 @@ def test_a_game_record_becomes_an_openspiel_history():
     assert state.returns() == record.replay().returns()
     # The history: the deal's draws, then the record's actions.
     assert state.history() == deal_draws(state.get_game().engine, record.seed) + record.actions
+
+
+def test_a_game_played_in_openspiel_becomes_a_game_record_and_back():
+    g = _load("rapa_nui", num_players=3)
+    state = g.new_initial_state()
+    for outcome in deal_draws(g.engine, 42):
+        state.apply_action(outcome)
+    state = _play_random(state, np.random.default_rng(2), 10_000)
+    record = to_record(state, 42)
+    assert (record.game, record.seed, record.transform) == ("rapa_nui", 42, None)
+    assert record.config == g.engine.config.to_dict()
+    # The record replays to the same final position, and reads back to the same history.
+    assert record.replay() == state.engine_state
+    assert load_record(record).history() == state.history()
+    with pytest.raises(ValueError, match="not the deal of seed 43"):
+        to_record(state, 43)
+    with pytest.raises(ValueError, match="load it with transform=turn_based"):
+        to_record(_load("positano", num_players=2).new_initial_state(), 0)
 
 
 # --- serialization --------------------------------------------------------------------------
