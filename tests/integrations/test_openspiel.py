@@ -177,9 +177,9 @@ def test_chance_nodes_deal_exactly_the_engines_game(game, cfg):
 
 
 def test_the_chance_node_of_a_goal_side_is_a_fair_coin():
-    # Positano deals 3 goal cards and shows each on a random side (rules §2): each side is a
-    # chance node of 2 outcomes. Turning every 2-outcome draw over (the sides, and the last
-    # swap of each shuffle) shows each of the same 3 cards on its other side.
+    # Positano deals 3 goal cards and shows each on a random side (docs/rules/positano.md §2.8):
+    # each side is a chance node of 2 outcomes. Turning every 2-outcome draw over (the sides,
+    # and the last swap of each shuffle) shows each of the same 3 cards on its other side.
     g = _load("positano", num_players=2)
     draws = deal_draws(g.engine, 0)
     dealt = []
@@ -347,8 +347,9 @@ def test_resampling_what_a_seat_cannot_see_changes_nothing_it_is_handed(game, cf
 @pytest.mark.parametrize("game,cfg", [("rapa_nui", {"num_players": 3}),
                                       ("positano", {"num_players": 3, "transform": "turn_based"})])
 def test_actions_a_seat_cannot_tell_apart_leave_it_the_same_information(game, cfg):
-    # A face-down offering (Rapa Nui §3.1) or a sealed bid in turns (Positano §3.1): the seats
-    # that do not see it are handed the same strings and tensors whichever was chosen.
+    # A face-down offering (docs/rules/rapa_nui.md §3.1) or a sealed bid in turns
+    # (docs/rules/positano.md §3.1): the seats that do not see it are handed the same strings
+    # and tensors whichever was chosen.
     g = _load(game, **cfg)
     rng = np.random.default_rng(11)
     checked = 0
@@ -371,7 +372,7 @@ def test_actions_a_seat_cannot_tell_apart_leave_it_the_same_information(game, cf
                     for a in same[:3]:
                         child = state.clone()
                         child.apply_action(a)
-                        # The last sealed bid of a round reveals them all (Positano §3.1).
+                        # The last sealed bid reveals them all (docs/rules/positano.md §3.1).
                         if not getattr(child.engine_state, "is_bid_round", lambda: True)():
                             break
                         views.append((child.information_state_string(q),
