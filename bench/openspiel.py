@@ -203,11 +203,13 @@ def _markdown(step: list[dict[str, Any]], search: list[dict[str, Any]],
                   "| OpenSpiel game | AEC env | AEC µs/step | pyspiel µs/node | ratio | "
                   "pyspiel deal ms/game | ratio with the deal |", "|---|---|---|---|---|---|---|"]
         for r in step:
+            # The simultaneous game has no AEC twin (the AEC env bids in turns): no ratio.
+            aec, ratio, with_deal = (
+                (f"`{r['aec']}` | {r['aec_us_per_step']:.1f}", f"{r['ratio_step']:.2f}",
+                 f"{r['ratio_with_deal']:.2f}") if "aec" in r else ("— | —", "—", "—"))
             lines.append(
-                f"| `{r['openspiel']}` | {('`' + r['aec'] + '`') if 'aec' in r else '—'} | "
-                f"{r.get('aec_us_per_step', float('nan')):.1f} | {r['pyspiel_us_per_node']:.1f} | "
-                f"{r.get('ratio_step', float('nan')):.2f} | {r['pyspiel_deal_ms_per_game']:.1f} | "
-                f"{r.get('ratio_with_deal', float('nan')):.2f} |")
+                f"| `{r['openspiel']}` | {aec} | {r['pyspiel_us_per_node']:.1f} | {ratio} | "
+                f"{r['pyspiel_deal_ms_per_game']:.1f} | {with_deal} |")
         lines.append("")
     if search:
         lines += ["## OpenSpiel's ISMCTS against the heuristic", "",

@@ -45,8 +45,11 @@ def test_the_markdown_names_each_figure():
     step = [{"openspiel": "python_rapa_nui(num_players=2)", "aec": "rapa_nui_v0(num_players=2)",
              "aec_us_per_step": 40.0, "pyspiel_us_per_node": 60.0, "ratio_step": 1.5,
              "pyspiel_deal_ms_per_game": 2.0, "ratio_with_deal": 1.9}]
+    step.append({"openspiel": "python_positano(num_players=4)", "pyspiel_us_per_node": 150.0,
+                 "pyspiel_deal_ms_per_game": 2.5})
     ranks = [{"league": "rapa_nui-2p", "alpha": 5.0, "mass": {"a": 0.25, "b": 0.75}}]
     text = bench._markdown(step, [], ranks)
+    assert "| `python_positano(num_players=4)` | — | — | 150.0 | — | 2.5 | — |" in text
     assert "| `python_rapa_nui(num_players=2)` | `rapa_nui_v0(num_players=2)` | 40.0 | 60.0 | " \
            "1.50 | 2.0 | 1.90 |" in text
     assert "| `rapa_nui-2p` | `b` 0.750, `a` 0.250 |" in text
