@@ -663,6 +663,9 @@ class TabletopState(pyspiel.State):
                 assert isinstance(need, int)
                 draws.append(rng.randrange(need))
             new._draws = draws
+            need = _deal(self._game().engine, draws)
+            assert isinstance(need, int)  # as many draws as this state: the deal goes on
+            new._need = need
             return new
         new._engine = engine.resample_hidden(player_id, rng)
         new._record = self._record.seen_by(player_id)

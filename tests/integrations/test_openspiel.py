@@ -344,6 +344,26 @@ def test_resampling_what_a_seat_cannot_see_changes_nothing_it_is_handed(game, cf
     assert changed > checked // 4
 
 
+def test_resampling_during_the_deal_redraws_the_draws_made_so_far():
+    # Nobody sees a draw while the deal runs: a resampled state has as many draws, each within
+    # its chance node, and goes on dealing; over a few samples the draws differ.
+    g = _load("positano", num_players=2)
+    state = g.new_initial_state()
+    for _ in range(10):
+        state.apply_action(state.chance_outcomes()[-1][0])
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    seen = set()
+    for _ in range(5):
+        other = state.resample_from_infostate(0, sampler)
+        assert other.is_chance_node() and len(other.history()) == 10
+        assert other.chance_outcomes() == state.chance_outcomes()
+        seen.add(json.dumps(json.loads(other.serialize())["draws"]))
+        while other.is_chance_node():
+            other.apply_action(other.chance_outcomes()[0][0])
+        assert other.is_simultaneous_node()  # the first bid (docs/rules/positano.md §3.1)
+    assert len(seen) > 1
+
+
 @pytest.mark.parametrize("game,cfg", [("rapa_nui", {"num_players": 3}),
                                       ("positano", {"num_players": 3, "transform": "turn_based"})])
 def test_actions_a_seat_cannot_tell_apart_leave_it_the_same_information(game, cfg):
