@@ -33,7 +33,11 @@ extra.
   of them (tests/integrations/test_openspiel.py resamples it away and compares).
 * ``resample_from_infostate`` is the engine's ``resample_hidden``; ``serialize`` is the state as
   JSON (the engine's JSON state document, the chance draws and the seats' records), which
-  ``game.deserialize_state`` reads back (as it reads OpenSpiel's own serialization).
+  ``game.deserialize_state`` reads back (as it reads OpenSpiel's own serialization); the
+  OpenSpiel 2.0 structs of a state, an observation and an action.
+* :func:`load_record` and :func:`to_record` turn our game records into OpenSpiel histories and
+  back; :class:`HeuristicBot` is the game's heuristic as an OpenSpiel bot;
+  :func:`league_alpharank` is OpenSpiel's α-Rank of a two-seat league table.
 
 Example:
     >>> import pyspiel
