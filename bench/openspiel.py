@@ -7,6 +7,8 @@ Usage::
     nice python bench/openspiel.py alpharank  # α-Rank of the two-seat league tables
     nice python bench/openspiel.py all  # all three, written to bench/results/openspiel.{json,md}
 
+One part alone replaces its own figures in ``bench/results/openspiel.{json,md}``.
+
 ``step`` plays random games of each configuration through the native AEC env (``env.observe``
 of the agent to act, then ``env.step`` of a random legal action, as a policy plays) and through
 ``pyspiel`` (``observation_tensor`` of the player to act, ``legal_actions``, ``apply_action``; the
@@ -261,12 +263,17 @@ def main() -> None:
                "alpharank": ranks}
         (OUT / "openspiel.json").write_text(json.dumps(doc, indent=1) + "\n")
         (OUT / "openspiel.md").write_text(_markdown(step, search, ranks))
-    elif args.what == "alpharank" and (OUT / "openspiel.json").exists():
-        # The cheap part, added to the figures of the last full run.
+    elif (OUT / "openspiel.json").exists():
+        # One part rerun: it replaces its figures in those of the last full run.
         doc = json.loads((OUT / "openspiel.json").read_text())
-        doc["alpharank"] = ranks
+        for key, rows in (("step", step), ("ismcts", search), ("alpharank", ranks)):
+            if rows:
+                doc[key] = rows
+        if step:
+            doc["games_per_step_config"] = args.games
         (OUT / "openspiel.json").write_text(json.dumps(doc, indent=1) + "\n")
-        (OUT / "openspiel.md").write_text(_markdown(doc["step"], doc["ismcts"], ranks))
+        (OUT / "openspiel.md").write_text(
+            _markdown(doc["step"], doc["ismcts"], doc.get("alpharank", [])))
 
 
 if __name__ == "__main__":

@@ -141,7 +141,9 @@ class _DrawReplay(random.Random):
     """
 
     def __init__(self, answers: Sequence[int], fill: bool = False):
-        super().__init__(0)
+        # Not seeded (random.Random.__init__ would seed the Mersenne Twister, most of a deal's
+        # cost here): every draw this generator makes is answered above it, never by the
+        # twister.
         self._answers = answers
         self._next = 0
         self._fill = fill
