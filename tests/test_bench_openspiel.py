@@ -1,0 +1,55 @@
+"""``bench/openspiel.py`` counts what it times and scores what it plays as stated.
+
+No timing is asserted (the bench measures; tests never do): the step rows count the decisions
+both APIs made over the same games, and the ISMCTS row rotates ISMCTS through the seats and
+scores a shared win as half.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import pathlib
+
+from tabletop_gym.experiments.evaluation import wilson_interval
+
+# Loaded from its file under a name of its own, so no bench script shadows another module.
+_SPEC = importlib.util.spec_from_file_location(
+    "bench_openspiel", pathlib.Path(__file__).resolve().parents[1] / "bench" / "openspiel.py")
+assert _SPEC is not None and _SPEC.loader is not None
+bench = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(bench)
+
+
+def test_both_apis_play_whole_games_and_count_their_decisions():
+    # A Rapa Nui game takes well over 50 decisions (docs/envs/rapa_nui.md), through either API.
+    seconds, decisions = bench.time_aec("rapa_nui", {"num_players": 2}, 1, 0)
+    assert seconds > 0 and decisions > 50
+    row = bench.time_pyspiel("rapa_nui", {"num_players": 2}, 1, 0)
+    assert row["nodes"] > 50 and row["deal_s"] > 0 and row["play_s"] > 0
+
+
+def test_ismcts_rotates_through_the_seats_and_scores_with_a_wilson_interval():
+    # Two simulations: OpenSpiel's ISMCTS spends its first one expanding the root.
+    row = bench.run_ismcts("positano", {"num_players": 2, "transform": "turn_based"}, 2, 2)
+    assert [g["ismcts_seat"] for g in row["per_game"]] == [0, 1]
+    wins = 0.0
+    for g in row["per_game"]:
+        r = g["returns"]
+        mine, theirs = r[g["ismcts_seat"]], r[1 - g["ismcts_seat"]]
+        wins += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
+    assert row["ismcts_wins"] == wins
+    assert row["wilson95"] == list(wilson_interval(wins / 2, 2))
+
+
+def test_the_markdown_names_each_figure():
+    step = [{"openspiel": "python_rapa_nui(num_players=2)", "aec": "rapa_nui_v0(num_players=2)",
+             "aec_us_per_step": 40.0, "pyspiel_us_per_node": 60.0, "ratio_step": 1.5,
+             "pyspiel_deal_ms_per_game": 2.0, "ratio_with_deal": 1.9}]
+    step.append({"openspiel": "python_positano(num_players=4)", "pyspiel_us_per_node": 150.0,
+                 "pyspiel_deal_ms_per_game": 2.5})
+    ranks = [{"league": "rapa_nui-2p", "alpha": 5.0, "mass": {"a": 0.25, "b": 0.75}}]
+    text = bench._markdown(step, [], ranks)
+    assert "| `python_positano(num_players=4)` | — | — | 150.0 | — | 2.5 | — |" in text
+    assert "| `python_rapa_nui(num_players=2)` | `rapa_nui_v0(num_players=2)` | 40.0 | 60.0 | " \
+           "1.50 | 2.0 | 1.90 |" in text
+    assert "| `rapa_nui-2p` | `b` 0.750, `a` 0.250 |" in text
