@@ -1,4 +1,4 @@
-"""``tabletop-gym dataset``: make and verify game datasets (docs/datasets.md)."""
+"""``tabletop-gym dataset``: make, verify and clone game datasets (docs/datasets.md)."""
 
 from __future__ import annotations
 
@@ -56,8 +56,24 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_clone(args: argparse.Namespace) -> int:
+    """Behaviour cloning on a games dataset; the policy is saved for ``jax:<path>``."""
+    from tabletop_gym.datasets.cloning import clone
+    from tabletop_gym.datasets.games import GameDataset
+
+    try:
+        hidden = tuple(int(h) for h in args.hidden.split(","))
+    except ValueError:
+        raise ValueError(f"--hidden takes widths separated by commas, got {args.hidden!r}"
+                         ) from None
+    report = clone(GameDataset(args.path), args.out, hidden=hidden, epochs=args.epochs,
+                   batch_size=args.batch_size, lr=args.lr, seed=args.seed)
+    print(json.dumps({"out": args.out, **vars(report)}))
+    return 0
+
+
 def add_dataset_parser(sub: Any) -> None:
-    """Add ``dataset make`` and ``dataset verify`` to the command's subparsers."""
+    """Add ``dataset make``, ``verify`` and ``clone`` to the command's subparsers."""
     p = sub.add_parser("dataset", help="game datasets for offline RL and imitation: Minari "
                        "datasets of a task's single-agent view, whole games as Parquet")
     ss = p.add_subparsers(dest="dataset_command", required=True)
@@ -85,3 +101,13 @@ def add_dataset_parser(sub: Any) -> None:
     vf.add_argument("path", help="the dataset folder (or its manifest.json)")
     vf.add_argument("--no-replay", action="store_true", help="check the files only")
     vf.set_defaults(func=cmd_verify)
+    cl = ss.add_parser("clone", help="behaviour cloning on a games dataset (needs torch); the "
+                       "policy plays as jax:<out>")
+    cl.add_argument("path", help="the games dataset folder")
+    cl.add_argument("--out", required=True, help="the policy checkpoint to write (.npz)")
+    cl.add_argument("--hidden", default="256,256", help="hidden widths (default 256,256)")
+    cl.add_argument("--epochs", type=int, default=10)
+    cl.add_argument("--batch-size", type=int, default=256)
+    cl.add_argument("--lr", type=float, default=1e-3)
+    cl.add_argument("--seed", type=int, default=0)
+    cl.set_defaults(func=cmd_clone)
