@@ -26,20 +26,23 @@ def cmd_make(args: argparse.Namespace) -> int:
                          annotated_games=args.annotated_games, progress=args.progress)
         making = ds.manifest["making"]
         print(f"{ds.folder}: {ds.num_games} games, {len(ds)} decisions, "
-              f"{ds.path.stat().st_size} bytes, {making['decisions_per_second']} decisions/s")
+              f"{ds.path.stat().st_size} bytes, {making['decisions_per_second']} decisions/s "
+              f"({making['decisions_per_cpu_second']} per CPU second)")
         return 0
     if args.out is not None or args.annotate is not None or args.annotated_games:
         raise ValueError("--out and --annotate belong to --format parquet; a Minari dataset "
                          "goes to MINARI_DATASETS_PATH under --dataset-id")
     if "," in args.policy:
         raise ValueError("a Minari dataset records one seat: give one --policy")
-    from tabletop_gym.datasets.minari_view import make_minari
+    from tabletop_gym.datasets.minari_view import make_minari, making
 
     out = make_minari(args.task, args.policy, args.episodes, seed=args.seed,
                       dataset=args.dataset_id, progress=args.progress)
+    made = making(out.spec.dataset_id)
     print(f"{out.spec.dataset_id}: {out.total_episodes} episodes, {out.total_steps} steps, "
           f"ref_min_score {out.storage.metadata['ref_min_score']}, ref_max_score "
-          f"{out.storage.metadata['ref_max_score']}")
+          f"{out.storage.metadata['ref_max_score']}, {made['decisions_per_second']} "
+          f"decisions/s ({made['decisions_per_cpu_second']} per CPU second)")
     return 0
 
 

@@ -229,6 +229,7 @@ def write_games(
     mask_rows: list[np.ndarray] = []
     config_text = json.dumps(kwargs, sort_keys=True)
     start = time.perf_counter()
+    cpu = time.process_time()
     search_seconds = 0.0
     for g in range(games):
         deal = seed + g
@@ -270,6 +271,7 @@ def write_games(
             print(f"game {g + 1}/{games}: {step} decisions, returns {returns}", file=sys.stderr,
                   flush=True)
     seconds = time.perf_counter() - start
+    cpu = time.process_time() - cpu
     rows = len(cols["step"])
     meta = {
         "format": FORMAT,
@@ -328,6 +330,9 @@ def write_games(
         "making": {
             "seconds": round(seconds, 3),
             "decisions_per_second": round(rows / seconds, 1),
+            # CPU time of this process: on a shared machine the rate the code allows.
+            "cpu_seconds": round(cpu, 3),
+            "decisions_per_cpu_second": round(rows / max(cpu, 1e-9), 1),
             "search_seconds": round(search_seconds, 3),
             "command": _command(task, specs, games, seed, annotate, annotated_games),
         },

@@ -127,6 +127,7 @@ def make_minari(task_id: str, policy: str, episodes: int, seed: int = 0,
     collector = minari.DataCollector(env, data_format="arrow")
     decisions = 0
     start = time.perf_counter()
+    cpu = time.process_time()
     for i in range(episodes):
         collector.reset(seed=seed + i)
         done = False
@@ -142,6 +143,7 @@ def make_minari(task_id: str, policy: str, episodes: int, seed: int = 0,
 
             print(f"episode {i + 1}/{episodes}: return {total:+.2f}", file=sys.stderr, flush=True)
     seconds = time.perf_counter() - start
+    cpu = time.process_time() - cpu
     with warnings.catch_warnings():
         # Minari asks for a contact address and a permalink; the dataset names the package
         # version and commit instead (in its description and checksums.json).
@@ -165,9 +167,18 @@ def make_minari(task_id: str, policy: str, episodes: int, seed: int = 0,
     write_checksums(path, making={
         "seconds": round(seconds, 3), "decisions": decisions,
         "decisions_per_second": round(decisions / seconds, 1),
+        "cpu_seconds": round(cpu, 3),
+        "decisions_per_cpu_second": round(decisions / max(cpu, 1e-9), 1),
         "command": f"tabletop-gym dataset make --task {task_id} --policy {policy} "
                    f"--episodes {episodes} --seed {seed}"})
     return out
+
+
+def making(name: str) -> dict[str, Any]:
+    """How a dataset written by :func:`make_minari` was made (time, decisions, command)."""
+    folder = pathlib.Path(_minari().storage.get_dataset_path(name))
+    doc = json.loads((folder / CHECKSUMS).read_text(encoding="utf-8"))
+    return dict(doc.get("making") or {})
 
 
 def write_checksums(folder: pathlib.Path, making: dict[str, Any] | None = None) -> pathlib.Path:
