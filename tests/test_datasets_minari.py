@@ -123,12 +123,12 @@ def test_an_existing_dataset_is_not_overwritten(made):
 # --- bad files, through load_minari -------------------------------------------------------------
 
 
-def _first_arrow(folder: pathlib.Path) -> pathlib.Path:
-    return folder / "data" / "0" / "part-0.arrow"
+def _data_file(folder: pathlib.Path) -> pathlib.Path:
+    return folder / "data" / "main_data.hdf5"
 
 
-def test_a_truncated_episode_file_is_named(made):
-    part = _first_arrow(made)
+def test_a_truncated_data_file_is_named(made):
+    part = _data_file(made)
     size = part.stat().st_size
     part.write_bytes(part.read_bytes()[:100])
     with pytest.raises(DatasetError) as err:
@@ -137,8 +137,8 @@ def test_a_truncated_episode_file_is_named(made):
                               "replaced since it was written")
 
 
-def test_a_tampered_episode_file_is_named(made):
-    part = _first_arrow(made)
+def test_a_tampered_data_file_is_named(made):
+    part = _data_file(made)
     raw = bytearray(part.read_bytes())
     raw[len(raw) // 2] ^= 0xFF
     part.write_bytes(bytes(raw))
@@ -154,18 +154,18 @@ def test_a_dataset_without_our_checksums_is_foreign(made):
 
 
 def test_a_file_added_after_writing_is_named(made):
-    extra = made / "data" / "0" / "extra.arrow"
+    extra = made / "data" / "extra.hdf5"
     extra.write_bytes(b"x")
     with pytest.raises(DatasetError, match=f"{extra}: not listed in {CHECKSUMS}"):
         load_minari(dataset_id(TASK, "heuristic"))
 
 
 def test_a_file_minari_cannot_read_is_one_error(made):
-    part = _first_arrow(made)
-    part.write_bytes(b"not arrow")
+    part = _data_file(made)
+    part.write_bytes(b"not hdf5")
     write_checksums(made)  # the checksums agree: Minari's own reader meets the bad file
     with pytest.raises(DatasetError, match=f"{made / 'data'}: Minari cannot load it "
-                                           r"\(ArrowInvalid: "):
+                                           r"\(OSError: "):
         load_minari(dataset_id(TASK, "heuristic"))
 
 
