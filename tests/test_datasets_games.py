@@ -70,7 +70,7 @@ def test_every_game_of_the_sample_replays_row_for_row_through_the_env(sample):
 
 
 def test_a_sealed_bid_is_stored_as_its_public_string_only():
-    # Positano §3.1: bids are chosen secretly and revealed together, so a seat's row tells the
+    # docs/rules/positano.md §3.1: bids are chosen secretly and revealed together, so a seat's row tells the
     # others only that a bid was committed, never which cards.
     strings = [s for g in GameDataset(POSITANO).games() for s in g.action_strings]
     assert strings[:2] == ["commits a sealed bid", "commits a sealed bid"]
