@@ -95,10 +95,15 @@ def clone(
     size = reference_size(env.observer)
     x, mask, y, games = _choices(dataset, size)
     cut = dataset.num_games - max(1, dataset.num_games // 10)
-    train, valid = games < cut, games >= cut
+    # Rows are in game order, so the fitted games are a prefix: slices, not copies, of x.
+    n_train = int(np.searchsorted(games, cut))
+    train, valid = slice(0, n_train), slice(n_train, len(games))
     mu = x[train].mean(axis=0)
     sd = x[train].std(axis=0)
     sd = np.where(sd > 1e-6, sd, 1.0).astype(np.float32)
+    xs = np.empty_like(x)
+    for lo in range(0, len(x), 65536):
+        xs[lo:lo + 65536] = (x[lo:lo + 65536] - mu) / sd
 
     torch.manual_seed(seed)
     layers: list[Any] = []
@@ -109,10 +114,10 @@ def clone(
     layers.append(torch.nn.Linear(width, int(meta["num_actions"])))
     net = torch.nn.Sequential(*layers)
     opt = torch.optim.Adam(net.parameters(), lr=lr)
-    xt = torch.from_numpy((x - mu) / sd)
+    xt = torch.from_numpy(xs)
     mt = torch.from_numpy(mask)
     yt = torch.from_numpy(y)
-    rows = np.flatnonzero(train)
+    rows = np.arange(n_train)
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
     for _ in range(epochs):
@@ -136,17 +141,23 @@ def clone(
         arrays[f"actor/hidden_{i}/kernel"], arrays[f"actor/hidden_{i}/bias"] = w, b
     arrays["actor/out/kernel"], arrays["actor/out/bias"] = weights[-1]
 
-    def accuracy(where: np.ndarray) -> float:
-        # The saved (folded) network on the raw vectors, as jax:<path> plays it.
-        z = x[where]
-        for j, (w, b) in enumerate(weights):
-            z = z @ w + b
-            if j < len(weights) - 1:
-                z = np.maximum(z, 0.0)
-        chosen = np.argmax(np.where(mask[where], z, -np.inf), axis=1)
-        return float(np.mean(chosen == y[where])) if where.any() else float("nan")
+    del xt, xs
 
-    report = CloneReport(int(train.sum()), int(valid.sum()), accuracy(train), accuracy(valid),
+    def accuracy(where: slice) -> float:
+        # The saved (folded) network on the raw vectors, as jax:<path> plays it.
+        hits = 0
+        lo, hi = where.start, where.stop
+        for a in range(lo, hi, 65536):
+            b = min(a + 65536, hi)
+            z = x[a:b]
+            for j, (w, bias) in enumerate(weights):
+                z = z @ w + bias
+                if j < len(weights) - 1:
+                    z = np.maximum(z, 0.0)
+            hits += int(np.sum(np.argmax(np.where(mask[a:b], z, -np.inf), axis=1) == y[a:b]))
+        return hits / (hi - lo) if hi > lo else float("nan")
+
+    report = CloneReport(n_train, len(games) - n_train, accuracy(train), accuracy(valid),
                          round(seconds, 2))
     save_policy(out, arrays, {
         "game": meta["game"], "config": meta["env_kwargs"],
