@@ -22,13 +22,13 @@ SAMPLE = pathlib.Path(__file__).resolve().parent / "data" / "games" / "rapa_nui_
 def test_the_clone_fits_its_games_and_plays_them_back_as_saved(tmp_path):
     ds = GameDataset(SAMPLE)
     out = tmp_path / "bc.npz"
-    report = clone(ds, out, hidden=(64,), epochs=60, batch_size=64, seed=0)
+    report = clone(ds, out, hidden=(64,), epochs=40, batch_size=64, seed=0)
     arr = ds.arrays()
     choice = arr["action_mask"].sum(axis=1) > 1
     # 3 games: the first two are fitted, the last is held out
     assert report.train_decisions == int((choice & (arr["game_index"] < 2)).sum())
     assert report.valid_decisions == int((choice & (arr["game_index"] == 2)).sum())
-    assert report.train_accuracy > 0.9  # a 64-unit MLP memorises ~270 decisions
+    assert report.train_accuracy > 0.9  # a 64-unit MLP all but memorises its 236 decisions
     # The saved checkpoint, played by jax:<path> on the raw observations, makes the choices the
     # report counted: its accuracy on the fitted rows is the report's, to the last decision.
     env = _raw_env_factory("rapa_nui")(num_players=2)

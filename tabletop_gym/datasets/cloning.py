@@ -120,14 +120,21 @@ def clone(
     rows = np.arange(n_train)
     rng = np.random.default_rng(seed)
     start = time.perf_counter()
-    for _ in range(epochs):
-        for chunk in np.array_split(rng.permutation(rows), max(1, len(rows) // batch_size)):
-            idx = torch.from_numpy(chunk)
-            logits = net(xt[idx]).masked_fill(~mt[idx], -1e9)
-            loss = torch.nn.functional.cross_entropy(logits, yt[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
+    # One thread: a batch of a few hundred rows through a 256-wide MLP is too small to share,
+    # and on a busy machine the extra threads spin (a 3 s fit took 25 s with two).
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        for _ in range(epochs):
+            for chunk in np.array_split(rng.permutation(rows), max(1, len(rows) // batch_size)):
+                idx = torch.from_numpy(chunk)
+                logits = net(xt[idx]).masked_fill(~mt[idx], -1e9)
+                loss = torch.nn.functional.cross_entropy(logits, yt[idx])
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+    finally:
+        torch.set_num_threads(threads)
     seconds = time.perf_counter() - start
 
     weights = [(m.weight.detach().numpy().T.astype(np.float32), m.bias.detach().numpy())
