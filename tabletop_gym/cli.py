@@ -1,4 +1,4 @@
-"""Command line: ``tabletop-gym play | replay | serve | train | eval | league | bench | suite``.
+"""Command line: ``tabletop-gym`` play, replay, serve, train, eval, league, bench, suite, dataset.
 
 Examples::
 
@@ -13,6 +13,7 @@ Examples::
     tabletop-gym league --game rapa_nui --players 2 --agents random heuristic ismcts:200 ppo
     tabletop-gym bench
     tabletop-gym suite run --suite core --agent heuristic --seeds 5
+    tabletop-gym dataset make --task RapaNui-2p-vsHeuristic-v0 --policy heuristic --episodes 100
 """
 
 from __future__ import annotations
@@ -637,6 +638,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tabletop_gym.tasks.cli import add_suite_parser
 
     add_suite_parser(sub)
+    from tabletop_gym.datasets.cli import add_dataset_parser
+
+    add_dataset_parser(sub)
     return p
 
 

@@ -26,6 +26,8 @@ LIBRARIES = (
     "jaxlib",
     "optax",
     "flax",
+    "pyarrow",
+    "minari",
 )
 """Distributions whose versions are reported (those not installed are left out)."""
 

@@ -162,6 +162,10 @@ class ISMCTSAgent:
         self.last_gains: dict[int, float] = {}
         """After a guided decision with a choice: each root candidate's mean paired gain in value
         over the heuristic's move (which has 0), the estimates a distilled policy learns from."""
+        self.last_values: dict[int, float] = {}
+        """After a guided decision with a choice: each root candidate's mean value in [0, 1] to
+        the seat that searched (:meth:`_values`) over the rounds, the move's own estimate where
+        :attr:`last_gains` is its difference from the heuristic's move."""
 
     def seed(self, seed: int | None) -> None:
         """Reseed the search's generator."""
@@ -248,6 +252,7 @@ class ISMCTSAgent:
                 values[i][r] = self._values(d)[seat]
         best, best_gain = 0, 0.0
         self.last_gains = {base: 0.0}
+        self.last_values = {a: sum(v) / rounds for a, v in zip(cands, values, strict=True)}
         for i in range(1, len(cands)):
             gains = [v - b for v, b in zip(values[i], values[0], strict=True)]
             mean = sum(gains) / rounds

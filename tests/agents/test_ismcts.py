@@ -255,3 +255,23 @@ def test_one_simulation_with_heuristic_rollouts_plays_the_heuristic_move(game: s
             checked += 1
         env.step(rnd.act(obs))
     assert checked == 8
+
+
+def test_guided_values_cover_every_candidate_and_their_differences_are_the_gains() -> None:
+    # With the width spanning the action space every legal move is a root candidate; a
+    # candidate's gain is the mean of its paired differences from the heuristic's move, which is
+    # the difference of the two means (the annotations of tabletop_gym.datasets.games).
+    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env.reset(seed=4)
+    while len(env.game_state.legal_actions()) < 3:
+        env.step(env.game_state.legal_actions()[0])
+    state = env.game_state
+    legal = state.legal_actions()
+    agent = ISMCTSAgent(env.game, env.observer, 0, simulations=2 * len(legal), rollout="guided",
+                        width=env.game.num_distinct_actions)
+    agent.act_in(state, state.current_player())
+    assert sorted(agent.last_values) == sorted(agent.last_gains) == sorted(legal)
+    base = next(a for a, g in agent.last_gains.items() if g == 0.0)
+    for a in legal:
+        assert agent.last_gains[a] == pytest.approx(agent.last_values[a] - agent.last_values[base])
+        assert 0.0 <= agent.last_values[a] <= 1.0

@@ -1,0 +1,116 @@
+"""``tabletop-gym dataset``: make, verify and clone game datasets (docs/datasets.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+
+def _policy(text: str) -> str | list[str]:
+    return text.split(",") if "," in text else text
+
+
+def cmd_make(args: argparse.Namespace) -> int:
+    """Write a Minari dataset of a task's single-agent view, or a games dataset (Parquet)."""
+    if args.format == "parquet":
+        from tabletop_gym.datasets.games import write_games
+
+        if args.out is None:
+            raise ValueError("--format parquet needs --out FOLDER")
+        if args.dataset_id is not None:
+            raise ValueError("--dataset-id names a Minari dataset; --format parquet writes to "
+                             "--out")
+        ds = write_games(args.out, args.task, _policy(args.policy), args.episodes,
+                         seed=args.seed, annotate=args.annotate,
+                         annotated_games=args.annotated_games, progress=args.progress)
+        making = ds.manifest["making"]
+        print(f"{ds.folder}: {ds.num_games} games, {len(ds)} decisions, "
+              f"{ds.path.stat().st_size} bytes, {making['decisions_per_second']} decisions/s "
+              f"({making['decisions_per_cpu_second']} per CPU second)")
+        return 0
+    if args.out is not None or args.annotate is not None or args.annotated_games:
+        raise ValueError("--out and --annotate belong to --format parquet; a Minari dataset "
+                         "goes to MINARI_DATASETS_PATH under --dataset-id")
+    if "," in args.policy:
+        raise ValueError("a Minari dataset records one seat: give one --policy")
+    from tabletop_gym.datasets.minari_view import make_minari, making
+
+    out = make_minari(args.task, args.policy, args.episodes, seed=args.seed,
+                      dataset=args.dataset_id, progress=args.progress)
+    made = making(out.spec.dataset_id)
+    print(f"{out.spec.dataset_id}: {out.total_episodes} episodes, {out.total_steps} steps, "
+          f"ref_min_score {out.storage.metadata['ref_min_score']}, ref_max_score "
+          f"{out.storage.metadata['ref_max_score']}, {made['decisions_per_second']} "
+          f"decisions/s ({made['decisions_per_cpu_second']} per CPU second)")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    """Check a games dataset: manifest, checksum, schema and (unless told not to) a replay."""
+    from tabletop_gym.datasets.games import GameDataset, check_replay
+
+    ds = GameDataset(args.path)
+    replayed = 0 if args.no_replay else check_replay(ds)
+    summary: dict[str, Any] = {"path": str(ds.path), "games": ds.num_games,
+                               "decisions": len(ds), "replayed": replayed,
+                               "annotated": int(ds.arrays()["annotated"].sum())}
+    print(json.dumps(summary))
+    return 0
+
+
+def cmd_clone(args: argparse.Namespace) -> int:
+    """Behaviour cloning on a games dataset; the policy is saved for ``jax:<path>``."""
+    from tabletop_gym.datasets.cloning import clone
+    from tabletop_gym.datasets.games import GameDataset
+
+    try:
+        hidden = tuple(int(h) for h in args.hidden.split(","))
+    except ValueError:
+        raise ValueError(f"--hidden takes widths separated by commas, got {args.hidden!r}"
+                         ) from None
+    report = clone(GameDataset(args.path), args.out, hidden=hidden, epochs=args.epochs,
+                   batch_size=args.batch_size, lr=args.lr, seed=args.seed)
+    print(json.dumps({"out": args.out, **vars(report)}))
+    return 0
+
+
+def add_dataset_parser(sub: Any) -> None:
+    """Add ``dataset make``, ``verify`` and ``clone`` to the command's subparsers."""
+    p = sub.add_parser("dataset", help="game datasets for offline RL and imitation: Minari "
+                       "datasets of a task's single-agent view, whole games as Parquet")
+    ss = p.add_subparsers(dest="dataset_command", required=True)
+    mk = ss.add_parser("make", help="play episodes with an agent and write them as a dataset")
+    mk.add_argument("--task", required=True, help="a pinned task id (tabletop-gym suite list)")
+    mk.add_argument("--policy", required=True,
+                    help="agent spec (random, heuristic, ismcts:N:guided, jax-ppo, ...); "
+                         "parquet: one per seat separated by commas, or one for all")
+    mk.add_argument("--episodes", type=int, required=True, help="episodes (games) to record")
+    mk.add_argument("--seed", type=int, default=0, help="the first episode's seed")
+    mk.add_argument("--format", default="minari", choices=["minari", "parquet"],
+                    help="minari: the learner seat's view of a solo or against-bots task "
+                         "(default); parquet: every seat's decisions of whole games")
+    mk.add_argument("--dataset-id", default=None,
+                    help="minari: the id (default tabletop_gym/<task>/<policy>-v0)")
+    mk.add_argument("--out", default=None, help="parquet: the folder to write")
+    mk.add_argument("--annotate", type=int, default=None, metavar="SIMULATIONS",
+                    help="parquet: value every legal move by the guided search with this budget")
+    mk.add_argument("--annotated-games", type=int, default=0,
+                    help="parquet: how many games, from the first, are annotated")
+    mk.add_argument("--progress", action="store_true", help="a line per finished episode")
+    mk.set_defaults(func=cmd_make)
+    vf = ss.add_parser("verify", help="check a games dataset against its manifest and replay "
+                       "every game through the env")
+    vf.add_argument("path", help="the dataset folder (or its manifest.json)")
+    vf.add_argument("--no-replay", action="store_true", help="check the files only")
+    vf.set_defaults(func=cmd_verify)
+    cl = ss.add_parser("clone", help="behaviour cloning on a games dataset (needs torch); the "
+                       "policy plays as jax:<out>")
+    cl.add_argument("path", help="the games dataset folder")
+    cl.add_argument("--out", required=True, help="the policy checkpoint to write (.npz)")
+    cl.add_argument("--hidden", default="256,256", help="hidden widths (default 256,256)")
+    cl.add_argument("--epochs", type=int, default=10)
+    cl.add_argument("--batch-size", type=int, default=256)
+    cl.add_argument("--lr", type=float, default=1e-3)
+    cl.add_argument("--seed", type=int, default=0)
+    cl.set_defaults(func=cmd_clone)

@@ -1,0 +1,290 @@
+"""The multi-agent games format: the committed samples replay exactly, and bad files are refused.
+
+The samples in tests/data/games were written by ``tabletop-gym dataset make --format parquet``
+(their manifests hold the commands): Rapa Nui 2p, heuristic in both seats, 3 games with the first
+annotated by the guided search at 24 simulations; Positano 2p, heuristic against random, 3 games.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from tabletop_gym.cli import main
+from tabletop_gym.datasets.games import (
+    DATA_NAME,
+    MANIFEST_NAME,
+    DatasetError,
+    GameDataset,
+    check_replay,
+    sha256,
+    write_games,
+)
+
+SAMPLES = pathlib.Path(__file__).resolve().parent / "data" / "games"
+RAPA_NUI = SAMPLES / "rapa_nui_2p"
+POSITANO = SAMPLES / "positano_2p"
+
+
+def _copy(tmp_path: pathlib.Path, sample: pathlib.Path = RAPA_NUI) -> pathlib.Path:
+    out = tmp_path / sample.name
+    shutil.copytree(sample, out)
+    return out
+
+
+def _rewrite_manifest(folder: pathlib.Path, **changes) -> None:
+    """Make the manifest agree with the data file as it now is (size, checksum), plus changes."""
+    path = folder / MANIFEST_NAME
+    doc = json.loads(path.read_text())
+    data = folder / DATA_NAME
+    doc["files"][0].update(bytes=data.stat().st_size, sha256=sha256(data))
+    doc.update(changes)
+    path.write_text(json.dumps(doc))
+
+
+def _rewrite_table(folder: pathlib.Path, table: pa.Table) -> None:
+    pq.write_table(table, folder / DATA_NAME)
+    _rewrite_manifest(folder)
+
+
+# --- the round trip -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sample", [RAPA_NUI, POSITANO], ids=lambda p: p.name)
+def test_every_game_of_the_sample_replays_row_for_row_through_the_env(sample):
+    ds = GameDataset(sample)
+    assert ds.num_games == 3
+    # Every row: the env's seat to act, its observe() (vector and mask), the public string, and
+    # after the last row the returns, compared exactly.
+    assert check_replay(ds) == len(ds)
+    for game in ds.games():
+        # win_loss with two seats: +1 the winner, -1 the other, 0 both on a tie
+        assert sorted(game.returns.tolist()) in ([-1.0, 1.0], [0.0, 0.0])
+        assert np.all(game.masks[np.arange(len(game.actions)), game.actions] == 1)
+
+
+def test_a_sealed_bid_is_stored_as_its_public_string_only():
+    # docs/rules/positano.md §3.1: bids are chosen secretly and revealed together, so a seat's row tells the
+    # others only that a bid was committed, never which cards.
+    strings = [s for g in GameDataset(POSITANO).games() for s in g.action_strings]
+    assert strings[:2] == ["commits a sealed bid", "commits a sealed bid"]
+    assert not any("booster" in s.lower() for s in strings if "bid" in s)
+
+
+@pytest.mark.parametrize(("column", "message"), [
+    ("observation", r"game 0 \(deal seed 0\), step 5: observation differs from the env's at 1 "
+                    r"entries \(first: index 3\)"),
+    ("action_mask", r"game 0 \(deal seed 0\), step 5: action_mask differs"),
+    ("action_string", r"game 0 \(deal seed 0\), step 5: action_string differs"),
+])
+def test_the_replay_finds_a_row_that_is_not_what_its_seat_saw(tmp_path, column, message):
+    folder = _copy(tmp_path)
+    table = pq.read_table(folder / DATA_NAME)
+    values = table.column(column).to_pylist()
+    if column == "observation":
+        values[5][3] += 1.0
+    elif column == "action_mask":
+        values[5] = [1 - x for x in values[5]]
+    else:
+        values[5] = values[5] + " (edited)"
+    i = table.schema.get_field_index(column)
+    table = table.set_column(i, table.schema.field(i),
+                             pa.array(values, table.schema.field(i).type))
+    _rewrite_table(folder, table)
+    ds = GameDataset(folder)  # checksums and schema agree: only the replay can tell
+    with pytest.raises(DatasetError, match=message):
+        check_replay(ds)
+
+
+# --- the reader ---------------------------------------------------------------------------------
+
+
+def test_games_decisions_and_arrays_agree():
+    ds = GameDataset(RAPA_NUI)
+    arr = ds.arrays()
+    assert arr["observation"].shape == (len(ds), 213) and arr["observation"].dtype == np.float32
+    assert arr["action_mask"].shape == (len(ds), 45)
+    games = list(ds.games())
+    assert [g.index for g in games] == [0, 1, 2]
+    assert [g.deal_seed for g in games] == [0, 1, 2]
+    assert sum(len(g.actions) for g in games) == len(ds) == len(list(ds.decisions()))
+    first = next(ds.decisions())
+    assert first["step"] == 0 and first["seat"] == 0
+    assert np.array_equal(first["observation"], games[0].observations[0])
+
+
+def test_a_batch_is_rows_of_the_file():
+    ds = GameDataset(RAPA_NUI)
+    batch = ds.sample(64, seed=0)
+    assert batch["observation"].shape == (64, 213)
+    # each drawn action is legal under its own row's mask
+    assert np.all(batch["action_mask"][np.arange(64), batch["action"]] == 1)
+    again = ds.sample(64, seed=0)
+    assert np.array_equal(batch["action"], again["action"])
+    with pytest.raises(ValueError, match="batch_size must be a positive integer"):
+        ds.sample(0)
+
+
+def test_annotated_rows_value_every_legal_move():
+    ds = GameDataset(RAPA_NUI)
+    arr = ds.arrays()
+    games = list(ds.games())
+    # only the first game is annotated, and there every decision with a choice
+    choice = arr["action_mask"].sum(axis=1) > 1
+    first = arr["game_index"] == 0
+    assert np.array_equal(arr["annotated"], choice & first)
+    batch = ds.sample(32, seed=1, annotated=True)
+    legal = batch["action_mask"] == 1
+    assert np.array_equal(~np.isnan(batch["search_values"]), legal)
+    values = batch["search_values"][legal]
+    assert np.all((values >= 0) & (values <= 1))
+    assert games[1].search == [None] * len(games[1].actions)
+    with pytest.raises(ValueError, match="has no annotated decisions"):
+        GameDataset(POSITANO).sample(4, annotated=True)
+
+
+def test_annotating_does_not_change_the_games_played(tmp_path):
+    # The sample's first game was annotated; played again without the search, it is the same.
+    ds = write_games(tmp_path / "plain", "RapaNui-2p-SelfPlay-v0", "heuristic", games=1, seed=0)
+    sample = next(GameDataset(RAPA_NUI).games())
+    plain = next(ds.games())
+    assert np.array_equal(plain.actions, sample.actions)
+    assert np.array_equal(plain.observations, sample.observations)
+    assert not ds.arrays()["annotated"].any()
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"games": 0}, "games must be a positive integer"),
+    ({"policy": ["heuristic"] * 3}, r"give one policy for every seat \(2\)"),
+    ({"policy": "nobody"}, "unknown opponent 'nobody'"),
+    ({"annotated_games": 1}, "needs annotate"),
+    ({"annotate": 1, "annotated_games": 1}, "at least 2"),
+    ({"task": "Nope-v0"}, "unknown task id 'Nope-v0'"),
+    ({"task": "RapaNui-v0"}, "configurable id"),
+])
+def test_bad_arguments_are_refused_before_anything_is_written(tmp_path, kwargs, message):
+    args = {"task": "RapaNui-2p-SelfPlay-v0", "policy": "random", "games": 1, **kwargs}
+    out = tmp_path / "out"
+    with pytest.raises(ValueError, match=message):
+        write_games(out, **args)
+    assert not out.exists()
+
+
+def test_an_existing_dataset_is_not_overwritten(tmp_path):
+    folder = _copy(tmp_path)
+    before = (folder / DATA_NAME).read_bytes()
+    with pytest.raises(ValueError, match="already holds a games dataset"):
+        write_games(folder, "RapaNui-2p-SelfPlay-v0", "random", games=1)
+    assert (folder / DATA_NAME).read_bytes() == before
+
+
+# --- bad files ----------------------------------------------------------------------------------
+
+
+def test_a_truncated_file_is_named(tmp_path):
+    folder = _copy(tmp_path)
+    data = folder / DATA_NAME
+    size = data.stat().st_size
+    data.write_bytes(data.read_bytes()[: size // 2])
+    with pytest.raises(DatasetError) as err:
+        GameDataset(folder)
+    assert str(err.value) == (f"{data}: is {size // 2} bytes, the manifest says {size}: "
+                              "truncated or replaced since it was written")
+
+
+def test_a_tampered_byte_is_found_by_the_checksum(tmp_path):
+    folder = _copy(tmp_path)
+    data = folder / DATA_NAME
+    raw = bytearray(data.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    data.write_bytes(bytes(raw))
+    with pytest.raises(DatasetError, match=f"{data}: SHA-256 differs from the manifest's"):
+        GameDataset(folder)
+
+
+def test_a_truncated_file_with_a_matching_manifest_is_not_parquet(tmp_path):
+    folder = _copy(tmp_path)
+    data = folder / DATA_NAME
+    data.write_bytes(data.read_bytes()[:1000])
+    _rewrite_manifest(folder)
+    with pytest.raises(DatasetError, match=f"{data}: not a readable Parquet file"):
+        GameDataset(folder)
+
+
+def test_a_foreign_parquet_file_is_refused(tmp_path):
+    folder = _copy(tmp_path)
+    _rewrite_table(folder, pa.table({"x": [1, 2, 3]}))
+    with pytest.raises(DatasetError, match="without tabletop-gym games metadata"):
+        GameDataset(folder)
+
+
+def test_a_bare_parquet_file_without_its_manifest_is_refused(tmp_path):
+    data = tmp_path / "other.parquet"
+    pq.write_table(pa.table({"x": [1]}), data)
+    with pytest.raises(DatasetError, match=f"{data}: no manifest.json beside it"):
+        GameDataset(data)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("not json {", "not a games manifest \\(not JSON"),
+    (json.dumps({"format": "minari"}), "not a games manifest: its format is 'minari', expected 'tabletop-gym-games'"),
+    (json.dumps([1, 2]), "not a games manifest: its format is 'list'"),
+])
+def test_a_foreign_manifest_is_refused(tmp_path, text, message):
+    folder = _copy(tmp_path)
+    (folder / MANIFEST_NAME).write_text(text)
+    with pytest.raises(DatasetError, match=f"{folder / MANIFEST_NAME}: {message}"):
+        GameDataset(folder)
+
+
+def test_a_newer_format_version_is_refused(tmp_path):
+    folder = _copy(tmp_path)
+    _rewrite_manifest(folder, format_version=2)
+    with pytest.raises(DatasetError, match="format version 2; this tabletop-gym reads versions "
+                                           "1 to 1"):
+        GameDataset(folder)
+
+
+def test_columns_that_break_the_schema_are_named(tmp_path):
+    folder = _copy(tmp_path)
+    table = pq.read_table(folder / DATA_NAME)
+    _rewrite_table(folder, table.drop_columns(["action_string"]))
+    with pytest.raises(DatasetError, match="columns do not match format version 1: "
+                                           "action_string: missing"):
+        GameDataset(folder)
+
+
+def test_steps_out_of_order_are_named(tmp_path):
+    folder = _copy(tmp_path)
+    table = pq.read_table(folder / DATA_NAME)
+    steps = table.column("step").to_pylist()
+    steps[7], steps[8] = steps[8], steps[7]
+    i = table.schema.get_field_index("step")
+    _rewrite_table(folder, table.set_column(i, table.schema.field(i), pa.array(steps, pa.int32())))
+    with pytest.raises(DatasetError, match="row 7: step 8, expected 7"):
+        GameDataset(folder)
+
+
+# --- the command --------------------------------------------------------------------------------
+
+
+def test_the_command_makes_and_verifies_a_games_dataset(tmp_path, capsys):
+    out = tmp_path / "games"
+    assert main(["dataset", "make", "--format", "parquet", "--task", "RapaNui-2p-SelfPlay-v0",
+                 "--policy", "random,heuristic", "--episodes", "2", "--out", str(out)]) == 0
+    assert capsys.readouterr().out.startswith(f"{out}: 2 games, ")
+    assert GameDataset(out).metadata["policies"] == ["random", "heuristic"]
+    assert main(["dataset", "verify", str(out)]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["games"] == 2 and summary["replayed"] == summary["decisions"] > 0
+    data = out / DATA_NAME
+    data.write_bytes(data.read_bytes()[:100])
+    assert main(["dataset", "verify", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{data}: is 100 bytes" in err
