@@ -22,6 +22,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "bench": ("pyspiel", "pettingzoo.classic"),
     "human": ("pygame",),
     "video": ("moviepy",),
+    "openspiel": ("pyspiel",),
+    "datasets": ("pyarrow", "minari", "h5py"),
 }
 """The modules of each extra of ``pyproject.toml`` that the package imports, in import order
 (a library before the ones built on it, so the first missing one is the one to name)."""

@@ -71,6 +71,12 @@ REFUSED = [
       "--out", "out/suite-train"], ("jax",), "jax"),
     (["suite", "leagues", "--league", "rapa_nui-2p", "--out", "out/leagues"], ("torch",),
      "train"),
+    (["dataset", "make", "--task", "RapaNui-2p-vsHeuristic-v0", "--policy", "heuristic",
+      "--episodes", "2", "--format", "parquet", "--out", "out/games"], ("pyarrow",), "datasets"),
+    (["dataset", "make", "--task", "RapaNui-2p-vsHeuristic-v0", "--policy", "heuristic",
+      "--episodes", "2"], ("minari",), "datasets"),
+    (["dataset", "verify", "out/games"], ("pyarrow",), "datasets"),
+    (["dataset", "clone", "out/games", "--out", "out/policy.npz"], ("pyarrow",), "datasets"),
 ]
 
 

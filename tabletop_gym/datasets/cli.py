@@ -6,6 +6,11 @@ import argparse
 import json
 from typing import Any
 
+from tabletop_gym.extras import require
+
+_PARQUET = ("pyarrow",)
+_MINARI = ("minari", "h5py")
+
 
 def _policy(text: str) -> str | list[str]:
     return text.split(",") if "," in text else text
@@ -14,6 +19,7 @@ def _policy(text: str) -> str | list[str]:
 def cmd_make(args: argparse.Namespace) -> int:
     """Write a Minari dataset of a task's single-agent view, or a games dataset (Parquet)."""
     if args.format == "parquet":
+        require("datasets", "dataset make --format parquet", _PARQUET)
         from tabletop_gym.datasets.games import write_games
 
         if args.out is None:
@@ -34,6 +40,7 @@ def cmd_make(args: argparse.Namespace) -> int:
                          "goes to MINARI_DATASETS_PATH under --dataset-id")
     if "," in args.policy:
         raise ValueError("a Minari dataset records one seat: give one --policy")
+    require("datasets", "dataset make (a Minari dataset)", _MINARI)
     from tabletop_gym.datasets.minari_view import make_minari, making
 
     out = make_minari(args.task, args.policy, args.episodes, seed=args.seed,
@@ -48,6 +55,7 @@ def cmd_make(args: argparse.Namespace) -> int:
 
 def cmd_verify(args: argparse.Namespace) -> int:
     """Check a games dataset: manifest, checksum, schema and (unless told not to) a replay."""
+    require("datasets", "dataset verify", _PARQUET)
     from tabletop_gym.datasets.games import GameDataset, check_replay
 
     ds = GameDataset(args.path)
@@ -61,6 +69,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_clone(args: argparse.Namespace) -> int:
     """Behaviour cloning on a games dataset; the policy is saved for ``jax:<path>``."""
+    require("datasets", "dataset clone", _PARQUET)
     from tabletop_gym.datasets.cloning import clone
     from tabletop_gym.datasets.games import GameDataset
 
