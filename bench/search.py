@@ -1,10 +1,10 @@
 """The batched search agent against the Python ISMCTS: speed and strength in the same run.
 
-Plays seat-rotated 2-player games of ``--search`` (default ``search:heuristic-net?worlds=8``)
+Plays seat-rotated 2-player games of ``--search`` (default ``search:jax-ppo?worlds=16``)
 against ``ismcts:12:guided`` and against ``heuristic`` on Rapa Nui and Positano, on deals no
 other page uses (seeds from 41000), and times every decision of both agents that had a choice
 (``time.perf_counter`` around the agent's call; forced moves are played without a search and not
-counted). The search is compiled first for every width it can use, so no timed decision pays
+counted); XLA runs on one thread, as Python does. The search is compiled first for every width it can use, so no timed decision pays
 for a compile (the compile time is reported apart).
 
 Speed: *simulated continuation steps per second*: the game steps each search plays beyond the
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import pathlib
 import sys
 import time
@@ -30,6 +31,10 @@ import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# One core for XLA, as the Python ISMCTS has one: the comparison is per core.
+os.environ.setdefault(
+    "XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+)
 
 from tabletop_gym.agents.base import choose_action, make_agent  # noqa: E402
 from tabletop_gym.agents.ismcts import ISMCTSAgent  # noqa: E402
@@ -114,7 +119,7 @@ def match(game: str, search: str, opponent: str, games: int,
 def main(argv: list[str] | None = None) -> int:
     """Compile, play the matches, write the table."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--search", default="search:heuristic-net?worlds=8")
+    p.add_argument("--search", default="search:jax-ppo?worlds=16")
     p.add_argument("--games", type=int, default=40,
                    help="games against ismcts:12:guided per game (even: both seats per deal)")
     p.add_argument("--games-heuristic", type=int, default=20,

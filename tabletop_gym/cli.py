@@ -527,9 +527,11 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--game", default="positano", choices=game_names())
     e.add_argument("--players", type=int, default=2)
     e.add_argument("--candidate", default="heuristic",
-                   help="random, heuristic, ismcts[:N[:heuristic|guided]], ppo or model.zip")
+                   help="random, heuristic, ismcts[:N[:heuristic|guided]], "
+                        "search[:POLICY][?worlds=K], ppo or model.zip")
     e.add_argument("--opponent", default="random",
-                   help="random, heuristic, ismcts[:N[:heuristic|guided]], ppo or model.zip")
+                   help="random, heuristic, ismcts[:N[:heuristic|guided]], "
+                        "search[:POLICY][?worlds=K], ppo or model.zip")
     e.add_argument("--games", type=int, default=200)
     e.add_argument("--seed", type=int, default=0)
     e.add_argument("--out", default=None, help="save <out>.csv and <out>.json")
@@ -540,7 +542,8 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--game", default="rapa_nui", choices=game_names())
     lg.add_argument("--players", type=int, default=2)
     lg.add_argument("--agents", nargs="+", required=True,
-                    help="random, heuristic, ismcts[:N[:heuristic|guided]], ppo or model.zip")
+                    help="random, heuristic, ismcts[:N[:heuristic|guided]], "
+                        "search[:POLICY][?worlds=K], ppo or model.zip")
     lg.add_argument("--games", type=int, default=40, help="games per pair")
     lg.add_argument("--seed", type=int, default=0)
     lg.add_argument("--bootstrap", type=int, default=1000)
