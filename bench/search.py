@@ -4,8 +4,8 @@ Plays seat-rotated 2-player games of ``--search`` (default ``search:jax-ppo?worl
 against ``ismcts:12:guided`` and against ``heuristic`` on Rapa Nui and Positano, on deals no
 other page uses (seeds from 41000), and times every decision of both agents that had a choice
 (``time.perf_counter`` around the agent's call; forced moves are played without a search and not
-counted); XLA runs on one thread, as Python does. The search is compiled first for every width it can use, so no timed decision pays
-for a compile (the compile time is reported apart).
+counted); XLA runs on one thread, as Python does. The search is compiled first for every width
+it can use, so no timed decision pays for a compile (the compile time is reported apart).
 
 Speed: *simulated continuation steps per second*: the game steps each search plays beyond the
 position it decides in (the search: every step of every candidate × world game, counted inside

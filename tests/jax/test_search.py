@@ -14,7 +14,7 @@ import pytest
 
 from tabletop_gym.agents.base import RandomAgent, make_agent
 from tabletop_gym.experiments.evaluation import _raw_env_factory, evaluate
-from tabletop_gym.jax.search import SearchAgent, SearchSpec, parse_spec
+from tabletop_gym.jax.search import SearchAgent, SearchSpec, expert_iteration, parse_spec
 
 SPEC = "search:heuristic-net?worlds=2&width=2"
 
@@ -114,3 +114,24 @@ def test_act_without_state_and_split_bids_are_refused() -> None:
     split = _raw_env_factory("positano")(num_players=2, split_bids=True)
     with pytest.raises(ValueError, match="split_bids=False"):
         make_agent(SPEC, split.game, split.observer)
+
+
+def test_expert_iteration_distils_the_search_and_resumes(tmp_path) -> None:
+    reports = expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=1, worlds=2,
+                               width=2, hidden=(16,), epochs=1)
+    (report,) = reports
+    assert report["teacher"] == SPEC and report["iteration"] == 1 and report["games"] == 1
+    # Every decision of the game is a sample; a Rapa Nui game has at least 60 (MIN_DECISIONS:
+    # 36 draws and 12 turns of a purchase and a play).
+    assert report["samples"] >= 60
+    assert 0.0 <= report["holdout_agreement"] <= 1.0
+    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env.reset(seed=0)
+    policy = make_agent(f"jax:{tmp_path / 'iteration_1.npz'}", env.game, env.observer)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][policy.act(obs)]
+    # Done iterations are read back, not run again.
+    assert expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=1, worlds=2, width=2,
+                            hidden=(16,), epochs=1) == reports
+    with pytest.raises(ValueError, match="at least 1"):
+        expert_iteration("rapa_nui", 2, tmp_path, iterations=0)
