@@ -1283,6 +1283,9 @@ def from_reference(ref: PositanoState | TurnBasedState) -> State:
         inner = ref.inner
         if not isinstance(inner, PositanoState):
             raise TypeError(f"a turn-based state of {type(inner).__name__}, not of Positano")
+        if inner.game.solo:
+            # The solo bid is one sequential decision: nothing is ever pending.
+            return from_reference(inner)
         pending = np.array([-1 if a is None else a for a in ref.pending], np.int8)
         return from_reference(inner)._replace(pending=jnp.asarray(pending))
     g = ref.game

@@ -235,3 +235,16 @@ def test_solo_positano_worlds_shuffle_ottos_undrawn_deck_as_python_does():
                                _stack_tops(w.lot_order[:, removed + r * t], w.block_order[:, r * t],
                                            w.build_order[:, r * t])], axis=1)
     assert_same_marginals(jax_rows, np.array(py_rows))
+
+
+def test_turn_based_states_convert_with_their_committed_bids() -> None:
+    # 2 players: seat 0's committed bid travels as pending; solo (Otto is colour 1, the bid is
+    # one sequential decision) nothing is pending and the state is the inner one's.
+    ref = _positano_bid(2, seed=1, round_=1)
+    s = P.from_reference(ref)
+    assert np.asarray(s.pending).tolist() == [ref.pending[0], -1]
+    solo: Any = TurnBasedGame(PositanoGame(num_players=1)).new_initial_state(random.Random(0))
+    a, b = P.from_reference(solo), P.from_reference(solo.inner)
+    for x, y in zip(a, b, strict=True):
+        assert np.array_equal(np.asarray(x), np.asarray(y))
+    assert np.asarray(a.pending).tolist() == [-1, -1]
