@@ -27,6 +27,7 @@ from tabletop_gym.envs.positano.rules import PositanoGame
 from tabletop_gym.envs.rapa_nui.rules import NUM_CARD_TYPES, RapaNuiGame
 from tabletop_gym.jax import positano as P
 from tabletop_gym.jax import rapa_nui as R
+from tabletop_gym.jax.core import make
 
 DRAWS = 1500
 Z = 5.0
@@ -248,3 +249,8 @@ def test_turn_based_states_convert_with_their_committed_bids() -> None:
     for x, y in zip(a, b, strict=True):
         assert np.array_equal(np.asarray(x), np.asarray(y))
     assert np.asarray(a.pending).tolist() == [-1, -1]
+
+
+def test_the_bound_games_offer_their_resampler() -> None:
+    assert make("rapa_nui", num_players=3).resample_hidden is R.resample_hidden
+    assert make("positano", num_players=2).resample_hidden is P.resample_hidden
