@@ -135,3 +135,31 @@ def test_expert_iteration_distils_the_search_and_resumes(tmp_path) -> None:
                             hidden=(16,), epochs=1) == reports
     with pytest.raises(ValueError, match="at least 1"):
         expert_iteration("rapa_nui", 2, tmp_path, iterations=0)
+
+
+def test_the_bench_counts_both_agents_steps_and_rotates_seats(tmp_path) -> None:
+    # bench/search.py: one deal played from both seats against ismcts:12:guided; no timing is
+    # asserted (the bench measures; tests never do).
+    import importlib.util
+    import json
+    import pathlib
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_search", pathlib.Path(__file__).resolve().parents[2] / "bench" / "search.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = tmp_path / "search"
+    assert bench.main(["--search", SPEC, "--games", "2", "--games-heuristic", "0",
+                       "--games-list", "rapa_nui", "--out", str(out)]) == 0
+    doc = json.loads(out.with_suffix(".json").read_text())
+    (row,) = doc["matches"]
+    assert row["games"] == 2 and row["opponent"] == "ismcts:12:guided"
+    assert row["win_rate"] in (0.0, 0.25, 0.5, 0.75, 1.0)  # a shared win counts one half
+    (speed,) = doc["speed"]
+    for name in ("search", "ismcts:12:guided"):
+        # Each agent decides at least once per turn it has a choice; every search simulates
+        # at least one step per candidate and world, every guided round one rollout move.
+        assert speed[name]["decisions"] > 20 and speed[name]["steps"] > speed[name]["decisions"]
+    assert speed["steps_per_s_ratio"] > 0
+    assert "ismcts:12:guided" in out.with_suffix(".md").read_text()
