@@ -254,3 +254,23 @@ def test_turn_based_states_convert_with_their_committed_bids() -> None:
 def test_the_bound_games_offer_their_resampler() -> None:
     assert make("rapa_nui", num_players=3).resample_hidden is R.resample_hidden
     assert make("positano", num_players=2).resample_hidden is P.resample_hidden
+
+
+def test_a_larger_positano_table_keeps_the_view_and_redraws_every_other_bid() -> None:
+    # 4 players on the 5x5 cliff (another lot count, rows of 4): seats 0-2 have bid, seat 3's
+    # view stays; every committed bid of the others is redrawn, legal for its seat (rules §3.1).
+    game = TurnBasedGame(PositanoGame(num_players=4, board_size=5))
+    rng = random.Random(6)
+    ref: Any = game.new_initial_state(rng)
+    while not (ref.inner.round == 2 and ref.pending[2] is not None):
+        ref.apply_action(rng.choice(ref.legal_actions()))
+    s = P.from_reference(ref)
+    w = jax.device_get(_pos_worlds(s, 3, _keys(8, 40)))
+    assert (np.asarray(_pos_views(w, 3)) == np.asarray(P.observe(s, 3))[None]).all()
+    for c in range(3):
+        assert len(set(w.pending[:, c].tolist())) > 5
+        assert all(a in ref.inner.legal_actions(c) for a in w.pending[:, c].tolist())
+    assert (w.pending[:, 3] == -1).all()
+    lot0 = len(ref.inner.removed_lots) + 2 * 4
+    assert (np.sort(w.lot_order[:, lot0:], 1) == np.sort(np.asarray(s.lot_order)[lot0:])).all()
+    assert len({w.lot_order[i, lot0:].tobytes() for i in range(40)}) > 10
