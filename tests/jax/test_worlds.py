@@ -19,6 +19,7 @@ import random
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -266,7 +267,7 @@ def test_a_larger_positano_table_keeps_the_view_and_redraws_every_other_bid() ->
         ref.apply_action(rng.choice(ref.legal_actions()))
     s = P.from_reference(ref)
     w = jax.device_get(_pos_worlds(s, 3, _keys(8, 40)))
-    assert (np.asarray(_pos_views(w, 3)) == np.asarray(P.observe(s, 3))[None]).all()
+    assert (np.asarray(_pos_views(w, 3)) == np.asarray(P.observe(s, jnp.asarray(3)))[None]).all()
     for c in range(3):
         assert len(set(w.pending[:, c].tolist())) > 5
         assert all(a in ref.inner.legal_actions(c) for a in w.pending[:, c].tolist())
