@@ -487,10 +487,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return subprocess.call([sys.executable, str(script), *args.rest])
 
 
-AGENT_HELP = ("random, heuristic[:VARIANT], ismcts[:N[:heuristic|guided]], ppo, jax-ppo, "
-              "jax:CHECKPOINT.npz, model.zip, or a language model as llm:MODEL@BASE_URL with "
-              "options after ?, e.g. 'llm:qwen2.5@http://127.0.0.1:8000/v1?name=qwen' "
-              "(docs/llm.md)")
+AGENT_HELP = ("random, heuristic[:VARIANT], ismcts[:N[:heuristic|guided]], "
+              "search[:POLICY][?worlds=K], ppo, jax-ppo, jax:CHECKPOINT.npz, model.zip, or a "
+              "language model as llm:MODEL@BASE_URL with options after ?, e.g. "
+              "'llm:qwen2.5@http://127.0.0.1:8000/v1?name=qwen' (docs/llm.md)")
 """What an agent argument takes, for the help of every command that takes one."""
 
 

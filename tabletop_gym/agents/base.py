@@ -34,6 +34,9 @@ An opponent may be given as:
   many simulations per move and random (default) or heuristic rollouts
   (``tabletop_gym.agents.ismcts``); it is handed the engine state and determinizes it before
   looking, so it too decides on its own information only;
+* ``"search:<policy>?worlds=K"``: determinised averaging over ``K`` worlds drawn from the seat's
+  information, every candidate move continued by a policy network in the batched JAX engine
+  (``tabletop_gym.jax.search``; needs the ``jax`` extra); it too is handed the engine state;
 * ``"llm:MODEL@BASE_URL"`` (options as a query string, ``?temperature=0.2&timeout=20``): a
   language model behind an OpenAI-compatible server, playing from its seat's text view
   (``tabletop_gym.agents.llm``; needs the ``llm`` extra);
@@ -428,6 +431,10 @@ def make_agent(
             from tabletop_gym.agents.heuristic import heuristic_for
 
             return heuristic_for(game, observer, rng, spec.partition(":")[2] or None)
+        if spec == "search" or spec.startswith(("search:", "search?")):
+            from tabletop_gym.jax.search import SearchAgent
+
+            return SearchAgent(game, observer, rng, spec)  # type: ignore[return-value]
         if spec.startswith("llm:"):
             from tabletop_gym.agents.llm import agent_from_spec
 
@@ -444,7 +451,8 @@ def make_agent(
                 agent.name = "jax-ppo"
             return agent
         raise ValueError(f"unknown opponent {spec!r}; use 'random', 'heuristic[:variant]', "
-                         "'ismcts[:simulations[:rollout]]', 'ppo', 'jax-ppo', "
+                         "'ismcts[:simulations[:rollout]]', 'search[:<policy>][?worlds=K]', "
+                         "'ppo', 'jax-ppo', "
                          "'llm:MODEL@BASE_URL', 'jax:<checkpoint.npz>', an "
                          "Agent, a callable or a trained model")
     if hasattr(spec, "predict"):
@@ -481,7 +489,9 @@ def agent_name(spec: Any) -> str:
 
 
 def check_spec(spec: Any) -> None:
-    """Reject a malformed ``llm:`` spec before any game is played (a league checks them all).
+    """Reject a malformed ``llm:`` or ``search`` spec before any game is played.
+
+    A league checks them all.
 
     Raises:
         ValueError: Naming what is wrong.
@@ -490,6 +500,10 @@ def check_spec(spec: Any) -> None:
         from tabletop_gym.agents.llm import parse_spec
 
         parse_spec(spec)
+    if isinstance(spec, str) and (spec == "search" or spec.startswith(("search:", "search?"))):
+        from tabletop_gym.jax.search import parse_spec as parse_search
+
+        parse_search(spec)
 
 
 def choose_action(agent: Any, env: Any, name: str) -> int:

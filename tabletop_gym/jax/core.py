@@ -62,6 +62,62 @@ def returns(
     return jnp.stack([win_loss, diff, score])[reward_type.astype(jnp.int32)]
 
 
+# --- re-dealing hidden information (what a seat's ``resample_hidden`` shares) -----------------
+
+
+def shuffled_pool(key: jax.Array, counts: jax.Array, size: int) -> jax.Array:
+    """The multiset of ``counts`` in a uniformly random order, padded to ``size`` slots.
+
+    The pool is laid out sorted (type 0's copies first) before it is shuffled, so the result is a
+    function of the counts and ``key`` alone, never of the order the hidden items had: this is
+    what makes a resampled world depend on a seat's view only (as the Python resamplers, which
+    sort before they shuffle).
+
+    Args:
+        key: PRNG key of the shuffle.
+        counts: Int ``(T,)``: copies of each type (their sum at most ``size``).
+        size: Static length of the result.
+
+    Returns:
+        Int32 ``(size,)``: the ``counts.sum()`` items in random order, then ``T`` (padding).
+    """
+    counts = counts.astype(jnp.int32)
+    num_types = counts.shape[0]
+    pool = jnp.searchsorted(jnp.cumsum(counts), jnp.arange(size), side="right")
+    # A uniform permutation of the padded pool; the stable sort then moves the padding to the end
+    # and keeps the items' (uniformly random) relative order.
+    mixed = jax.random.permutation(key, pool.astype(jnp.int32))
+    return mixed[jnp.argsort(mixed == num_types, stable=True)]
+
+
+def deal_counts(seq: jax.Array, sizes: jax.Array, num_types: int) -> jax.Array:
+    """Per-type counts ``(P, T)`` of consecutive chunks of ``seq``, chunk ``p`` of ``sizes[p]``.
+
+    Items past the last chunk (and padding, type ``T``) are not counted.
+    """
+    ends = jnp.cumsum(sizes.astype(jnp.int32))
+    places = sizes.shape[0]
+    owner = jnp.searchsorted(ends, jnp.arange(seq.shape[0]), side="right")
+    out = jnp.zeros((places + 1, num_types + 1), jnp.int32).at[owner, seq].add(1)
+    return out[:places, :num_types]
+
+
+def shuffle_tail(key: jax.Array, order: jax.Array, start: jax.Array) -> jax.Array:
+    """``order`` with the entries from index ``start`` on in a uniformly random order.
+
+    The tail is sorted before it is shuffled (see :func:`shuffled_pool`), so the result does not
+    depend on the tail's previous order. Entries are non-negative and below 127.
+    """
+    i = jnp.arange(order.shape[0])
+    hidden = i >= start
+    pad = 127
+    tail = jnp.sort(jnp.where(hidden, order.astype(jnp.int32), pad))
+    mixed = jax.random.permutation(key, tail)
+    seq = mixed[jnp.argsort(mixed == pad, stable=True)]
+    src = jnp.clip(i - start, 0, order.shape[0] - 1)
+    return jnp.where(hidden, seq[src], order.astype(jnp.int32)).astype(order.dtype)
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class BatchedGame:
     """One game and config with its pure functions bound (hashable: usable as a static arg).
@@ -79,6 +135,8 @@ class BatchedGame:
         rewards: ``state -> float32 (num_players,)``.
         terminated: ``state -> bool``.
         current_player: ``state -> int32`` (negative at the end).
+        resample_hidden: ``(state, seat, key) -> state``: a world drawn from what ``seat`` knows
+            (the Python ``resample_hidden`` of the reference state, in JAX).
         deck: The chance deck in a fixed order: the cards (or tiles, cards, sets) whose order
             is every chance event of a deal.
         init_from_deck: ``permuted deck -> state``; ``init`` is this after a shuffle.
@@ -99,6 +157,7 @@ class BatchedGame:
     rewards: Callable[[Any], jax.Array]
     terminated: Callable[[Any], jax.Array]
     current_player: Callable[[Any], jax.Array]
+    resample_hidden: Callable[[Any, jax.Array, jax.Array], Any]
     deck: np.ndarray
     init_from_deck: Callable[[jax.Array], Any]
     min_decisions: int
@@ -116,8 +175,8 @@ def bind_module(
 
     The module (``tabletop_gym.jax.<game>``) defines ``init``, ``init_from_deck``, ``step``,
     ``observe``, ``legal_action_mask``, ``rewards``, ``terminated``, ``current_player``,
-    ``NUM_ACTIONS`` and ``OBSERVATION_SIZE``; its ``batched_spec(config)`` calls this with its
-    chance deck.
+    ``resample_hidden``, ``NUM_ACTIONS`` and ``OBSERVATION_SIZE``; its ``batched_spec(config)``
+    calls this with its chance deck.
     """
     return BatchedGame(
         name=module.__name__.rsplit(".", 1)[1],
@@ -132,6 +191,7 @@ def bind_module(
         rewards=module.rewards,
         terminated=module.terminated,
         current_player=module.current_player,
+        resample_hidden=module.resample_hidden,
         deck=deck,
         init_from_deck=functools.partial(module.init_from_deck, config=config),
         min_decisions=min_decisions,
@@ -179,7 +239,10 @@ __all__ = [
     "BatchedGame",
     "batched_games",
     "bind_module",
+    "deal_counts",
     "exact_ratio",
     "make",
     "returns",
+    "shuffle_tail",
+    "shuffled_pool",
 ]

@@ -58,7 +58,7 @@ class Samples:
 
 
 def collect(game: str, num_players: int, games: int, seed: int = 0, explore: float = 0.1,
-            **config: Any) -> Samples:
+            teacher: str = "heuristic", **config: Any) -> Samples:
     """Play ``games`` seeded games of heuristic bots and record every decision with its label.
 
     Args:
@@ -67,12 +67,15 @@ def collect(game: str, num_players: int, games: int, seed: int = 0, explore: flo
         games: Games to play (deal seeds ``seed .. seed + games - 1``).
         seed: First deal's seed; also seeds the bots' tie-breaks and the exploring moves.
         explore: Chance that a seat plays a random legal action after recording the bot's.
+        teacher: The agent spec in every seat whose moves are the labels (default the
+            heuristic; a search agent such as ``search:<policy>?worlds=8`` for expert
+            iteration, handed the engine state as it is in play).
         **config: Further game config switches.
 
     Raises:
         ValueError: On no games or ``explore`` outside [0, 1].
     """
-    from tabletop_gym.agents.base import make_agent
+    from tabletop_gym.agents.base import choose_action, make_agent
     from tabletop_gym.experiments.evaluation import _raw_env_factory
 
     if games < 1:
@@ -89,14 +92,14 @@ def collect(game: str, num_players: int, games: int, seed: int = 0, explore: flo
     actions: list[int] = []
     for g in range(games):
         env.reset(seed=seed + g)
-        bots = {name: make_agent("heuristic", env.game, env.observer, rng)
+        bots = {name: make_agent(teacher, env.game, env.observer, rng)
                 for name in env.possible_agents}
         for name in env.agent_iter():
             obs, _r, term, trunc, _info = env.last()
             if term or trunc:
                 env.step(None)
                 continue
-            label = int(bots[name].act(obs))
+            label = int(choose_action(bots[name], env, name))
             mask = np.asarray(obs["action_mask"], bool)
             obs_rows.append(np.asarray(obs["observation"][:size], np.float32))
             mask_rows.append(mask)

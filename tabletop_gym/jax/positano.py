@@ -35,6 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from tabletop_gym.core.game import REWARD_TYPES, TERMINAL
+from tabletop_gym.core.turn_based import TurnBasedState
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano import facts as F
 from tabletop_gym.envs.positano import scoring
@@ -69,7 +70,7 @@ from tabletop_gym.envs.positano.rules import (
     PositanoGame,
     PositanoState,
 )
-from tabletop_gym.jax.core import BatchedGame, bind_module, exact_ratio, returns
+from tabletop_gym.jax.core import BatchedGame, bind_module, exact_ratio, returns, shuffle_tail
 
 OBSERVATION_SIZE = F.OBS_SIZE
 """Length of one observation (the reference observer's layout)."""
@@ -1217,11 +1218,76 @@ def score_breakdown_light(s: State, vis: jax.Array) -> dict[str, jax.Array]:
     return {"gelato": gelato, "building_points": (mine * pts[None, :]).sum(1)}
 
 
+# --- hidden information -----------------------------------------------------------------------
+
+
+def resample_hidden(s: State, player: jax.Array, key: jax.Array) -> State:
+    """A world drawn from what ``player`` knows: the Python resamplers in JAX.
+
+    As ``PositanoState.resample_hidden``: the orders of the three face-down stacks (the lots,
+    block and build tiles of the rounds after this one) and, solo, of Otto Amalfi's undrawn
+    cards and boosters are shuffled; their contents are public. As the turn-based transform's
+    ``TurnBasedState.resample_hidden``: at a multiplayer bid, every other seat's committed bid
+    is replaced by a uniformly random legal bid of that seat (its own stays). Each shuffled part
+    is sorted first, so the world is a function of ``player``'s view and ``key`` only. Same
+    distribution as the Python resamplers (the random streams differ).
+
+    Args:
+        s: One state (``jax.vmap`` it for a batch).
+        player: The seat whose view must stay the same (may be traced).
+        key: PRNG key of the shuffles.
+    """
+    sh = _shape(s)
+    t = sh.t
+    r = _i32(s.round)
+    keys = jax.random.split(key, 6)
+    out = s._replace(
+        lot_order=shuffle_tail(keys[0], s.lot_order, sh.removed + r * t),
+        block_order=shuffle_tail(keys[1], s.block_order, r * t),
+        build_order=shuffle_tail(keys[2], s.build_order, r * t),
+    )
+    if sh.solo:
+        # Otto's deck is top first: the cards he has played, then his hand.
+        drawn_c = (_i32(s.played_cards[1]) >= 0).sum()
+        drawn_b = (_i32(s.played_boosters[1]) >= 0).sum()
+        return out._replace(
+            otto_cards=shuffle_tail(keys[3], s.otto_cards, drawn_c),
+            otto_boosters=shuffle_tail(keys[4], s.otto_boosters, drawn_b),
+        )
+    seats = jnp.arange(sh.nc)
+    masks = jax.vmap(lambda c: _seat_mask(s, c, jnp.int32(BID)))(seats)
+    drawn = jax.random.categorical(
+        keys[5], jnp.where(masks, 0.0, -jnp.inf), axis=-1
+    )
+    redraw = (seats != jnp.asarray(player, jnp.int32)) & (_i32(s.pending) >= 0)
+    return out._replace(pending=jnp.where(redraw, drawn, _i32(s.pending)).astype(s.pending.dtype))
+
+
 # --- conversion to and from the reference engine -------------------------------------------------
 
 
-def from_reference(ref: PositanoState) -> State:
-    """The batched state of a reference position (any position, mid-game included)."""
+def from_reference(ref: PositanoState | TurnBasedState) -> State:
+    """The batched state of a reference position (any position, mid-game included).
+
+    A turn-based state (the sequential bids of the envs) brings its committed bids along as
+    ``pending``.
+
+    Raises:
+        ValueError: For a turn-based state of split bids with sub-decisions entered (the batched
+            engine takes whole bids).
+    """
+    if isinstance(ref, TurnBasedState):
+        if ref.prefix:
+            raise ValueError("the batched engine takes whole bids: this split-bid state has "
+                             "sub-decisions entered (use split_bids=False)")
+        inner = ref.inner
+        if not isinstance(inner, PositanoState):
+            raise TypeError(f"a turn-based state of {type(inner).__name__}, not of Positano")
+        if inner.game.solo:
+            # The solo bid is one sequential decision: nothing is ever pending.
+            return from_reference(inner)
+        pending = np.array([-1 if a is None else a for a in ref.pending], np.int8)
+        return from_reference(inner)._replace(pending=jnp.asarray(pending))
     g = ref.game
     cfg = g.config
     nc, R = g.num_colours, g.num_rounds

@@ -60,7 +60,13 @@ from tabletop_gym.envs.rapa_nui.rules import (
     RapaNuiGame,
     RapaNuiState,
 )
-from tabletop_gym.jax.core import BatchedGame, bind_module, returns
+from tabletop_gym.jax.core import (
+    BatchedGame,
+    bind_module,
+    deal_counts,
+    returns,
+    shuffled_pool,
+)
 
 _BUY, _PLAY, _DRAW, _OFFER, _SUPPLY, _SPLIT, _TERMINAL = range(len(PHASES))
 DECK_SIZE = sum(DECK_COUNTS)
@@ -612,6 +618,69 @@ def observe(s: State, player: jax.Array) -> jax.Array:
         s.removed[None],
     ]
     return jnp.concatenate([jnp.asarray(x).astype(jnp.float32).reshape(-1) for x in parts])
+
+
+# --- hidden information -------------------------------------------------------------------------
+
+
+def _offering_cap(n: int) -> int:
+    """At most this many offering cards are held and face down in all (even unlimited supply).
+
+    Each seat starts with one of each kind (§2); every turn draws at least one card, so a game
+    has at most :data:`DECK_SIZE` turns, and a turn hands out at most one bought card and, when
+    a Hunter-Gatherer is scored, two per seat (one plus the majority bonus, §4).
+    """
+    return n * NUM_KINDS + DECK_SIZE * (1 + 2 * n)
+
+
+def resample_hidden(s: State, player: jax.Array, key: jax.Array) -> State:
+    """A world drawn from what ``player`` knows: ``RapaNuiState.resample_hidden`` in JAX.
+
+    The other seats' hand cards and the draw pile are pooled, shuffled and dealt back (each hand
+    keeps its size, the pile its size, the other seats in seat order, then the pile); the kinds
+    of the other seats' offering cards, held and face down, are pooled, shuffled and dealt back
+    the same way (each place keeps its count) unless the game is over, when the final scoring
+    has shown them (§3.1.5, §7.4). Everything public stays. The pools are laid out sorted before
+    the shuffle, so the world is a function of ``player``'s view and ``key`` only. Same
+    distribution as the Python resampler (the random streams differ).
+
+    Args:
+        s: One state (``jax.vmap`` it for a batch).
+        player: The seat whose view must stay the same (may be traced).
+        key: PRNG key of the shuffles.
+    """
+    n = s.hands.shape[0]
+    player = jnp.asarray(player, jnp.int32)
+    others = jnp.arange(n) != player
+    k_cards, k_kinds = jax.random.split(key)
+    d = jnp.arange(DECK_SIZE)
+    pile_pos, pile_end = _i32(s.pile_pos), _i32(s.pile_end)
+    in_pile = (d >= pile_pos) & (d < pile_end)
+    types = jnp.arange(NUM_CARD_TYPES)
+    pile_counts = ((_i32(s.deck)[:, None] == types[None, :]) & in_pile[:, None]).sum(0)
+    hands = _i32(s.hands) * others[:, None]
+    seq = shuffled_pool(k_cards, hands.sum(0) + pile_counts, DECK_SIZE)
+    sizes = hands.sum(1)  # the seat's own hand takes no card from the pool
+    dealt = deal_counts(seq, sizes, NUM_CARD_TYPES)
+    new_hands = jnp.where(others[:, None], dealt, _i32(s.hands))
+    src = jnp.clip(sizes.sum() + d - pile_pos, 0, DECK_SIZE - 1)
+    deck = jnp.where(in_pile, seq[src], _i32(s.deck))
+
+    hold = _i32(s.holdings) * others[:, None]
+    down = _i32(s.face_down) * others[:, None]
+    # Places in the Python resampler's order: each other seat's held cards, then its face-down.
+    places = jnp.stack([hold, down], 1).reshape(2 * n, NUM_KINDS)
+    kinds = shuffled_pool(k_kinds, places.sum(0), _offering_cap(n))
+    dealt_k = deal_counts(kinds, places.sum(1), NUM_KINDS).reshape(n, 2, NUM_KINDS)
+    keep = ~others[:, None] | s.terminated
+    return _cast(
+        s._replace(
+            hands=new_hands,
+            deck=deck,
+            holdings=jnp.where(keep, _i32(s.holdings), dealt_k[:, 0]),
+            face_down=jnp.where(keep, _i32(s.face_down), dealt_k[:, 1]),
+        )
+    )
 
 
 # --- conversion to and from the reference engine ---------------------------------------------

@@ -1,0 +1,451 @@
+"""Search under hidden information on the batched engine: the ``search:`` agent.
+
+At each decision the agent turns the Python position into the batched engine's state
+(``from_reference``), draws ``worlds`` full states from what its seat knows
+(:func:`~tabletop_gym.jax.rapa_nui.resample_hidden`, the same distribution as the Python
+resamplers), tries each candidate move in every world and continues every one of those games to
+the end with a policy network playing every seat greedily from its own observation, all in one
+``jax.jit`` over ``candidates × worlds`` games. A finished game is worth to the seat what it is
+worth to :class:`~tabletop_gym.agents.ismcts.ISMCTSAgent` (win share and ``tanh`` of the score
+margin, in [0, 1]).
+
+Aggregation is **determinised averaging** with paired worlds: every candidate is scored on the
+same worlds, so the difference of two candidates' values is free of the deal's luck, and the
+agent plays another move than the policy's own greedy one only when its mean paired gain exceeds
+``z`` standard errors (as ``ismcts:N:guided`` does with the heuristic). Why this and not a tree:
+the continuations are played by a policy that reads each seat's observation only, so the one
+place hidden information enters is the world sample, and averaging over worlds is exactly a
+one-step policy improvement of that policy (a rollout algorithm); a tree over determinised worlds
+(PIMC) would add strategy fusion below the root, and sequential halving pays off only when the
+budget is many times the number of candidates, which a per-move time of a few tens of
+milliseconds on a CPU does not give.
+
+Candidates: every legal move when there are at most ``width``, else the ``width`` the policy
+ranks highest (a Positano bid has up to 42). The number of candidates is rounded up to a power
+of two (padding is never chosen), so a game compiles the search for at most a few widths.
+
+The spec: ``search:<policy>?worlds=K&width=W&z=Z`` with ``<policy>`` ``jax-ppo`` (the shipped
+PPO policy), ``heuristic-net`` (the shipped network distilled from the heuristic) or a path to a
+``jax:`` checkpoint; ``search`` alone is ``search:heuristic-net``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import pathlib
+import time
+import urllib.parse
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from tabletop_gym.core.game import Game, State
+from tabletop_gym.core.observer import Observer
+
+DEFAULT_POLICY = "heuristic-net"
+DEFAULT_WORLDS = 8
+DEFAULT_WIDTH = 8
+DEFAULT_Z = 1.0
+MAX_WORLDS = 1024
+SHIPPED = ("heuristic-net", "jax-ppo")
+"""Policy names that resolve to the package's checkpoints for the game and table size."""
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchSpec:
+    """A parsed ``search:`` spec.
+
+    Attributes:
+        policy: ``"heuristic-net"``, ``"jax-ppo"`` or a checkpoint path.
+        worlds: Worlds drawn per decision (the budget).
+        width: Most candidates per decision.
+        z: Standard errors of paired gain needed to leave the policy's own move.
+    """
+
+    policy: str = DEFAULT_POLICY
+    worlds: int = DEFAULT_WORLDS
+    width: int = DEFAULT_WIDTH
+    z: float = DEFAULT_Z
+
+    @property
+    def name(self) -> str:
+        """The spec that makes this agent again."""
+        query = f"worlds={self.worlds}"
+        if self.width != DEFAULT_WIDTH:
+            query += f"&width={self.width}"
+        if self.z != DEFAULT_Z:
+            query += f"&z={self.z:g}"
+        return f"search:{self.policy}?{query}"
+
+
+def parse_spec(spec: str) -> SearchSpec:
+    """Read ``"search[:<policy>][?worlds=K&width=W&z=Z]"``.
+
+    Raises:
+        ValueError: Naming what is not understood and what is allowed.
+    """
+    head, _, query = spec.partition("?")
+    name, _, policy = head.partition(":")
+    if name != "search":
+        raise ValueError(f"cannot read {spec!r}; write 'search:<policy>?worlds=8' with <policy> "
+                         f"one of {SHIPPED} or a .npz checkpoint path")
+    fields: dict[str, Any] = {"policy": policy or DEFAULT_POLICY}
+    try:
+        pairs = urllib.parse.parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
+    except ValueError:
+        raise ValueError(f"cannot read the options {query!r} of {spec!r}; write "
+                         "'worlds=8&width=8&z=1'") from None
+    for key, value in pairs:
+        if key in fields:
+            raise ValueError(f"option {key!r} is given twice in {spec!r}")
+        if key in ("worlds", "width"):
+            top = MAX_WORLDS if key == "worlds" else 64
+            low = 1 if key == "worlds" else 2
+            if not value.isdigit() or not low <= int(value) <= top:
+                raise ValueError(f"{key} in {spec!r} must be an integer in {low}..{top}, "
+                                 f"got {value!r}")
+            fields[key] = int(value)
+        elif key == "z":
+            try:
+                z = float(value)
+            except ValueError:
+                z = float("nan")
+            if not np.isfinite(z) or z < 0:
+                raise ValueError(f"z in {spec!r} must be a number >= 0, got {value!r}")
+            fields[key] = z
+        else:
+            raise ValueError(f"unknown option {key!r} in {spec!r}; known: worlds, width, z")
+    return SearchSpec(**fields)
+
+
+def _bucket(count: int, width: int) -> int:
+    """Candidates searched for ``count`` legal moves: a power of two, at most ``width``'s."""
+    want = min(count, width)
+    return max(2, 1 << (want - 1).bit_length())
+
+
+class Network:
+    """A ``jax:`` checkpoint's actor as JAX arrays (what the continuations play)."""
+
+    def __init__(self, path: str, game_name: str, num_players: int, observation_size: int):
+        from tabletop_gym.agents.jax_policy import JaxPolicyAgent
+
+        agent = JaxPolicyAgent(path, game_name=game_name, num_players=num_players,
+                               observation_size=observation_size)
+        self.activation: str = agent.metadata["activation"]
+        self.params = [(jnp.asarray(k), jnp.asarray(b)) for k, b in [*agent.layers, agent.out]]
+
+
+def resolve_policy(policy: str, game_name: str, num_players: int) -> str:
+    """The checkpoint path of a policy name (a shipped name or a path)."""
+    if policy == "jax-ppo":
+        from tabletop_gym.agents.base import jax_checkpoint_path
+
+        return str(jax_checkpoint_path(game_name, num_players))
+    if policy == "heuristic-net":
+        from tabletop_gym.jax.distill import shipped
+
+        return str(shipped(game_name, num_players))
+    return policy
+
+
+def _engine(game_name: str) -> Any:
+    import importlib
+
+    if game_name not in ("positano", "rapa_nui"):
+        raise ValueError(f"the search agent plays the games with a batched engine (positano, "
+                         f"rapa_nui), not {game_name!r}")
+    return importlib.import_module(f"tabletop_gym.jax.{game_name}")
+
+
+def _scores(module: Any, s: Any) -> jax.Array:
+    b = module.score_breakdown(s)
+    return b["result"] if "result" in b else b["total"]
+
+
+@functools.lru_cache(maxsize=32)
+def search_fn(game_name: str, config: Any, net_key: tuple[str, int], worlds: int, width: int,
+              bounds: tuple[float, float]) -> Callable[..., Any]:
+    """The compiled search of one game config, network shape, world count and width.
+
+    Returns ``f(params, state, seat, key, z) -> (action, candidates, mean values, steps)``:
+    the action chosen, the candidate ids (the policy's order; ``-1`` padding), each
+    candidate's mean value over the worlds, and the continuation steps simulated.
+    """
+    from tabletop_gym.agents.ismcts import MARGIN_SCALE, SCORE_WEIGHT
+
+    module = _engine(game_name)
+    activation, _layers = net_key
+    act: Callable[[jax.Array], jax.Array] = jnp.tanh if activation == "tanh" else jax.nn.relu
+    n = config.num_players
+    lo, hi = bounds
+
+    def logits(params: Any, obs: jax.Array) -> jax.Array:
+        x = obs
+        for kernel, bias in params[:-1]:
+            x = act(x @ kernel + bias)
+        kernel, bias = params[-1]
+        return x @ kernel + bias
+
+    def value(s: Any, seat: jax.Array) -> jax.Array:
+        scores = _scores(module, s).astype(jnp.float32)
+        if n == 1:
+            return jnp.clip((scores[0] - lo) / max(hi - lo, 1.0), 0.0, 1.0)
+        won = module.winners(s)
+        win = jnp.where(won[seat], 1.0 / won.sum(), 0.0)
+        best_other = jnp.max(jnp.where(jnp.arange(n) == seat, -jnp.inf, scores))
+        margin = 0.5 + 0.5 * jnp.tanh((scores[seat] - best_other) / MARGIN_SCALE)
+        return (1 - SCORE_WEIGHT) * win + SCORE_WEIGHT * margin
+
+    def policy_step(params: Any, s: Any) -> Any:
+        seats = jnp.maximum(jax.vmap(module.current_player)(s), 0)
+        obs = jax.vmap(module.observe)(s, seats)
+        mask = jax.vmap(module.legal_action_mask)(s)
+        a = jnp.argmax(jnp.where(mask, logits(params, obs), -jnp.inf), -1)
+        return jax.vmap(module.step)(s, a)
+
+    def run(params: Any, state: Any, seat: jax.Array, key: jax.Array, z: jax.Array) -> Any:
+        mask = module.legal_action_mask(state)
+        root = jnp.where(mask, logits(params, module.observe(state, seat)[None])[0], -jnp.inf)
+        top, cands = jax.lax.top_k(root, width)
+        valid = top > -jnp.inf
+        cands = jnp.where(valid, cands, cands[0])
+        keys = jax.random.split(key, worlds)
+        deals = jax.vmap(module.resample_hidden, in_axes=(None, None, 0))(state, seat, keys)
+        tiled = jax.tree.map(lambda x: jnp.repeat(x[None], width, 0).reshape(-1, *x.shape[1:]),
+                             deals)
+        moves = jnp.repeat(cands, worlds)
+        games = jax.vmap(module.step)(tiled, moves)
+
+        def more(carry: Any) -> jax.Array:
+            return ~carry[0].terminated.all()
+
+        def play(carry: Any) -> Any:
+            s, steps = carry
+            return policy_step(params, s), steps + (~s.terminated).sum()
+
+        games, steps = jax.lax.while_loop(more, play, (games, jnp.int32(0)))
+        values = jax.vmap(value, in_axes=(0, None))(games, seat).reshape(width, worlds)
+        gains = values - values[0][None]
+        mean = gains.mean(1)
+        se = gains.std(1, ddof=1) / jnp.sqrt(worlds) if worlds > 1 else jnp.zeros(width)
+        ok = valid & (mean > z * se) & (mean > 0)
+        best = jnp.argmax(jnp.where(ok, mean, -jnp.inf))
+        choice = jnp.where(ok.any(), best, 0)
+        return (cands[choice], jnp.where(valid, cands, -1), values.mean(1),
+                steps + width * worlds)
+
+    return jax.jit(run)
+
+
+class SearchAgent:
+    """The ``search:`` agent: determinised averaging over batched worlds (module docstring).
+
+    A search agent is handed the engine state (:meth:`act_in`, as
+    :func:`tabletop_gym.agents.base.choose_action` does for every state agent); it turns it into
+    the batched state and draws its worlds from what its seat knows only.
+
+    Args:
+        game: The Python game (Positano through the turn-based transform, or Rapa Nui).
+        observer: The env's observer (its reference part is the policy's input).
+        rng: Numpy generator or seed of the world keys.
+        spec: The parsed spec, or the spec string.
+
+    Raises:
+        ValueError: For a game without a batched engine, split bids, or a policy that does not
+            fit the game.
+    """
+
+    def __init__(self, game: Game, observer: Observer | None,
+                 rng: np.random.Generator | int | None = None,
+                 spec: SearchSpec | str = SearchSpec()):
+        from tabletop_gym.agents.base import game_name
+        from tabletop_gym.jax.core import make
+
+        if isinstance(spec, str):
+            spec = parse_spec(spec)
+        if getattr(game, "split", False):
+            raise ValueError("the search agent plays whole bids; use split_bids=False")
+        self.spec = spec
+        self.name = spec.name
+        self.game = game
+        self.game_name = game_name(game)
+        self.module = _engine(self.game_name)
+        inner = getattr(game, "inner", game)
+        cfg = inner.config
+        self.batched = make(self.game_name, **{f.name: getattr(cfg, f.name)
+                                               for f in dataclasses.fields(cfg)})
+        path = resolve_policy(spec.policy, self.game_name, game.num_players)
+        self.net = Network(path, self.game_name, game.num_players,
+                           self.batched.observation_size)
+        lo, hi = inner.score_bounds
+        self._bounds = (float(lo), float(hi))
+        self.steps = 0
+        """Continuation steps simulated so far (the speed benchmark reads it)."""
+        self.seconds = 0.0
+        """Wall time spent in searches so far."""
+        self.searches = 0
+        self.last_values: dict[int, float] = {}
+        """After a search: each candidate's mean value over the worlds."""
+        self.seed(rng if isinstance(rng, int) or rng is None else
+                  int(rng.integers(0, 2**63 - 1)))
+
+    def seed(self, seed: int | None) -> None:
+        """Reseed the generator of the world keys."""
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: dict[str, np.ndarray]) -> int:
+        """Refuse: a search agent needs the position (use :meth:`act_in`)."""
+        raise TypeError("SearchAgent searches the engine: call act_in(state, seat), or play it "
+                        "through tabletop_gym.agents.base.choose_action / evaluate / the envs")
+
+    def _fn(self, width: int) -> Callable[..., Any]:
+        return search_fn(self.game_name, self.batched.config,
+                         (self.net.activation, len(self.net.params)), self.spec.worlds, width,
+                         self._bounds)
+
+    def warm_up(self, state: State) -> None:
+        """Compile the search of every width this agent can use (from any position ``state``).
+
+        Compiling takes seconds to minutes; a benchmark calls this so that no timed decision
+        pays for it. Nothing else changes (the generator is not drawn from).
+        """
+        seat = max(state.current_player(), 0)
+        s = self.module.from_reference(state)
+        width = 2
+        while width <= _bucket(self.spec.width, self.spec.width):
+            jax.block_until_ready(self._fn(width)(self.net.params, s, seat,
+                                                  jax.random.PRNGKey(0),
+                                                  jnp.float32(self.spec.z)))
+            width *= 2
+
+    def act_in(self, state: State, seat: int) -> int:
+        """Search from ``seat``'s information in ``state`` and return the chosen action."""
+        legal = state.legal_actions()
+        if state.current_player() != seat or not legal:
+            raise ValueError(f"seat {seat} is not the one to act in this state")
+        if len(legal) == 1:
+            return int(legal[0])
+        start = time.perf_counter()
+        s = self.module.from_reference(state)
+        width = _bucket(len(legal), self.spec.width)
+        fn = self._fn(width)
+        key = jax.random.PRNGKey(int(self.rng.integers(0, 2**31 - 1)))
+        action, cands, values, steps = jax.device_get(
+            fn(self.net.params, s, seat, key, jnp.float32(self.spec.z)))
+        self.last_values = {int(a): float(v) for a, v in zip(cands, values, strict=True)
+                            if a >= 0}
+        self.steps += int(steps)
+        self.seconds += time.perf_counter() - start
+        self.searches += 1
+        return int(action)
+
+
+# --- expert iteration -----------------------------------------------------------------------
+
+
+def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
+                     iterations: int = 3, games: int = 20, worlds: int = DEFAULT_WORLDS,
+                     width: int = DEFAULT_WIDTH, start: str = DEFAULT_POLICY,
+                     hidden: tuple[int, ...] = (64, 64), epochs: int = 10, seed: int = 0,
+                     **config: Any) -> list[dict[str, Any]]:
+    """Distil the search into its own policy, repeatedly (expert iteration, Anthony et al. 2017).
+
+    Iteration ``k`` plays ``games`` self-play games of ``search:<policy k>?worlds=…`` in every
+    seat (deal seeds ``seed + (k - 1) · games`` on), records every decision with the search's
+    move as its label (the improved policy's action: determinised averaging keeps no visit
+    counts, and its values are of the candidates only), fits a fresh actor to those labels by
+    cross-entropy (:func:`tabletop_gym.jax.distill.distill`) and saves it as
+    ``iteration_<k>.npz`` with its report ``iteration_<k>.json``; that checkpoint is policy
+    ``k + 1``. Policy 1 is ``start``. An iteration whose two files exist is not run again, so
+    an interrupted run resumes where it stopped.
+
+    Args:
+        game: ``"rapa_nui"`` or ``"positano"``.
+        num_players: Seats.
+        out_dir: Where the checkpoints and reports go.
+        iterations: Iterations in all (those already done included).
+        games: Self-play games per iteration.
+        worlds: Worlds per decision of the search.
+        width: Candidates per decision of the search.
+        start: The first policy (``heuristic-net``, ``jax-ppo`` or a checkpoint path).
+        hidden: Layer widths of the distilled actors.
+        epochs: Passes over an iteration's decisions.
+        seed: First deal's seed and the fits' seed.
+        **config: Further game config switches.
+
+    Returns:
+        Every iteration's report (samples, agreement of the fit with the search, seconds).
+    """
+    from tabletop_gym.jax.distill import collect, distill
+    from tabletop_gym.jax.train import save_checkpoint
+
+    if iterations < 1 or games < 1:
+        raise ValueError(f"iterations and games must be at least 1, got {iterations}, {games}")
+    out = pathlib.Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    policy = start
+    reports: list[dict[str, Any]] = []
+    for k in range(1, iterations + 1):
+        path, report_path = out / f"iteration_{k}.npz", out / f"iteration_{k}.json"
+        if path.is_file() and report_path.is_file():
+            reports.append(json.loads(report_path.read_text()))
+            policy = str(path)
+            continue
+        teacher = SearchSpec(policy, worlds, width).name
+        start_s = time.perf_counter()
+        samples = collect(game, num_players, games, seed=seed + (k - 1) * games, explore=0.0,
+                          teacher=teacher, **config)
+        trainer, params, report = distill(game, num_players, samples, hidden=hidden,
+                                          epochs=epochs, seed=seed + k, **config)
+        report.update(iteration=k, teacher=teacher,
+                      total_seconds=round(time.perf_counter() - start_s, 1))
+        save_checkpoint(path, trainer, params, seed=seed, learner_steps=0, iterations=k,
+                        algorithm="expert iteration: the search agent's moves distilled "
+                                  "(tabletop_gym.jax.search.expert_iteration)",
+                        distilled=report)
+        report_path.write_text(json.dumps(report, indent=1) + "\n")
+        reports.append(report)
+        policy = str(path)
+    return reports
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: a run of :func:`expert_iteration`."""
+    import argparse
+
+    p = argparse.ArgumentParser(description=expert_iteration.__doc__.splitlines()[0]
+                                if expert_iteration.__doc__ else None)
+    p.add_argument("--game", required=True, choices=["positano", "rapa_nui"])
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--iterations", type=int, default=3)
+    p.add_argument("--games", type=int, default=20)
+    p.add_argument("--worlds", type=int, default=DEFAULT_WORLDS)
+    p.add_argument("--width", type=int, default=DEFAULT_WIDTH)
+    p.add_argument("--start", default=DEFAULT_POLICY)
+    p.add_argument("--hidden", type=int, nargs="+", default=[64, 64])
+    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True)
+    a = p.parse_args(argv)
+    try:
+        reports = expert_iteration(a.game, a.players, a.out, a.iterations, a.games, a.worlds,
+                                   a.width, a.start, tuple(a.hidden), a.epochs, a.seed)
+    except ValueError as err:
+        p.error(str(err))
+    for r in reports:
+        print(json.dumps(r))
+    return 0
+
+
+__all__ = ["SHIPPED", "SearchAgent", "SearchSpec", "expert_iteration", "parse_spec",
+           "resolve_policy", "search_fn"]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

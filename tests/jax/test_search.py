@@ -1,0 +1,165 @@
+"""The ``search:`` agent: batched determinised averaging over worlds of the seat's information.
+
+Every test uses ``worlds=2&width=2`` or the same settings, so each game compiles the search once
+for the whole module (the compiled function is cached by game config, worlds and width).
+"""
+
+from __future__ import annotations
+
+import random
+
+import gymnasium
+import numpy as np
+import pytest
+
+from tabletop_gym.agents.base import RandomAgent, make_agent
+from tabletop_gym.experiments.evaluation import _raw_env_factory, evaluate
+from tabletop_gym.jax.search import SearchAgent, SearchSpec, expert_iteration, parse_spec
+
+SPEC = "search:heuristic-net?worlds=2&width=2"
+
+
+def _agent(env: object, seed: int, spec: str = SPEC) -> SearchAgent:
+    agent = make_agent(spec, env.game, env.observer, np.random.default_rng(seed))  # type: ignore[attr-defined]
+    assert isinstance(agent, SearchAgent)
+    return agent
+
+
+def test_specs_are_read_and_bad_ones_refused_with_what_is_allowed() -> None:
+    assert parse_spec("search") == SearchSpec("heuristic-net", 8, 8, 1.0)
+    assert parse_spec("search:jax-ppo?worlds=16&z=0.5") == SearchSpec("jax-ppo", 16, 8, 0.5)
+    assert parse_spec("search:x.npz?width=4").policy == "x.npz"
+    assert parse_spec("search:jax-ppo?worlds=16&z=0.5").name == "search:jax-ppo?worlds=16&z=0.5"
+    for bad, says in [("search:jax-ppo?worlds=0", "worlds"), ("search?worlds=x", "worlds"),
+                      ("search?width=1", "width"), ("search?z=-1", "z"),
+                      ("search?depth=3", "unknown option"), ("search?worlds=2&worlds=3", "twice"),
+                      ("searchy", "cannot read")]:
+        with pytest.raises(ValueError, match=says):
+            parse_spec(bad)
+    env = _raw_env_factory("rapa_nui")(num_players=2)
+    with pytest.raises(ValueError, match="no distilled heuristic"):
+        make_agent("search", _raw_env_factory("rapa_nui")(num_players=3).game,
+                   _raw_env_factory("rapa_nui")(num_players=3).observer)
+    with pytest.raises(ValueError, match="not found"):
+        make_agent("search:missing.npz", env.game, env.observer)
+
+
+@pytest.mark.parametrize(("game", "seed"), [("rapa_nui", 3), ("positano", 2)])
+def test_decisions_do_not_depend_on_hidden_information(game: str, seed: int) -> None:
+    # The agent decides on its information set: re-dealing what the acting seat cannot see
+    # (Rapa Nui: the others' hands and offering kinds, the pile; Positano: the face-down stacks
+    # and the other seat's committed bid) leaves its move and its values, with the same seed,
+    # unchanged.
+    env = _raw_env_factory(game)(num_players=2)
+    rnd = RandomAgent(1)
+    shuffle = random.Random(5)
+    checked = changed = 0
+    env.reset(seed=seed)
+    while not env.game_state.is_terminal() and checked < 4:
+        state = env.game_state
+        seat = state.current_player()
+        if len(state.legal_actions()) > 1:
+            other = state.resample_hidden(seat, shuffle)
+            changed += other.to_dict() != state.to_dict()
+            a, b = _agent(env, 7), _agent(env, 7)
+            assert a.act_in(state, seat) == b.act_in(other, seat)
+            assert a.last_values == b.last_values
+            assert set(a.last_values) <= set(state.legal_actions())
+            checked += 1
+        env.step(rnd.act(env.observe(env.agent_selection)))
+    assert checked == 4
+    assert changed == 4  # every check really varied the hidden parts
+
+
+def test_it_leaves_the_policy_move_only_for_a_better_mean() -> None:
+    # z=0: the move played is the candidate of the highest mean value when that beats the
+    # policy's own move (the first candidate), else the policy's move.
+    env = _raw_env_factory("rapa_nui")(num_players=2)
+    rnd = RandomAgent(0)
+    env.reset(seed=4)
+    seen = 0
+    while not env.game_state.is_terminal():
+        state = env.game_state
+        if len(state.legal_actions()) > 1:
+            agent = _agent(env, seen, SPEC + "&z=0")
+            move = agent.act_in(state, state.current_player())
+            (first, v0), (second, v1) = list(agent.last_values.items())
+            assert move == (second if v1 > v0 else first)
+            seen += 1
+        env.step(rnd.act(env.observe(env.agent_selection)))
+    assert seen > 30
+
+
+def test_plays_by_name_in_evaluate_and_as_a_gymnasium_opponent() -> None:
+    res = evaluate("rapa_nui", SPEC, "random", n_games=2, seed=0, num_players=2)
+    assert res.candidate == SPEC and res.n_games == 2
+    g = gymnasium.make("RapaNui-v0", opponents=SPEC)
+    obs, info = g.reset(seed=0)
+    done = False
+    while not done:
+        action = int(np.flatnonzero(info["action_mask"])[0])
+        obs, reward, term, trunc, info = g.step(action)
+        done = term or trunc
+    assert reward in (-1.0, 0.0, 1.0)
+
+
+def test_act_without_state_and_split_bids_are_refused() -> None:
+    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env.reset(seed=0)
+    agent = _agent(env, 0)
+    with pytest.raises(TypeError, match="act_in"):
+        agent.act(env.observe(env.agent_selection))
+    with pytest.raises(ValueError, match="not the one to act"):
+        agent.act_in(env.game_state, 1 - env.game_state.current_player())
+    split = _raw_env_factory("positano")(num_players=2, split_bids=True)
+    with pytest.raises(ValueError, match="split_bids=False"):
+        make_agent(SPEC, split.game, split.observer)
+
+
+def test_expert_iteration_distils_the_search_and_resumes(tmp_path) -> None:
+    reports = expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=1, worlds=2,
+                               width=2, hidden=(16,), epochs=1)
+    (report,) = reports
+    assert report["teacher"] == SPEC and report["iteration"] == 1 and report["games"] == 1
+    # Every decision of the game is a sample; a Rapa Nui game has at least 60 (MIN_DECISIONS:
+    # 36 draws and 12 turns of a purchase and a play).
+    assert report["samples"] >= 60
+    assert 0.0 <= report["holdout_agreement"] <= 1.0
+    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env.reset(seed=0)
+    policy = make_agent(f"jax:{tmp_path / 'iteration_1.npz'}", env.game, env.observer)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][policy.act(obs)]
+    # Done iterations are read back, not run again.
+    assert expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=1, worlds=2, width=2,
+                            hidden=(16,), epochs=1) == reports
+    with pytest.raises(ValueError, match="at least 1"):
+        expert_iteration("rapa_nui", 2, tmp_path, iterations=0)
+
+
+def test_the_bench_counts_both_agents_steps_and_rotates_seats(tmp_path) -> None:
+    # bench/search.py: one deal played from both seats against ismcts:12:guided; no timing is
+    # asserted (the bench measures; tests never do).
+    import importlib.util
+    import json
+    import pathlib
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_search", pathlib.Path(__file__).resolve().parents[2] / "bench" / "search.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    out = tmp_path / "search"
+    assert bench.main(["--search", SPEC, "--games", "2", "--games-heuristic", "0",
+                       "--games-list", "rapa_nui", "--out", str(out)]) == 0
+    doc = json.loads(out.with_suffix(".json").read_text())
+    (row,) = doc["matches"]
+    assert row["games"] == 2 and row["opponent"] == "ismcts:12:guided"
+    assert row["win_rate"] in (0.0, 0.25, 0.5, 0.75, 1.0)  # a shared win counts one half
+    (speed,) = doc["speed"]
+    for name in ("search", "ismcts:12:guided"):
+        # Each agent decides at least once per turn it has a choice; every search simulates
+        # at least one step per candidate and world, every guided round one rollout move.
+        assert speed[name]["decisions"] > 20 and speed[name]["steps"] > speed[name]["decisions"]
+    assert speed["steps_per_s_ratio"] > 0
+    assert "ismcts:12:guided" in out.with_suffix(".md").read_text()
