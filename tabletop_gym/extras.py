@@ -78,8 +78,9 @@ def agent_extra(spec: Any) -> tuple[str, tuple[str, ...]] | None:
     """The extra (and its modules) that the agent spec ``spec`` needs to play, or ``None``.
 
     ``ppo`` and a ``.zip`` checkpoint are MaskablePPO models (``train``); ``llm:`` is a language
-    model behind the ``openai`` client (``llm``). The named bots, ``jax-ppo`` and ``jax:`` need
-    nothing more than the core install.
+    model behind the ``openai`` client (``llm``); ``search`` runs its worlds in the batched JAX
+    engine (``jax``). The named bots, ``jax-ppo`` and ``jax:`` need nothing more than the core
+    install.
     """
     if not isinstance(spec, str):
         return None
@@ -87,6 +88,8 @@ def agent_extra(spec: Any) -> tuple[str, tuple[str, ...]] | None:
         return "train", PPO_MODULES
     if spec.startswith("llm:"):
         return "llm", EXTRAS["llm"]
+    if spec == "search" or spec.startswith(("search:", "search?")):
+        return "jax", EXTRAS["jax"]
     return None
 
 

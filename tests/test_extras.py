@@ -50,6 +50,8 @@ REFUSED = [
       "ppo", "--games", "2"], ("torch",), "train"),
     (["eval", "--game", "rapa_nui", "--players", "2", "--candidate", LLM, "--games", "2"],
      ("openai",), "llm"),
+    (["eval", "--game", "rapa_nui", "--players", "2", "--candidate", "search:jax-ppo?worlds=2",
+      "--games", "2", "--out", "out/eval"], ("jax",), "jax"),
     (["league", "--game", "rapa_nui", "--players", "2", "--agents", "heuristic", LLM,
       "--out", "out/league"], ("openai",), "llm"),
     (["league", "--game", "rapa_nui", "--players", "2", "--agents", "random", "heuristic",
@@ -133,6 +135,7 @@ def test_every_extra_named_is_declared_and_holds_its_modules():
     # the agents: ppo and checkpoints need train, llm: needs llm, the rest the core install
     assert agent_extra("ppo")[0] == agent_extra("model.zip")[0] == "train"
     assert agent_extra(LLM)[0] == "llm"
+    assert agent_extra("search:jax-ppo?worlds=4")[0] == agent_extra("search")[0] == "jax"
     for spec in ("random", "heuristic", "heuristic:woodsman", "ismcts:12:guided", "jax-ppo",
                  "jax:policy.npz"):
         assert agent_extra(spec) is None, spec
