@@ -277,9 +277,18 @@ def cmd_league(args: argparse.Namespace) -> int:
     sink = None
     if any(isinstance(a, str) and a.startswith("llm:") for a in specs):
         sink = _record_saver(pathlib.Path(args.out) / "records")
+    prices = None
+    if args.prices:
+        from tabletop_gym.agents.llm import load_prices
+
+        try:
+            prices = load_prices(json.loads(pathlib.Path(args.prices).read_text()))
+        except (OSError, ValueError) as exc:
+            raise CLIError(f"--prices {args.prices}: {exc}") from None
     with _invalid_results_told_once():
         res = run_league(args.game, specs, games_per_pair=args.games, seed=args.seed,
-                         bootstrap=args.bootstrap, verbose=True, record_sink=sink, **cfg)
+                         bootstrap=args.bootstrap, verbose=True, record_sink=sink,
+                         prices=prices, **cfg)
     print(res.markdown())
     if sink is not None:
         print(f"saved the game records with the LLM transcripts to {pathlib.Path(args.out)}"
@@ -576,6 +585,10 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--players", type=int, default=2)
     lg.add_argument("--agents", nargs="+", required=True, help=AGENT_HELP)
     lg.add_argument("--allow-fallbacks", action="store_true", help=_allow_fallbacks_help())
+    lg.add_argument("--prices", default=None, metavar="FILE.json",
+                    help='price table of the llm: agents\' tokens, {"MODEL or agent name": '
+                         '{"prompt": USD, "completion": USD}} per million tokens, for the '
+                         "cost column of the LLM report (docs/llm.md)")
     lg.add_argument("--games", type=int, default=40, help="games per pair")
     lg.add_argument("--seed", type=int, default=0)
     lg.add_argument("--bootstrap", type=int, default=1000)
