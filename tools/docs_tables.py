@@ -328,8 +328,12 @@ def llm_transcript() -> str:
     (``reasoning_content``); at its fourth decision it first answers a number, which has no
     meaning without a list. Latencies vary from run to run and are shown as ``~``.
     """
-    from tabletop_gym.agents.llm import LLMAgent, agent_from_spec, record_with_logs, \
-        transcript_lines
+    from tabletop_gym.agents.llm import (
+        LLMAgent,
+        agent_from_spec,
+        record_with_logs,
+        transcript_lines,
+    )
     from tabletop_gym.text.moves import short_form
     from tabletop_gym.text.view import legal_moves
     from tests.configs import raw_env
