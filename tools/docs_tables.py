@@ -402,6 +402,18 @@ def llm_league() -> str:
     return "```text\n" + table + "\n```"
 
 
+def llm_probe_references() -> str:
+    """The two references of every belief probe over 6 seeded 3-player games of random play."""
+    from tabletop_gym.text.probes import reference_table
+
+    rows = [[f"`{r['probe']}`", r["game"], str(r["points"]), f"{r['uniform_log_loss']:.3f}",
+             f"{r['posterior_log_loss']:.3f}", f"{r['uniform_brier']:.3f}",
+             f"{r['posterior_brier']:.3f}"]
+            for r in reference_table(games=6, worlds=50, seed=0, num_players=3)]
+    return _table(["probe", "game", "probes asked", "uniform log-loss", "resampler log-loss",
+                   "uniform Brier", "resampler Brier"], rows)
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "rapa_nui-cards": rapa_nui_cards,
     "rapa_nui-actions": rapa_nui_actions,
@@ -421,6 +433,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "llm-grammars": llm_grammars,
     "llm-transcript": llm_transcript,
     "llm-league": llm_league,
+    "llm-probe-references": llm_probe_references,
 }
 
 

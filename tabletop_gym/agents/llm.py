@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import random
 import re
 import time
 import urllib.parse
@@ -44,6 +45,20 @@ from tabletop_gym.text.moves import (
     other_move_names,
     parse_move,
     shown,
+)
+from tabletop_gym.text.probes import (
+    NO_ANSWER as PROBE_NO_ANSWER,
+)
+from tabletop_gym.text.probes import (
+    VALID,
+    Belief,
+    game_probes,
+    parse_belief,
+    probe_markdown,
+    probe_rows,
+    question,
+    score,
+    targets,
 )
 from tabletop_gym.text.rules import (
     LIST,
@@ -230,7 +245,8 @@ def empty_stats() -> dict[str, Any]:
     """The counters one agent keeps (and a league sums): see :attr:`LLMAgent.stats`."""
     return {"decisions": 0, "answers": 0, **{c: 0 for c in CLASSES}, "rethinks": 0,
             "fallbacks": 0, "forced": 0, "prompt_tokens": 0, "completion_tokens": 0,
-            "reasoning_tokens": 0, "seconds": 0.0, "no_answer_reasons": {}, "models": {}}
+            "reasoning_tokens": 0, "seconds": 0.0, "no_answer_reasons": {}, "models": {},
+            "probe_counts": {}, "probe_sums": {}}
 
 
 def add_stats(total: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
@@ -300,6 +316,11 @@ class LLMAgent:
         ask_forced: Whether a decision with one legal move is put to the model too. By default
             it is not: the move is played, counted in ``stats["forced"]`` and left out of the
             decisions and every rate (a one-move "choice" measures nothing).
+        probes: Ask the game's belief probes (:mod:`tabletop_gym.text.probes`) after every
+            ``probes``-th decision put to the model (0: never). Each probe that applies is
+            asked about the first other seat it applies to, in a conversation of its own, and
+            scored against the truth; the scores go into the decision's log (``probes``) and
+            the counters (``probe_counts``, ``probe_sums``).
 
     It is a :class:`tabletop_gym.agents.base.TextAgent`: ``choose_action`` hands it the env
     (:meth:`act_env`), and it writes its own seat's text view from it.
@@ -307,7 +328,7 @@ class LLMAgent:
 
     def __init__(self, backend: Any, game: str, rethinks: int = 2, fallback: str = "random",
                  rng: np.random.Generator | int | None = None, name: str | None = None,
-                 mode: str = LIST, ask_forced: bool = False):
+                 mode: str = LIST, ask_forced: bool = False, probes: int = 0):
         if fallback not in FALLBACKS:
             raise ValueError(f"fallback={fallback!r} is not offered; choose one of {FALLBACKS}")
         if not isinstance(rethinks, int) or isinstance(rethinks, bool) or not 0 <= rethinks <= 10:
@@ -315,6 +336,11 @@ class LLMAgent:
         self.backend = backend
         self.game = game
         self.mode = check_mode(mode)
+        if isinstance(probes, bool) or not isinstance(probes, int) or probes < 0:
+            raise ValueError(f"probes must be an int >= 0 (ask after every n-th decision; 0: "
+                             f"never), got {probes!r}")
+        self.probe_every = probes
+        self._probe_rng = random.Random(0)
         self.ask_forced = bool(ask_forced)
         self.system = system_prompt(game, mode)
         self.rethinks = rethinks
@@ -341,6 +367,7 @@ class LLMAgent:
                 "settings": settings() if callable(settings) else {},
                 "prompt_version": PROMPT_VERSION, "prompt_mode": self.mode,
                 "text_view_version": TEXT_VIEW_VERSION, "ask_forced": self.ask_forced,
+                "probes": self.probe_every,
                 "rethinks": self.rethinks, "fallback": self.fallback,
                 "system_prompt": self.system}
 
@@ -377,8 +404,56 @@ class LLMAgent:
         entry = self.decide(view, lambda: other_move_names(state, view.seat, view.legal_actions,
                                                            n_actions))
         entry.update(index=len(raw.episode_actions()), agent=agent)
+        if self.probe_every and self.stats["decisions"] % self.probe_every == 0:
+            entry["probes"] = self.probe(state, view)
         self.log.append(entry)
         return int(entry["action"])
+
+    def probe(self, state: Any, view: TextObservation) -> list[dict[str, Any]]:
+        """Ask every belief probe of the game that applies now; their log entries.
+
+        ``state`` is the full game state: it gives the truth and the resampler's posterior, and
+        nothing of it reaches the model, which gets its own view and the question only.
+        """
+        out = []
+        st = self.stats
+        counts = st.setdefault("probe_counts", {})
+        sums = st.setdefault("probe_sums", {})
+        for probe in game_probes(self.game):
+            found = targets(probe, state, view.seat)
+            if not found:
+                continue
+            text = question(probe, found[0])
+            reply, seconds = self._ask([{"role": "system", "content": self.system},
+                                        {"role": "user",
+                                         "content": f"{view.text}\n\n== Belief probe ==\n{text}"}])
+            st["seconds"] += seconds
+            st["prompt_tokens"] += reply.prompt_tokens or 0
+            st["completion_tokens"] += reply.completion_tokens or 0
+            st["reasoning_tokens"] += reply.reasoning_tokens or 0
+            belief = (Belief(PROBE_NO_ANSWER, reason=reply.error) if reply.text is None
+                      else parse_belief(reply.text, probe.outcomes))
+            scores = score(probe, state, view.seat, found[0], belief, self._probe_rng)
+            key = f"{probe.name}/{belief.kind}"
+            counts[key] = counts.get(key, 0) + 1
+            for name in ("uniform_log_loss", "uniform_brier", "posterior_log_loss",
+                         "posterior_brier"):
+                sums[f"{probe.name}/{name}_all"] = sums.get(f"{probe.name}/{name}_all", 0.0) \
+                    + scores[name]
+                if belief.kind == VALID:
+                    sums[f"{probe.name}/{name}"] = sums.get(f"{probe.name}/{name}", 0.0) \
+                        + scores[name]
+            if belief.kind == VALID:
+                for name in ("log_loss", "brier"):
+                    sums[f"{probe.name}/{name}"] = sums.get(f"{probe.name}/{name}", 0.0) \
+                        + scores[name]
+            out.append({"probe": probe.name, "target": found[0], "question": text,
+                        "answer": reply.text, "reasoning": reply.reasoning,
+                        "class": belief.kind, "reason": belief.reason,
+                        "belief": None if belief.p is None else [round(float(x), 6)
+                                                                 for x in belief.p],
+                        "latency_s": round(seconds, 4), **scores})
+        return out
 
     def _ask(self, messages: Messages) -> tuple[Reply, float]:
         start = time.perf_counter()
@@ -514,6 +589,19 @@ def transcript_lines(logs: list[dict[str, Any]] | None, index: int, view: int | 
                 out.append(f"{head}; {att.get('latency_s')} s{tokens}")
             if d.get("fallback"):
                 out.append(f"llm {model}: FALLBACK, a random legal move was played for it")
+            for pr in d.get("probes", []):
+                head = f"llm {model} probe {pr.get('probe')} (seat {pr.get('target')}): " \
+                       f"{pr.get('class')}"
+                if own:
+                    if prompts:
+                        out.append(f"llm {model} probe question: {pr.get('question')}")
+                    if pr.get("answer") is not None:
+                        head += f" <- {pr['answer']!r}"
+                    if pr.get("log_loss") is not None:
+                        head += f"; log-loss {pr['log_loss']:.3f}, Brier {pr['brier']:.3f}"
+                    head += (f" (uniform {pr.get('uniform_log_loss', 0):.3f}, resampler "
+                             f"{pr.get('posterior_log_loss', 0):.3f})")
+                out.append(head)
     return out
 
 
@@ -532,10 +620,11 @@ def game_stats(agents: dict[str, Any], roles: dict[str, str]) -> dict[str, dict[
 
 SPEC_OPTIONS = {"temperature": float, "max_tokens": int, "seed": int, "timeout": float,
                 "rethinks": int, "fallback": str, "api_key_env": str, "name": str,
-                "prompt": str, "forced": str}
+                "prompt": str, "forced": str, "probes": int}
 """Options an ``llm:`` spec takes after ``?`` (``key=value`` joined by ``&``). ``prompt``: the
 prompt mode (``list`` or ``grammar``); ``forced``: ``play`` (default) plays a one-move decision
-without asking, ``ask`` asks anyway."""
+without asking, ``ask`` asks anyway; ``probes``: ask the belief probes after every n-th
+decision (0, default: never)."""
 
 FORCED = ("play", "ask")
 
@@ -599,7 +688,7 @@ def agent_from_spec(spec: str, game: str, rng: np.random.Generator | None = None
     return LLMAgent(backend, game, rethinks=opts.get("rethinks", 2),
                     fallback=opts.get("fallback", "random"), rng=rng,
                     name=opts.get("name", spec), mode=opts.get("prompt", LIST),
-                    ask_forced=forced == "ask")
+                    ask_forced=forced == "ask", probes=opts.get("probes", 0))
 
 
 Prices = dict[str, dict[str, float]]
@@ -661,6 +750,8 @@ def report_rows(stats_by_agent: dict[str, dict[str, Any]],
     (:data:`FALLBACK_LIMIT`; ``""``: valid), and ``no_answer_reasons`` counts each reason no
     answer came. ``prompt_tokens``, ``completion_tokens`` and ``reasoning_tokens`` are totals;
     ``cost_usd`` is their price from ``prices`` (:func:`cost_usd`; ``None``: no price given).
+    ``probes`` holds one row per belief probe asked
+    (:func:`tabletop_gym.text.probes.probe_rows`).
     """
     rows = []
     for name, st in stats_by_agent.items():
@@ -678,6 +769,7 @@ def report_rows(stats_by_agent: dict[str, dict[str, Any]],
             "completion_tokens": st.get("completion_tokens", 0),
             "reasoning_tokens": st.get("reasoning_tokens", 0),
             "cost_usd": cost_usd(name, st, prices),
+            "probes": probe_rows({name: st}),
             "invalid": invalid_reason(st),
             "no_answer_reasons": dict(st.get("no_answer_reasons") or {}),
         })
@@ -709,6 +801,10 @@ def report_markdown(rows: Sequence[dict[str, Any]]) -> str:
             lost = no_answer_summary({NO_ANSWER: sum(r["no_answer_reasons"].values()),
                                       "no_answer_reasons": r["no_answer_reasons"]})
             notes.append(f"- `{r['agent']}`: {lost}.")
+    probes = [p for r in rows for p in r.get("probes", [])]
+    if probes:
+        notes += ["", "Belief probes (docs/llm.md, \"Belief probes\"; means over the valid "
+                      "answers):", "", probe_markdown(probes)]
     return "\n".join(lines + (["", *notes] if notes else []))
 
 
