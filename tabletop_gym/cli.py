@@ -24,7 +24,6 @@ import os
 import pathlib
 import subprocess
 import sys
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -230,29 +229,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 INVALID_STATUS = 3
-"""Exit status of ``eval`` and ``league`` when an LLM result is invalid (docs/llm.md)."""
+"""Exit status of ``eval`` and ``league`` when an LLM result is invalid (docs/llm.md); the same
+as :data:`tabletop_gym.agents.llm.INVALID_STATUS`, kept here so that importing the command does
+not import the LLM harness."""
 
 
 @contextlib.contextmanager
 def _invalid_results_told_once() -> Iterator[None]:
     """Silence the invalid-result warnings while a command plays: it says why itself, once."""
-    from tabletop_gym.agents.llm import InvalidResultWarning
+    from tabletop_gym.agents.llm import invalid_results_told_once
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", InvalidResultWarning)
+    with invalid_results_told_once():
         yield
 
 
 def _invalid_status(args: argparse.Namespace, invalid: dict[str, str]) -> int:
     """Say why each invalid LLM result is invalid; exit 3 unless ``--allow-fallbacks``."""
-    for name, why in invalid.items():
-        print(f"tabletop-gym {args.command}: {'warning' if args.allow_fallbacks else 'error'}: "
-              f"the results of {name} are INVALID: {why}", file=sys.stderr)
-    if invalid and not args.allow_fallbacks:
-        print(f"tabletop-gym {args.command}: the tables above mark them; pass --allow-fallbacks "
-              "to accept them (exit status 0)", file=sys.stderr)
-        return INVALID_STATUS
-    return 0
+    from tabletop_gym.agents.llm import tell_invalid
+
+    return tell_invalid(args.command, invalid, args.allow_fallbacks)
 
 
 def _record_saver(folder: pathlib.Path) -> Any:
@@ -494,12 +489,9 @@ AGENT_HELP = ("random, heuristic[:VARIANT], ismcts[:N[:heuristic|guided]], ppo, 
 
 
 def _allow_fallbacks_help() -> str:
-    from tabletop_gym.agents.llm import FALLBACK_LIMIT
+    from tabletop_gym.agents.llm import allow_fallbacks_help
 
-    return (f"exit 0 even when an llm: agent's results are invalid (more than "
-            f"{FALLBACK_LIMIT * 100:g}%% of its moves played by the random fallback, e.g. from a "
-            f"server that did not answer); the tables mark them INVALID either way (default: "
-            f"exit {INVALID_STATUS})")
+    return allow_fallbacks_help()
 
 
 def build_parser() -> argparse.ArgumentParser:

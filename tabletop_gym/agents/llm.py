@@ -25,13 +25,16 @@ go (:func:`tabletop_gym.agents.base.make_agent`), see :func:`parse_spec`.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import random
 import re
+import sys
 import time
 import urllib.parse
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -270,6 +273,43 @@ was down for a whole league gave a rating of pure random play."""
 
 class InvalidResultWarning(UserWarning):
     """A result in which an LLM seat's fallback rate passed :data:`FALLBACK_LIMIT`."""
+
+
+INVALID_STATUS = 3
+"""Exit status of a command (``eval``, ``league``, ``suite run``) whose LLM results are invalid
+(docs/llm.md)."""
+
+
+def allow_fallbacks_help() -> str:
+    """The help of the ``--allow-fallbacks`` flag of every command that plays LLM agents."""
+    return (f"exit 0 even when an llm: agent's results are invalid (more than "
+            f"{FALLBACK_LIMIT * 100:g}%% of its moves played by the random fallback, e.g. from a "
+            f"server that did not answer); the tables mark them INVALID either way (default: "
+            f"exit {INVALID_STATUS})")
+
+
+@contextlib.contextmanager
+def invalid_results_told_once() -> Iterator[None]:
+    """Silence the invalid-result warnings while a command plays: it says why itself, once."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InvalidResultWarning)
+        yield
+
+
+def tell_invalid(command: str, invalid: dict[str, str], allow: bool) -> int:
+    """Say on stderr why each invalid LLM result is invalid; the command's exit status.
+
+    Returns:
+        :data:`INVALID_STATUS` when a result is invalid and ``allow`` is false, else 0.
+    """
+    for name, why in invalid.items():
+        print(f"tabletop-gym {command}: {'warning' if allow else 'error'}: "
+              f"the results of {name} are INVALID: {why}", file=sys.stderr)
+    if invalid and not allow:
+        print(f"tabletop-gym {command}: the tables above mark them; pass --allow-fallbacks "
+              "to accept them (exit status 0)", file=sys.stderr)
+        return INVALID_STATUS
+    return 0
 
 
 def invalid_reason(stats: dict[str, Any]) -> str:

@@ -304,12 +304,12 @@ def reference_table(games: int = 6, worlds: int = 100, seed: int = 0,
     asked about the first seat it applies to; the rows hold the mean log-loss and Brier of the
     uniform prior and of the resampler's posterior against the truth.
     """
-    from tabletop_gym.experiments.evaluation import _raw_env_factory
+    from tabletop_gym.registry import game_spec
 
     rows = []
     for probe in PROBES.values():
         rng = random.Random(seed)
-        env = _raw_env_factory(probe.game)(num_players=num_players)
+        env = game_spec(probe.game).envs().raw_env(num_players=num_players)
         n = 0
         sums = dict.fromkeys(SCORES[2:], 0.0)
         for g in range(games):

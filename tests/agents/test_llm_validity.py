@@ -157,6 +157,7 @@ def test_the_help_of_every_agent_argument_mentions_llm_specs(command, capsys):
 def test_suite_run_marks_an_invalid_llm_score_and_exits_3_unless_allowed(tmp_path, capsys):
     import jsonschema
 
+    from tabletop_gym.agents import llm
     from tabletop_gym.tasks.runner import SCHEMA_FILE
 
     schema = json.loads(SCHEMA_FILE.read_text())
@@ -166,7 +167,7 @@ def test_suite_run_marks_an_invalid_llm_score_and_exits_3_unless_allowed(tmp_pat
         argv = ["suite", "run", "--suite", "rapa_nui", "--agent",
                 f"llm:stub@{server.base_url}?timeout=5&rethinks=0", "--label", "stub",
                 "--seeds", "1", "--deals", "1", "--task", task, "--out", str(out)]
-        assert main(argv) == INVALID_STATUS
+        assert main(argv) == INVALID_STATUS == llm.INVALID_STATUS
         printed, err = capsys.readouterr()
         doc = json.loads(out.read_text())
         assert main([*argv, "--allow-fallbacks"]) == 0
