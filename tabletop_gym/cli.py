@@ -293,6 +293,35 @@ def cmd_league(args: argparse.Namespace) -> int:
     return _invalid_status(args, res.invalid)
 
 
+def cmd_ladder(args: argparse.Namespace) -> int:
+    """Rate an agent against the frozen reference ladder, or (``--refit``) fit the ladder."""
+    from tabletop_gym.experiments import ladder
+
+    if args.refit:
+        if args.agent:
+            raise CLIError("--refit fits the ladder itself; give no --agent with it")
+        _positive("--games-per-pair", args.games_per_pair)
+        doc = ladder.fit_ladder(args.games_per_pair, seed=args.seed, bootstrap=args.bootstrap)
+        out = pathlib.Path(args.ladder or ladder.LADDER_FILE)
+        out.write_text(json.dumps(doc, indent=1) + "\n")
+        print(json.dumps(doc["ratings"]))
+        print(f"saved {out}")
+        return 0
+    if not args.agent:
+        raise CLIError("give --agent SPEC to rate (or --refit to fit the ladder)")
+    _positive("--games", args.games)
+    doc = ladder.load_ladder(args.ladder or ladder.LADDER_FILE)
+    with _invalid_results_told_once():
+        res = ladder.rate_against(_agent_spec(args.agent), games_per_member=args.games,
+                                  seed=args.seed, bootstrap=args.bootstrap, ladder=doc)
+    print(res.markdown())
+    if args.games != ladder.GAMES_PER_MEMBER or args.seed != 0:
+        print(f"\nnote: off protocol ({args.games} games per member, seed {args.seed}; the "
+              f"protocol plays {ladder.GAMES_PER_MEMBER} from seed 0): not comparable as a "
+              f"{ladder.LADDER_PROTOCOL} rating")
+    return 0
+
+
 def _env_class(game: str) -> Any:
     from tabletop_gym.experiments.evaluation import _raw_env_factory
 
@@ -588,6 +617,19 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--no-heatmap", action="store_true", help="skip the PNG (no matplotlib)")
     lg.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE")
     lg.set_defaults(func=cmd_league)
+
+    ld = sub.add_parser("ladder", help="rate an agent against the frozen reference ladder "
+                                       "(docs/llm.md)")
+    ld.add_argument("--agent", default=None, help=AGENT_HELP)
+    ld.add_argument("--games", type=int, default=100,
+                    help="games against each member (the protocol's: 100)")
+    ld.add_argument("--seed", type=int, default=0)
+    ld.add_argument("--bootstrap", type=int, default=1000)
+    ld.add_argument("--ladder", default=None, help="ladder file (default: the committed one)")
+    ld.add_argument("--refit", action="store_true",
+                    help="fit the ladder itself (a round robin of its members) and write it")
+    ld.add_argument("--games-per-pair", type=int, default=100, help="--refit: games per pair")
+    ld.set_defaults(func=cmd_ladder)
 
     pl = sub.add_parser("play", help="play at the terminal against bots")
     pl.add_argument("--game", default="rapa_nui", choices=game_names())
