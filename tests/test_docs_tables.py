@@ -35,6 +35,7 @@ PLACES = {
     "llm-transcript": "docs/llm.md",
     "llm-league": "docs/llm.md",
     "llm-probe-references": "docs/llm.md",
+    "ladder-ratings": "docs/llm.md",
 }
 
 

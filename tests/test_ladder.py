@@ -71,3 +71,12 @@ def test_bad_ladders_and_arguments_are_clear_errors(tmp_path, capsys):
     assert main(["ladder"]) != 0
     assert "give --agent SPEC" in capsys.readouterr().err
 
+
+
+def test_the_committed_ladder_is_of_the_protocol_with_its_members():
+    doc = ladder.load_ladder()
+    assert list(doc["ratings"]) == list(ladder.MEMBERS)
+    assert doc["ratings"]["random"] == 0.0
+    assert doc["games_per_member"] == ladder.GAMES_PER_MEMBER
+    for member, (lo, hi) in doc["rating_ci"].items():
+        assert lo <= doc["ratings"][member] <= hi

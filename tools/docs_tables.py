@@ -414,6 +414,19 @@ def llm_probe_references() -> str:
                    "uniform Brier", "resampler Brier"], rows)
 
 
+def ladder_ratings() -> str:
+    """The committed reference ladder's ratings, as fitted by ``tabletop-gym ladder --refit``."""
+    from tabletop_gym.experiments.ladder import load_ladder
+
+    doc = load_ladder()
+    rows = [[f"`{m}`", f"{r:.0f}", f"[{doc['rating_ci'][m][0]:.0f}, {doc['rating_ci'][m][1]:.0f}]",
+             f"{(doc['rating_ci'][m][1] - doc['rating_ci'][m][0]) / 2:.0f}"]
+            for m, r in doc["ratings"].items()]
+    return (_table(["member", "rating (Elo)", "95 % CI", "CI half-width"], rows)
+            + f"\n\nFitted by tabletop-gym {doc['package_version']} from "
+              f"{doc['games_per_pair']} games per pair (protocol {doc['protocol']}).")
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "rapa_nui-cards": rapa_nui_cards,
     "rapa_nui-actions": rapa_nui_actions,
@@ -434,6 +447,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "llm-transcript": llm_transcript,
     "llm-league": llm_league,
     "llm-probe-references": llm_probe_references,
+    "ladder-ratings": ladder_ratings,
 }
 
 
