@@ -319,7 +319,7 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         print(f"\nnote: off protocol ({args.games} games per member, seed {args.seed}; the "
               f"protocol plays {ladder.GAMES_PER_MEMBER} from seed 0): not comparable as a "
               f"{ladder.LADDER_PROTOCOL} rating")
-    return 0
+    return _invalid_status(args, res.invalid)
 
 
 def _env_class(game: str) -> Any:
@@ -626,6 +626,7 @@ def build_parser() -> argparse.ArgumentParser:
     ld.add_argument("--seed", type=int, default=0)
     ld.add_argument("--bootstrap", type=int, default=1000)
     ld.add_argument("--ladder", default=None, help="ladder file (default: the committed one)")
+    ld.add_argument("--allow-fallbacks", action="store_true", help=_allow_fallbacks_help())
     ld.add_argument("--refit", action="store_true",
                     help="fit the ladder itself (a round robin of its members) and write it")
     ld.add_argument("--games-per-pair", type=int, default=100, help="--refit: games per pair")

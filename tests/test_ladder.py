@@ -57,6 +57,19 @@ def test_an_llm_agent_is_rated_over_http(tmp_path, capsys):
     assert "off protocol (2 games per member, seed 0" in out
 
 
+def test_an_llm_that_never_answers_gets_an_invalid_rating_and_exit_3(tmp_path, capsys):
+    path = tmp_path / "ladder.json"
+    path.write_text(json.dumps({**_tiny_ladder(), "ratings": {"random": 0.0}}))
+    with ScriptedServer(lambda messages, k: Reply(status=503)) as server:
+        argv = ["ladder", "--agent", f"llm:m@{server.base_url}?timeout=5&rethinks=0&name=down",
+                "--games", "2", "--bootstrap", "10", "--ladder", str(path)]
+        assert main(argv) == 3
+        out, err = capsys.readouterr()
+        assert main([*argv, "--allow-fallbacks"]) == 0
+    assert out.startswith("`down` **(INVALID)**: **")
+    assert "error: the results of down against random are INVALID: " in err
+
+
 def test_bad_ladders_and_arguments_are_clear_errors(tmp_path, capsys):
     path = tmp_path / "other.json"
     path.write_text(json.dumps({"protocol": "tabletop-ladder-v0", "ratings": {}}))

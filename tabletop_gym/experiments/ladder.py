@@ -138,6 +138,8 @@ class LadderRating:
         per_member: Per member: its fixed rating, games, the agent's points and win rate.
         protocol: :data:`LADDER_PROTOCOL`.
         ladder_version: The package version that fitted the ladder.
+        invalid: Why an LLM agent's rating is invalid (its fallback rate against a member
+            passed :data:`tabletop_gym.agents.llm.FALLBACK_LIMIT`), by member; empty when valid.
     """
 
     agent: str
@@ -146,10 +148,12 @@ class LadderRating:
     per_member: list[dict[str, Any]]
     protocol: str
     ladder_version: str
+    invalid: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def markdown(self) -> str:
         """The rating and the games behind it, as markdown."""
-        lines = [f"`{self.agent}`: **{self.rating:.0f}** Elo [95 % CI {self.ci[0]:.0f}, "
+        mark = " **(INVALID)**" if self.invalid else ""
+        lines = [f"`{self.agent}`{mark}: **{self.rating:.0f}** Elo [95 % CI {self.ci[0]:.0f}, "
                  f"{self.ci[1]:.0f}] against the frozen ladder {self.protocol} (fitted by "
                  f"tabletop-gym {self.ladder_version}; random = 0)", "",
                  "| member | member rating | games | points | win rate |", "|---|---|---|---|---|"]
@@ -182,10 +186,12 @@ def rate_against(agent: Any, games_per_member: int = GAMES_PER_MEMBER, seed: int
                          f"{LADDER_PROTOCOL}")
     members = list(doc["ratings"])
     outcomes = []
+    invalid = {}
     for member in members:
         res = evaluate(doc["game"], agent, member, n_games=games_per_member, seed=seed,
                        num_players=doc["num_players"])
         outcomes.append(np.array([float(g["outcome"]) for g in res.per_game]))
+        invalid.update({f"{name} against {member}": why for name, why in res.invalid.items()})
     fixed = [float(doc["ratings"][m]) for m in members]
     rating = fit_one([o.sum() for o in outcomes], [o.size for o in outcomes], fixed)
     rng = np.random.default_rng(seed)
@@ -197,4 +203,4 @@ def rate_against(agent: Any, games_per_member: int = GAMES_PER_MEMBER, seed: int
     per = [{"member": m, "rating": r, "games": int(o.size), "points": float(o.sum()),
             "win_rate": float(o.mean())} for m, r, o in zip(members, fixed, outcomes, strict=True)]
     return LadderRating(agent_name(agent), rating, (float(lo), float(hi)), per, LADDER_PROTOCOL,
-                        str(doc.get("package_version", "?")))
+                        str(doc.get("package_version", "?")), invalid)

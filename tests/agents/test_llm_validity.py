@@ -147,7 +147,8 @@ def test_a_table_league_marks_an_llm_that_never_answered():
     assert "| `down` **(INVALID)** |" in res.markdown()
 
 
-@pytest.mark.parametrize("command", [["eval"], ["league"], ["play"], ["suite", "run"]])
+@pytest.mark.parametrize("command", [["eval"], ["league"], ["play"], ["suite", "run"],
+                                     ["ladder"]])
 def test_the_help_of_every_agent_argument_mentions_llm_specs(command, capsys):
     with pytest.raises(SystemExit):
         main([*command, "--help"])
