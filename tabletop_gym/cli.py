@@ -25,7 +25,6 @@ import os
 import pathlib
 import subprocess
 import sys
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -228,29 +227,25 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 INVALID_STATUS = 3
-"""Exit status of ``eval`` and ``league`` when an LLM result is invalid (docs/llm.md)."""
+"""Exit status of ``eval`` and ``league`` when an LLM result is invalid (docs/llm.md); the same
+as :data:`tabletop_gym.agents.llm.INVALID_STATUS`, kept here so that importing the command does
+not import the LLM harness."""
 
 
 @contextlib.contextmanager
 def _invalid_results_told_once() -> Iterator[None]:
     """Silence the invalid-result warnings while a command plays: it says why itself, once."""
-    from tabletop_gym.agents.llm import InvalidResultWarning
+    from tabletop_gym.agents.llm import invalid_results_told_once
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", InvalidResultWarning)
+    with invalid_results_told_once():
         yield
 
 
 def _invalid_status(args: argparse.Namespace, invalid: dict[str, str]) -> int:
     """Say why each invalid LLM result is invalid; exit 3 unless ``--allow-fallbacks``."""
-    for name, why in invalid.items():
-        print(f"tabletop-gym {args.command}: {'warning' if args.allow_fallbacks else 'error'}: "
-              f"the results of {name} are INVALID: {why}", file=sys.stderr)
-    if invalid and not args.allow_fallbacks:
-        print(f"tabletop-gym {args.command}: the tables above mark them; pass --allow-fallbacks "
-              "to accept them (exit status 0)", file=sys.stderr)
-        return INVALID_STATUS
-    return 0
+    from tabletop_gym.agents.llm import tell_invalid
+
+    return tell_invalid(args.command, invalid, args.allow_fallbacks)
 
 
 def _record_saver(folder: pathlib.Path) -> Any:
@@ -280,15 +275,53 @@ def cmd_league(args: argparse.Namespace) -> int:
     sink = None
     if any(isinstance(a, str) and a.startswith("llm:") for a in specs):
         sink = _record_saver(pathlib.Path(args.out) / "records")
+    prices = None
+    if args.prices:
+        from tabletop_gym.agents.llm import load_prices
+
+        try:
+            prices = load_prices(json.loads(pathlib.Path(args.prices).read_text()))
+        except (OSError, ValueError) as exc:
+            raise CLIError(f"--prices {args.prices}: {exc}") from None
     with _invalid_results_told_once():
         res = run_league(args.game, specs, games_per_pair=args.games, seed=args.seed,
-                         bootstrap=args.bootstrap, verbose=True, record_sink=sink, **cfg)
+                         bootstrap=args.bootstrap, verbose=True, record_sink=sink,
+                         prices=prices, **cfg)
     print(res.markdown())
     if sink is not None:
         print(f"saved the game records with the LLM transcripts to {pathlib.Path(args.out)}"
               "/records/ (tabletop-gym replay shows them)")
     for path in res.save(args.out, heatmap=heatmap):
         print(f"saved {path}")
+    return _invalid_status(args, res.invalid)
+
+
+def cmd_ladder(args: argparse.Namespace) -> int:
+    """Rate an agent against the frozen reference ladder, or (``--refit``) fit the ladder."""
+    from tabletop_gym.experiments import ladder
+
+    if args.refit:
+        if args.agent:
+            raise CLIError("--refit fits the ladder itself; give no --agent with it")
+        _positive("--games-per-pair", args.games_per_pair)
+        doc = ladder.fit_ladder(args.games_per_pair, seed=args.seed, bootstrap=args.bootstrap)
+        out = pathlib.Path(args.ladder or ladder.LADDER_FILE)
+        out.write_text(json.dumps(doc, indent=1) + "\n")
+        print(json.dumps(doc["ratings"]))
+        print(f"saved {out}")
+        return 0
+    if not args.agent:
+        raise CLIError("give --agent SPEC to rate (or --refit to fit the ladder)")
+    _positive("--games", args.games)
+    doc = ladder.load_ladder(args.ladder or ladder.LADDER_FILE)
+    with _invalid_results_told_once():
+        res = ladder.rate_against(_agent_spec(args.agent), games_per_member=args.games,
+                                  seed=args.seed, bootstrap=args.bootstrap, ladder=doc)
+    print(res.markdown())
+    if args.games != ladder.GAMES_PER_MEMBER or args.seed != 0:
+        print(f"\nnote: off protocol ({args.games} games per member, seed {args.seed}; the "
+              f"protocol plays {ladder.GAMES_PER_MEMBER} from seed 0): not comparable as a "
+              f"{ladder.LADDER_PROTOCOL} rating")
     return _invalid_status(args, res.invalid)
 
 
@@ -495,12 +528,9 @@ AGENT_HELP = ("random, heuristic[:VARIANT], ismcts[:N[:heuristic|guided]], "
 
 
 def _allow_fallbacks_help() -> str:
-    from tabletop_gym.agents.llm import FALLBACK_LIMIT
+    from tabletop_gym.agents.llm import allow_fallbacks_help
 
-    return (f"exit 0 even when an llm: agent's results are invalid (more than "
-            f"{FALLBACK_LIMIT * 100:g}%% of its moves played by the random fallback, e.g. from a "
-            f"server that did not answer); the tables mark them INVALID either way (default: "
-            f"exit {INVALID_STATUS})")
+    return allow_fallbacks_help()
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -586,6 +616,10 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--players", type=int, default=2)
     lg.add_argument("--agents", nargs="+", required=True, help=AGENT_HELP)
     lg.add_argument("--allow-fallbacks", action="store_true", help=_allow_fallbacks_help())
+    lg.add_argument("--prices", default=None, metavar="FILE.json",
+                    help='price table of the llm: agents\' tokens, {"MODEL or agent name": '
+                         '{"prompt": USD, "completion": USD}} per million tokens, for the '
+                         "cost column of the LLM report (docs/llm.md)")
     lg.add_argument("--games", type=int, default=40, help="games per pair")
     lg.add_argument("--seed", type=int, default=0)
     lg.add_argument("--bootstrap", type=int, default=1000)
@@ -593,6 +627,20 @@ def build_parser() -> argparse.ArgumentParser:
     lg.add_argument("--no-heatmap", action="store_true", help="skip the PNG (no matplotlib)")
     lg.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE")
     lg.set_defaults(func=cmd_league)
+
+    ld = sub.add_parser("ladder", help="rate an agent against the frozen reference ladder "
+                                       "(docs/llm.md)")
+    ld.add_argument("--agent", default=None, help=AGENT_HELP)
+    ld.add_argument("--games", type=int, default=100,
+                    help="games against each member (the protocol's: 100)")
+    ld.add_argument("--seed", type=int, default=0)
+    ld.add_argument("--bootstrap", type=int, default=1000)
+    ld.add_argument("--ladder", default=None, help="ladder file (default: the committed one)")
+    ld.add_argument("--allow-fallbacks", action="store_true", help=_allow_fallbacks_help())
+    ld.add_argument("--refit", action="store_true",
+                    help="fit the ladder itself (a round robin of its members) and write it")
+    ld.add_argument("--games-per-pair", type=int, default=100, help="--refit: games per pair")
+    ld.set_defaults(func=cmd_ladder)
 
     pl = sub.add_parser("play", help="play at the terminal against bots")
     pl.add_argument("--game", default="rapa_nui", choices=game_names())

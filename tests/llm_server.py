@@ -7,7 +7,9 @@ whichever comes first, and on leaving its ``with`` block.
 A script is a function ``script(messages, k) -> Reply`` (``k``: the request's number, from 0).
 A :class:`Reply` is an answer (``content``), optionally after a delay (``sleep``), or a failure:
 an HTTP status with an error body (``status``), or a body that is not a chat completion
-(``raw``).
+(``raw``). A ``reasoning`` text is sent as the message's ``reasoning_content`` (as vLLM and
+other servers of reasoning models do), its words counted as ``reasoning_tokens`` inside the
+completion tokens.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class Reply:
     sleep: float = 0.0
     status: int = 200
     raw: bytes | None = None
+    reasoning: str | None = None
 
 
 Script = Callable[[list[dict[str, str]], int], Reply]
@@ -77,14 +80,20 @@ class ScriptedServer:
                     self._send(reply.status, json.dumps(err).encode())
                     return
                 prompt = sum(len(m.get("content", "").split()) for m in body["messages"])
+                message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+                thought = len((reply.reasoning or "").split())
+                completion = len((reply.content or "").split()) + thought
+                usage: dict[str, Any] = {"prompt_tokens": prompt,
+                                         "completion_tokens": completion,
+                                         "total_tokens": prompt + completion}
+                if reply.reasoning is not None:
+                    message["reasoning_content"] = reply.reasoning
+                    usage["completion_tokens_details"] = {"reasoning_tokens": thought}
                 out = {
                     "id": f"chatcmpl-{k}", "object": "chat.completion", "created": 0,
                     "model": body.get("model", "scripted"),
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": reply.content}}],
-                    "usage": {"prompt_tokens": prompt,
-                              "completion_tokens": len((reply.content or "").split()),
-                              "total_tokens": prompt + len((reply.content or "").split())},
+                    "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+                    "usage": usage,
                 }
                 self._send(200, json.dumps(out).encode())
 

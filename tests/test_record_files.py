@@ -77,6 +77,15 @@ BAD = [
      "['attempts'][0]['latency_s'] must be a number or null, got 'fast'"),
     (lambda d: d["agent_logs"][0]["decisions"][0].update(fallback="no"),
      "['decisions'][0]['fallback'] must be true or false, got 'no'"),
+    # what replay reads of forced moves, reasoning and belief probes (docs/llm.md)
+    (lambda d: d["agent_logs"][0]["decisions"][0].update(forced=1),
+     "['decisions'][0]['forced'] must be true or false, got 1"),
+    (lambda d: d["agent_logs"][0]["decisions"][0]["attempts"][0].update(reasoning=3),
+     "['attempts'][0]['reasoning'] must be a string or null, got 3"),
+    (lambda d: d["agent_logs"][0]["decisions"][0].update(probes={}),
+     "['decisions'][0]['probes'] must be a list, got {}"),
+    (lambda d: d["agent_logs"][0]["decisions"][0].update(probes=[{"log_loss": "low"}]),
+     "['probes'][0]['log_loss'] must be a number, got 'low'"),
 ]
 
 

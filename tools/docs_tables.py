@@ -314,6 +314,119 @@ def jax_cpu_runs() -> str:
     return table + "\n\n" + "\n".join(lines)
 
 
+def llm_grammars() -> str:
+    """The move grammar of each game, as the ``grammar`` prompt mode's system prompt gives it."""
+    from tabletop_gym.text.rules import GRAMMARS, grammar_text
+
+    return "\n\n".join(f"{game}:\n\n```text\n{grammar_text(game)}\n```" for game in GRAMMARS)
+
+
+def llm_transcript() -> str:
+    """A decision of a grammar-mode game against the scripted server of the tests, replayed.
+
+    The script answers the short form of the last legal move with a reasoning trace apart
+    (``reasoning_content``); at its fourth decision it first answers a number, which has no
+    meaning without a list. Latencies vary from run to run and are shown as ``~``.
+    """
+    from tabletop_gym.agents.llm import (
+        LLMAgent,
+        agent_from_spec,
+        record_with_logs,
+        transcript_lines,
+    )
+    from tabletop_gym.text.moves import short_form
+    from tabletop_gym.text.view import legal_moves
+    from tests.configs import raw_env
+    from tests.llm_server import Reply, ScriptedServer
+
+    env = raw_env("rapa_nui", num_players=2)
+    asked = [0]
+
+    def script(messages: list[dict[str, str]], k: int) -> Reply:
+        state = env.game_state
+        moves = [m for _, m in legal_moves(state, state.current_player())]
+        if len(messages) == 2:
+            asked[0] += 1
+            if asked[0] == 4:
+                return Reply("Move: 2")
+        return Reply(f"Move: {short_form(moves[-1])}",
+                     reasoning=f"{len(moves)} moves are legal; I take the last one.")
+
+    with ScriptedServer(script) as server:
+        agent = agent_from_spec(f"llm:scripted@{server.base_url}?timeout=5&prompt=grammar",
+                                "rapa_nui")
+        other = LLMAgent(lambda m: "Move: 1", "rapa_nui", rng=0)
+        env.reset(seed=1)
+        while not env.game_state.is_terminal():
+            name = env.agent_selection
+            env.step((agent if name == "player_0" else other).act_env(env, name))
+    rec = record_with_logs(env, {"player_0": agent})
+    decision = next(d for d in rec.agent_logs[0]["decisions"] if len(d["attempts"]) > 1)
+    lines = transcript_lines(rec.agent_logs, decision["index"], 0, prompts=True)
+    body = [re.sub(r"; [0-9.]+ s", "; ~ s", line) for line in lines]
+    head = f"[{decision['index'] + 1}] seat 0: {decision['move']}"
+    return "```text\n" + "\n".join([head, *("    " + x for x in body)]) + "\n```"
+
+
+def llm_league() -> str:
+    """The LLM report of a league of the heuristic and the scripted server of the tests.
+
+    The script answers the last listed move with a two-word reasoning trace, every seventh
+    decision first in prose and every eleventh first with the name of a move that is not legal;
+    the price table is ``{"scripted": {"prompt": 0.10, "completion": 0.30}}``. Seconds per
+    decision vary from run to run and are shown as ``~``.
+    """
+    from tabletop_gym.agents.llm import report_markdown
+    from tabletop_gym.experiments.league import run_league
+    from tests.llm_server import Reply, ScriptedServer, listed_moves
+
+    count = [0]
+
+    def script(messages: list[dict[str, str]], k: int) -> Reply:
+        moves = listed_moves(messages)
+        if len(messages) == 2:
+            count[0] += 1
+            if count[0] % 7 == 0:
+                return Reply("I would rather not say.")
+            if count[0] % 11 == 0 and "no purchase" not in moves:
+                return Reply("Move: no purchase")
+        return Reply(f"Move: {len(moves)}", reasoning="last one")
+
+    with ScriptedServer(script) as server:
+        spec = f"llm:scripted@{server.base_url}?timeout=5&name=scripted"
+        res = run_league("rapa_nui", ["heuristic", spec], games_per_pair=4, seed=0,
+                         bootstrap=0, prices={"scripted": {"prompt": 0.10, "completion": 0.30}},
+                         num_players=2)
+    rows = [{**r, "seconds_per_decision": float("nan")} for r in res.llm]
+    table = report_markdown(rows).replace("| nan |", "| ~ |")
+    return "```text\n" + table + "\n```"
+
+
+def llm_probe_references() -> str:
+    """The two references of every belief probe over 6 seeded 3-player games of random play."""
+    from tabletop_gym.text.probes import reference_table
+
+    rows = [[f"`{r['probe']}`", r["game"], str(r["points"]), f"{r['uniform_log_loss']:.3f}",
+             f"{r['posterior_log_loss']:.3f}", f"{r['uniform_brier']:.3f}",
+             f"{r['posterior_brier']:.3f}"]
+            for r in reference_table(games=6, worlds=50, seed=0, num_players=3)]
+    return _table(["probe", "game", "probes asked", "uniform log-loss", "resampler log-loss",
+                   "uniform Brier", "resampler Brier"], rows)
+
+
+def ladder_ratings() -> str:
+    """The committed reference ladder's ratings, as fitted by ``tabletop-gym ladder --refit``."""
+    from tabletop_gym.experiments.ladder import load_ladder
+
+    doc = load_ladder()
+    rows = [[f"`{m}`", f"{r:.0f}", f"[{doc['rating_ci'][m][0]:.0f}, {doc['rating_ci'][m][1]:.0f}]",
+             f"{(doc['rating_ci'][m][1] - doc['rating_ci'][m][0]) / 2:.0f}"]
+            for m, r in doc["ratings"].items()]
+    return (_table(["member", "rating (Elo)", "95 % CI", "CI half-width"], rows)
+            + f"\n\nFitted by tabletop-gym {doc['package_version']} from "
+              f"{doc['games_per_pair']} games per pair (protocol {doc['protocol']}).")
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "rapa_nui-cards": rapa_nui_cards,
     "rapa_nui-actions": rapa_nui_actions,
@@ -330,6 +443,11 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "jax-ppo-shipped": jax_ppo_shipped,
     "jax-cpu-runs": jax_cpu_runs,
     "jax-train-speed": jax_train_speed,
+    "llm-grammars": llm_grammars,
+    "llm-transcript": llm_transcript,
+    "llm-league": llm_league,
+    "llm-probe-references": llm_probe_references,
+    "ladder-ratings": ladder_ratings,
 }
 
 

@@ -96,11 +96,17 @@ _LOG_FIELDS: dict[str, tuple[str, ...]] = {
     "header": (_OBJECT,), "agent": (_STR,), "seat": (_INT, _NULL), "decisions": (_LIST,)}
 _DECISION_FIELDS: dict[str, tuple[str, ...]] = {
     "index": (_INT,), "seat": (_INT, _NULL), "agent": (_STR,), "prompt": (_STR,),
-    "attempts": (_LIST,), "action": (_INT,), "move": (_STR,), "fallback": (_BOOL,)}
+    "attempts": (_LIST,), "action": (_INT,), "move": (_STR,), "fallback": (_BOOL,),
+    "forced": (_BOOL,), "probes": (_LIST,)}
 _ATTEMPT_FIELDS: dict[str, tuple[str, ...]] = {
     "sent": (_STR,), "answer": (_STR, _NULL), "class": (_STR,), "match": (_STR, _NULL),
     "reason": (_STR, _NULL), "latency_s": (_NUMBER, _INT, _NULL),
-    "prompt_tokens": (_INT, _NULL), "completion_tokens": (_INT, _NULL)}
+    "prompt_tokens": (_INT, _NULL), "completion_tokens": (_INT, _NULL),
+    "reasoning": (_STR, _NULL), "reasoning_tokens": (_INT, _NULL)}
+_PROBE_FIELDS: dict[str, tuple[str, ...]] = {
+    "probe": (_STR,), "target": (_INT,), "question": (_STR,), "answer": (_STR, _NULL),
+    "class": (_STR,), "log_loss": (_NUMBER, _INT), "brier": (_NUMBER, _INT),
+    "uniform_log_loss": (_NUMBER, _INT), "posterior_log_loss": (_NUMBER, _INT)}
 """What the readers of ``agent_logs`` (``replay``, the web replay) read: each key's allowed
 JSON kinds, checked where present. Other keys are kept unread."""
 
@@ -149,6 +155,8 @@ def check_agent_logs(logs: Any, num_actions: int, num_players: int) -> None:
                                  f"record's {num_actions} actions, got {decision['index']}")
             for k, attempt in enumerate(decision.get("attempts", [])):
                 _check_fields(attempt, _ATTEMPT_FIELDS, f"{at}['attempts'][{k}]", ())
+            for k, probe in enumerate(decision.get("probes", [])):
+                _check_fields(probe, _PROBE_FIELDS, f"{at}['probes'][{k}]", ())
 
 
 @dataclasses.dataclass

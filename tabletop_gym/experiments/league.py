@@ -35,6 +35,7 @@ from tabletop_gym.agents.llm import (
     empty_stats,
     game_stats,
     invalid_agents,
+    load_prices,
     report_rows,
 )
 from tabletop_gym.experiments.evaluation import (
@@ -221,6 +222,7 @@ def run_league(
     verbose: bool = False,
     played: Mapping[tuple[str, str], Sequence[dict[str, Any]]] | None = None,
     record_sink: Callable[[Any], None] | None = None,
+    prices: Mapping[str, dict[str, float]] | None = None,
     **config: Any,
 ) -> LeagueResult:
     """Play every pair of ``agents`` and rate them.
@@ -238,6 +240,8 @@ def run_league(
             ``n >= games_per_pair``. Their first ``games_per_pair`` games are exactly the games
             this league would play for the pair, so they are used instead of replaying them.
         record_sink: Called with the record of every game played (see ``evaluate``).
+        prices: The price table of the LLM agents' tokens, for the cost column of the LLM
+            report (:func:`tabletop_gym.agents.llm.load_prices`).
         **config: Game config (``num_players``, variants); solo games are not leagues.
 
     Raises:
@@ -251,6 +255,7 @@ def run_league(
         raise ValueError(f"games_per_pair must be positive, got {games_per_pair}")
     for spec in agents:
         check_spec(spec)  # a malformed llm: spec fails now, not after the first pairs
+    price_table = load_prices(dict(prices or {}))
     names = [agent_name(a) for a in agents]
     if len(set(names)) != len(names):
         raise ValueError(f"agent names must be distinct, got {names}")
@@ -289,7 +294,7 @@ def run_league(
         if verbose:
             print(f"{names[a]:>20} vs {names[b]:<20} {res.win_rate:.3f} "
                   f"[{res.win_ci[0]:.3f}, {res.win_ci[1]:.3f}]", flush=True)
-    llm_rows = report_rows(llm_stats)
+    llm_rows = report_rows(llm_stats, price_table)
     i_arr, j_arr, y_arr = np.array(gi), np.array(gj), np.array(gy, dtype=float)
     ratings = fit_ratings(k, i_arr, j_arr, y_arr)
     rng = np.random.default_rng(seed)

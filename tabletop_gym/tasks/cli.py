@@ -80,10 +80,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     agent = parse_agents(args.agent)
     label = args.label or "+".join(a.replace("=", "-") for a in args.agent)
+    from tabletop_gym.agents.llm import invalid_results_told_once, tell_invalid
+
     try:
-        results = run_suite(args.suite, agent, seeds=args.seeds, deals_per_seed=args.deals,
-                            task_ids=args.task or None, agent_label=label,
-                            bootstrap_reps=args.bootstrap_reps)
+        with invalid_results_told_once():
+            results = run_suite(args.suite, agent, seeds=args.seeds, deals_per_seed=args.deals,
+                                task_ids=args.task or None, agent_label=label,
+                                bootstrap_reps=args.bootstrap_reps)
     except ValueError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -108,7 +111,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     print(markdown_table([results]))
     print(f"saved {out}")
-    return 0
+    return tell_invalid("suite run", {f"{results['agent']} on {task}": why
+                                      for task, why in results["invalid"].items()},
+                        args.allow_fallbacks)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -276,6 +281,9 @@ def add_suite_parser(sub: Any) -> None:
     r.add_argument("--label", default=None, help="agent name written to the results")
     r.add_argument("--out", default=None, help="results file (default results/<suite>-...json)")
     r.add_argument("--bootstrap-reps", type=int, default=2000)
+    from tabletop_gym.agents.llm import allow_fallbacks_help
+
+    r.add_argument("--allow-fallbacks", action="store_true", help=allow_fallbacks_help())
     r.add_argument("--held-out", action="store_true",
                    help="also score the agent against the held-out population on every "
                         "multi-player task (tabletop_gym.tasks.held_out)")

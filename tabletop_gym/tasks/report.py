@@ -13,6 +13,7 @@ import pathlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tabletop_gym.agents.llm import FALLBACK_LIMIT
 from tabletop_gym.provenance import commit_text
 from tabletop_gym.tasks.runner import RESULTS_FORMAT, RESULTS_FORMAT_VERSION
 
@@ -65,7 +66,8 @@ def markdown_table(runs: Sequence[Mapping[str, Any]]) -> str:
                 order.append(row["id"])
             lo, hi = row["score_ci"]
             cells[(row["id"], k)] = (f"{_num(row['score'])} [{_num(lo)}, {_num(hi)}] · "
-                                     f"{_num(row['normalized'], '{:.2f}')}")
+                                     f"{_num(row['normalized'], '{:.2f}')}"
+                                     + (" **INVALID**" if row.get("invalid") else ""))
     head = ["task", *(_run_name(r) for r in runs)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for task_id in order:
@@ -85,6 +87,11 @@ def markdown_table(runs: Sequence[Mapping[str, Any]]) -> str:
         "",
         "Cells: mean return [95 % CI] · normalised score (0 = random agent, 1 = heuristic bot).",
         "IQM: interquartile mean over (seed, task) with a stratified bootstrap 95 % CI.",
+        *([f"**INVALID**: more than {FALLBACK_LIMIT:.0%} of an LLM agent's moves on that task "
+           "were fallback moves, "
+           "so its score measures the fallback as much as the model (docs/llm.md, \"Invalid "
+           "results\")."] if any(row.get("invalid") for run in runs for row in run["tasks"])
+          else []),
         "Made by: " + "; ".join(f"tabletop-gym {v} at {c}" for v, c in meta) + ".",
     ]
     return "\n".join(lines + notes) + "\n"

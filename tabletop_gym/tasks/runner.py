@@ -98,8 +98,15 @@ def deals_needed(return_sd: float, span: float, task: Task, seeds: int,
 def _play(
     task: Task, agent: Any, seeds: Sequence[int], deals_per_seed: int,
     opponents: Sequence[str] | None = None, first_deal: int = 0,
+    llm: dict[str, Any] | None = None,
 ) -> tuple[list[float], list[float], dict[str, dict[str, list[float]]]]:
-    """The protocol's games: per-seed scores, every game's return, and per opponent table."""
+    """The protocol's games: per-seed scores, every game's return, and per opponent table.
+
+    ``llm``: where an LLM agent's counters over every game are summed (left empty for another
+    agent).
+    """
+    from tabletop_gym.agents.llm import add_stats
+
     if deals_per_seed < 1:
         raise ValueError(f"deals_per_seed must be at least 1, got {deals_per_seed}")
     tables = tuple(task.reference_opponents if opponents is None else opponents)
@@ -114,6 +121,9 @@ def _play(
             res = evaluate(task.game, agent, opp, n_games=_games(task, deals_per_seed),
                            seed=first_deal + deal_base(s), **task.config, **task.env_settings)
             rets = [float(g["return"]) for g in res.per_game]
+            for g in res.per_game:
+                if llm is not None and "candidate" in g.get("llm", {}):
+                    add_stats(llm, g["llm"]["candidate"])
             seed_means.append(float(np.mean(rets)))
             returns.extend(rets)
             by_opp[opp]["returns"].extend(rets)
@@ -136,7 +146,9 @@ def score_task(task: Task, agent: Any, seeds: Sequence[int], deals_per_seed: int
             opponents (the held-out population, :mod:`tabletop_gym.tasks.held_out`).
         first_deal: Engine seed added to every deal's (another block of deals).
     """
-    per_seed, returns, by_opp = _play(task, agent, seeds, deals_per_seed, opponents, first_deal)
+    llm: dict[str, Any] = {}
+    per_seed, returns, by_opp = _play(task, agent, seeds, deals_per_seed, opponents, first_deal,
+                                      llm)
     _, lo, hi = mean_interval(returns)
     breakdown = {}
     for opp, d in by_opp.items():
@@ -150,13 +162,21 @@ def score_task(task: Task, agent: Any, seeds: Sequence[int], deals_per_seed: int
             "win_ci": list(wilson_interval(win, len(d["outcomes"]))),
             "mean_score": float(np.mean(d["scores"])),
         }
-    return {
+    out: dict[str, Any] = {
         "score": float(np.mean(per_seed)),
         "score_ci": [lo, hi],
         "per_seed": per_seed,
         "games": len(returns),
         "by_opponent": breakdown,
     }
+    if llm:
+        # an LLM agent's counters over the task's games, and whether its score is valid
+        from tabletop_gym.agents.llm import report_rows
+
+        (row,) = report_rows({_label(agent): llm})
+        out["llm"] = {k: v for k, v in row.items() if k not in ("agent", "invalid")}
+        out["invalid"] = row["invalid"]
+    return out
 
 
 # --- reference scores --------------------------------------------------------------------------
@@ -414,6 +434,7 @@ def run_suite(
                              tasks={t.id: t.version for t in tasks}),
         "tasks": rows,
         "aggregate": aggregate(rows, reps=bootstrap_reps),
+        "invalid": {r["id"]: r["invalid"] for r in rows if r.get("invalid")},
         "cpu_seconds": round(time.process_time() - cpu0, 1),
     }
 

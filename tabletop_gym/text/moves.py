@@ -47,7 +47,8 @@ class Parsed:
     Attributes:
         kind: One of :data:`CLASSES`.
         index: The position of the move in the legal list (0-based) when ``legal``.
-        match: How it was matched: ``"number"``, ``"exact"`` or ``"tolerant"`` (``legal``),
+        match: How it was matched: ``"number"``, ``"exact"``, ``"tolerant"`` or ``"short"``
+            (``legal``; ``"short"``: the move grammar's short form, :func:`short_form`),
             ``"exact"`` or ``"tolerant"`` (``illegal``), else ``""``.
         reason: Why it is not legal, in words a rethink prompt can quote (``""`` when legal).
     """
@@ -129,10 +130,23 @@ def is_number(text: str) -> bool:
     return _DIGITS.fullmatch(text) is not None
 
 
+_BRACKETED = re.compile(r"\s*\([^()]*\)")
+
+
+def short_form(name: str) -> str:
+    """A move's name as the move grammar lets it be written: bracketed text cut, normalised.
+
+    ``draw column 2 (Moai)`` is ``draw column 2``; ``play 2× H&G Fish (1 wood)`` is
+    ``play 2x h&g fish`` (``×`` may be written ``x``).
+    """
+    return normalise(_BRACKETED.sub("", name).replace("×", "x"))
+
+
 def parse_move(
     answer: str,
     legal: Sequence[str],
     other_moves: Callable[[], Sequence[str]] = lambda: (),
+    numbers: bool = True,
 ) -> Parsed:
     """Classify ``answer`` against the ``legal`` move strings (numbered from 1).
 
@@ -141,6 +155,9 @@ def parse_move(
         legal: The legal move strings, in the order of the numbered list.
         other_moves: The names of the game's actions that are not legal now (called only when
             the answer names no legal move, to tell ``illegal`` from ``unparsable``).
+        numbers: Whether the moves were listed with numbers (the ``list`` prompt mode). Without
+            a list (``grammar`` mode) a number is unparsable, and a move may also be written in
+            its :func:`short_form` (matched ``"short"`` when exactly one move has it).
 
     Returns:
         The :class:`Parsed` class, move index and reason.
@@ -149,7 +166,10 @@ def parse_move(
     cand = _candidate(answer)
     bare = cand.strip(_STRIP)
     if not bare:
-        return Parsed(UNPARSABLE, reason="the answer is empty; give a move number or its text")
+        what = "a move number or its text" if numbers else "a move in the move grammar"
+        return Parsed(UNPARSABLE, reason=f"the answer is empty; give {what}")
+    if not numbers:
+        return _parse_written(answer, cand, bare, legal, other_moves)
     number = _NUMBER.fullmatch(bare)
     if number:
         at = list_index(number.group(1), k)
@@ -197,6 +217,46 @@ def parse_move(
         return Parsed(UNPARSABLE, reason=f"the answer mentions more than one legal move "
                                          f"({named}); give exactly one")
     return Parsed(UNPARSABLE, reason=f"the answer names no legal move; give {what_to_give(k)}")
+
+
+def _parse_written(answer: str, cand: str, bare: str, legal: Sequence[str],
+                   other_moves: Callable[[], Sequence[str]]) -> Parsed:
+    """:func:`parse_move` without a numbered list: the move's text or its short form only."""
+    if _NUMBER.fullmatch(bare):
+        return Parsed(UNPARSABLE, reason=f"{shown(bare, 12)} is a number, but no moves were "
+                                         "numbered; write the move in the move grammar")
+    if cand in legal:
+        return Parsed(LEGAL, legal.index(cand), "exact")
+    norm = normalise(cand)
+    hits = [i for i, m in enumerate(legal) if normalise(m) == norm]
+    if len(hits) == 1:
+        return Parsed(LEGAL, hits[0], "tolerant")
+    short = short_form(cand)
+    shorts = [short_form(m) for m in legal]
+    hits = [i for i, m in enumerate(shorts) if m == short]
+    if len(hits) == 1:
+        return Parsed(LEGAL, hits[0], "short")
+    if len(hits) > 1:
+        named = ", ".join(f"'{legal[i]}'" for i in hits[:4])
+        return Parsed(UNPARSABLE, reason=f"'{shown(bare)}' fits more than one legal move "
+                                         f"({named}); write the whole move")
+    others = list(other_moves())
+    if norm and (norm in {normalise(m) for m in others}
+                 or short in {short_form(m) for m in others}):
+        return Parsed(ILLEGAL, match="tolerant",
+                      reason=f"'{shown(bare)}' is a move of the game but it is not legal now")
+    whole = normalise(answer.replace("×", "x"))
+    inside = [i for i, m in enumerate(shorts) if m and m in whole]
+    inside = [i for i in inside
+              if not any(j != i and shorts[i] in shorts[j] for j in inside)]
+    if len(inside) == 1:
+        return Parsed(LEGAL, inside[0], "tolerant")
+    if len(inside) > 1:
+        named = ", ".join(f"'{legal[i]}'" for i in inside[:4])
+        return Parsed(UNPARSABLE, reason=f"the answer mentions more than one legal move "
+                                         f"({named}); give exactly one")
+    return Parsed(UNPARSABLE, reason="the answer names no legal move; write one legal move "
+                                     "in the move grammar")
 
 
 def other_move_names(state: object, seat: int, legal_actions: Sequence[int],

@@ -118,6 +118,7 @@ def seat_view(
     renderer: Renderer,
     history: Sequence[str] = (),
     title: str | None = None,
+    mode: str = "list",
 ) -> TextObservation:
     """The text view of ``seat`` in ``state``.
 
@@ -127,10 +128,16 @@ def seat_view(
         renderer: The env's text render (``type(env).renderer``).
         history: The public lines since the seat's last decision (:class:`PublicHistory`).
         title: First line; default ``"You are seat <seat>."``.
+        mode: ``"list"``: the decision ends with the numbered legal moves; ``"grammar"``: it
+            does not (the move is written in the game's move grammar, given in the system
+            prompt; :data:`tabletop_gym.text.rules.PROMPT_MODES`). The returned moves are the
+            same in both.
 
     Returns:
-        The view and its numbered legal moves.
+        The view and its legal moves (numbered in the text in the ``list`` mode).
     """
+    if mode not in ("list", "grammar"):
+        raise ValueError(f"prompt mode {mode!r} is not offered; choose 'list' or 'grammar'")
     moves = legal_moves(state, seat)
     over = state.is_terminal()
     parts = [title or f"You are seat {seat}.", "", "== Table ==", renderer(state, seat)]
@@ -139,6 +146,9 @@ def seat_view(
     parts += ["", "== Decision =="]
     if over:
         parts += final_lines(state)
+    elif moves and mode == "grammar":
+        parts.append(f"You are to act (phase {state.phase()}). Write one legal move in the "
+                     "move grammar, as 'Move: <move>'.")
     elif moves:
         parts.append(f"You are to act (phase {state.phase()}). Legal moves:")
         parts += [f"{i}. {name}" for i, (_, name) in enumerate(moves, 1)]
@@ -225,14 +235,14 @@ class SeatTracker:
         hist.advance(actions)
         return hist
 
-    def view(self, env: Any, agent: str) -> TextObservation:
-        """The text view of ``agent`` in ``env`` now."""
+    def view(self, env: Any, agent: str, mode: str = "list") -> TextObservation:
+        """The text view of ``agent`` in ``env`` now (in prompt ``mode``, see :func:`seat_view`)."""
         raw = env.unwrapped
         seat = raw.seat_of(agent)
         hist = self._sync(raw, seat)
         return seat_view(raw.game_state, seat, type(raw).renderer,
                          hist.since(self._last_decision),
-                         title=f"You are {agent} (seat {seat}).")
+                         title=f"You are {agent} (seat {seat}).", mode=mode)
 
     def decided(self) -> None:
         """Mark the current point as this seat's last decision."""

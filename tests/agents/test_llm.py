@@ -33,6 +33,9 @@ from tabletop_gym.text.view import SeatTracker
 from tests.configs import raw_env
 from tests.llm_server import Reply, ScriptedServer, listed_moves
 
+REASONING = "My hand decides it: the first move."
+"""The scripted reasoning trace (7 words: 7 reasoning tokens by the server's count)."""
+
 ILLEGAL_NAME = {"rapa_nui": "no purchase", "positano": "no-op"}
 """A name of an action of the game that is not among the listed moves when the script uses it."""
 
@@ -42,7 +45,7 @@ class PatternScript:
 
     Decision ``d`` (counted by the requests that open a decision):
 
-    0. ``Move: 1``: legal, by number;
+    0. ``Move: 1``: legal, by number, with a reasoning trace apart (``reasoning_content``);
     1. the last move's exact text: legal, exact;
     2. the first move in upper case with a trailing period: legal, tolerant;
     3. prose that names no move (unparsable), then ``1`` on the rethink;
@@ -69,7 +72,7 @@ class PatternScript:
         moves = listed_moves(messages)
         kind = self.decision % 6
         if kind == 0:
-            return self._say("legal", "Move: 1")
+            return self._say("legal", "Move: 1", reasoning=REASONING)
         if kind == 1:
             return self._say("legal", moves[-1])
         if kind == 2:
@@ -94,9 +97,9 @@ class PatternScript:
             return Reply(raw=b"{this is not json")
         return self._say("unparsable", "pass")
 
-    def _say(self, kind, text):
+    def _say(self, kind, text, reasoning=None):
         self.intended.append(kind)
-        return Reply(text)
+        return Reply(text, reasoning=reasoning)
 
 
 def _attempts(records):
@@ -124,7 +127,15 @@ def test_whole_games_over_http_exercise_every_class_the_rethinks_the_fallback_an
         requests = server.requests
         headers = server.headers
     assert len(records) == 2 and all(r.replay().is_terminal() for r in records)
-    decisions = _attempts(records)
+    entries = _attempts(records)
+    decisions = [d for d in entries if not d["forced"]]
+    forced = [d for d in entries if d["forced"]]
+    # a forced move is one the seat had no choice in, played without a request
+    assert forced and all(d["attempts"] == [] and not d["fallback"] for d in forced)
+    for rec in records:
+        for log in rec.agent_logs:
+            for d in log["decisions"]:
+                assert d["forced"] == (len(rec.replay(d["index"]).legal_actions()) == 1)
     classes = [a["class"] for d in decisions for a in d["attempts"]]
     assert classes == script.intended  # each scripted answer got the class it was written for
     assert {"legal", "illegal", "unparsable", "no_answer"} <= set(classes)
@@ -149,8 +160,11 @@ def test_whole_games_over_http_exercise_every_class_the_rethinks_the_fallback_an
                 assert rec.actions[d["index"]] == d["action"]
     # counters in every game's row, summed over both games
     llm_rows = [g["llm"]["candidate"] for g in res.per_game]
-    total = {k: sum(r[k] for r in llm_rows) for k in llm_rows[0] if k != "no_answer_reasons"}
+    total = {k: sum(r[k] for r in llm_rows) for k in llm_rows[0]
+             if not isinstance(llm_rows[0][k], dict)}
     assert total["decisions"] == len(decisions)
+    assert total["forced"] == len(forced)
+    assert sum(len(d["attempts"]) for d in decisions) == len(requests)
     assert total["fallbacks"] == len(fallbacks)
     assert total["answers"] == len(classes)
     assert total["illegal"] == classes.count("illegal")
@@ -191,6 +205,11 @@ def test_the_record_round_trips_and_replay_shows_the_transcript_beside_the_moves
     assert main(["replay", str(path), "--view", str(seat), "--prompts"]) == 0
     own = capsys.readouterr().out
     assert "llm scripted try 1: legal <- 'Move: 1'" in own
+    # the reasoning is kept apart from the answer, shown to the seat's own view only
+    assert f"llm scripted try 1 reasoning:\n      ~ {REASONING}\n" in own
+    assert "(7 reasoning)" in own
+    assert any(a["reasoning"] == REASONING and a["answer"] == "Move: 1"
+               and a["reasoning_tokens"] == 7 for d in _attempts([rec]) for a in d["attempts"])
     assert "llm scripted try 1: illegal <- 'Move: no purchase' ('no purchase' is a move of" in own
     assert "FALLBACK, a random legal move was played for it" in own
     assert "llm scripted prompt:\n" in own and "  | == Decision ==" in own
@@ -199,6 +218,7 @@ def test_the_record_round_trips_and_replay_shows_the_transcript_beside_the_moves
     # another view sees the classes, never the prompts or answers (they hold the seat's cards)
     assert "llm scripted try 1: legal; " in public
     assert "Move: 1" not in public and "== Table ==" not in public
+    assert REASONING not in public and "(7 reasoning)" in public
     first = rec.agent_logs[0]["decisions"][0]
     assert transcript_lines(rec.agent_logs, first["index"], 1 - seat) == [
         line for line in transcript_lines(rec.agent_logs, first["index"], None)]
@@ -209,13 +229,16 @@ def test_league_cli_rates_the_llm_beside_the_heuristic_and_prints_its_report(tmp
     with ScriptedServer(script) as server:
         spec = f"llm:scripted@{server.base_url}?timeout=1.5&name=scripted-7b"
         # one decision in six ends in the fallback, past the limit: accepted by the flag only
+        prices = tmp_path / "prices.json"
+        prices.write_text(json.dumps({"scripted": {"prompt": 0.5, "completion": 2.0}}))
         code = main(["league", "--game", "rapa_nui", "--players", "2", "--agents", "heuristic",
                      spec, "--games", "2", "--bootstrap", "20", "--out", str(tmp_path),
-                     "--no-heatmap", "--allow-fallbacks"])
+                     "--no-heatmap", "--allow-fallbacks", "--prices", str(prices)])
     out, err = capsys.readouterr()
     assert code == 0
     assert "| rank | agent | rating (Elo) [95 % CI] |" in out
-    assert "| LLM agent | decisions | answers | fallback rate | illegal-answer rate |" in out
+    assert ("| LLM agent | decisions | forced | answers | fallback rate | illegal-answer rate |"
+            in out)
     assert "| `scripted-7b` **(INVALID)** |" in out and spec not in out  # ?name= is its name
     assert "tabletop-gym league: warning: the results of scripted-7b are INVALID: " in err
     data = json.loads((tmp_path / "league.json").read_text())
@@ -226,6 +249,12 @@ def test_league_cli_rates_the_llm_beside_the_heuristic_and_prints_its_report(tmp
     assert row["fallback_rate"] == pytest.approx(
         sum(1 for i in range(script.decision + 1) if i % 6 == 5) / row["decisions"])
     assert row["illegal_rate"] > 0 and row["tokens_per_decision"] > 0
+    # reasoning: 7 tokens for each decision of kind 0; cost: the price table, keyed by model
+    assert row["reasoning_tokens"] == 7 * len(range(0, script.decision + 1, 6))
+    assert row["cost_usd"] == pytest.approx(
+        (row["prompt_tokens"] * 0.5 + row["completion_tokens"] * 2.0) / 1e6)
+    assert row["forced"] > 0
+    assert f"| {row['cost_usd']:.4f} | **INVALID** |" in out
     saved = sorted((tmp_path / "records").glob("game_*.json"))
     assert len(saved) == 2
     assert GameRecord.from_json(saved[0].read_text()).agent_logs
@@ -265,7 +294,8 @@ def test_a_refused_connection_is_a_counted_no_answer_and_the_game_still_ends():
 def test_a_malformed_response_is_a_counted_no_answer(reply, why):
     with ScriptedServer(lambda messages, k: reply) as server:
         backend = OpenAIBackend("m", server.base_url, timeout=2)
-        agent = LLMAgent(backend, "rapa_nui", rethinks=1, rng=0)
+        # the first move of this deal is the only legal one: asked all the same
+        agent = LLMAgent(backend, "rapa_nui", rethinks=1, rng=0, ask_forced=True)
         env = raw_env("rapa_nui", num_players=2)
         env.reset(seed=0)
         action = agent.act_env(env, "player_0")
@@ -393,8 +423,9 @@ def test_play_against_an_llm_opponent_saves_its_transcript(tmp_path, monkeypatch
     assert code == 0 and "player_1: " in out and "scores:" in out
     rec = GameRecord.from_json(record.read_text())
     (log,) = rec.agent_logs
-    assert log["agent"] == "player_1" and len(log["decisions"]) == served > 0
-    assert {a["class"] for d in log["decisions"] for a in d["attempts"]} == {"legal"}
+    asked = [d for d in log["decisions"] if not d["forced"]]
+    assert log["agent"] == "player_1" and len(asked) == served > 0
+    assert {a["class"] for d in asked for a in d["attempts"]} == {"legal"}
 
 
 def test_suite_run_accepts_an_llm_spec():
@@ -402,7 +433,9 @@ def test_suite_run_accepts_an_llm_spec():
     from tabletop_gym.tasks.runner import check_agent
 
     with ScriptedServer(lambda messages, k: Reply("Move: 1")) as server:
-        check_agent(TASKS["RapaNui-2p-vsHeuristic-v0"], f"llm:s@{server.base_url}?timeout=5")
+        # forced=ask: the first move of the task's deal is the only legal one, asked anyway
+        check_agent(TASKS["RapaNui-2p-vsHeuristic-v0"],
+                    f"llm:s@{server.base_url}?timeout=5&forced=ask")
         assert len(server.requests) == 1
 
 
@@ -416,4 +449,7 @@ def test_eval_cli_prints_the_llm_report(capsys):
     assert code == 0
     (row,) = [line for line in out.splitlines() if line.startswith(f"| `{spec}` |")]
     # every answer legal at the first try: one answer per decision, no fallback, no failure
-    assert row.startswith(f"| `{spec}` | {served} | {served} | 0.000 | 0.000 | 0.000 | 0.000 | ")
+    cells = [c.strip() for c in row.split("|")[2:-1]]
+    assert cells[0] == cells[2] == str(served)  # decisions, answers
+    assert int(cells[1]) > 0  # forced moves, played without a request
+    assert cells[3:7] == ["0.000"] * 4

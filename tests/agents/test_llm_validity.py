@@ -147,8 +147,49 @@ def test_a_table_league_marks_an_llm_that_never_answered():
     assert "| `down` **(INVALID)** |" in res.markdown()
 
 
-@pytest.mark.parametrize("command", [["eval"], ["league"], ["play"], ["suite", "run"]])
+@pytest.mark.parametrize("command", [["eval"], ["league"], ["play"], ["suite", "run"],
+                                     ["ladder"]])
 def test_the_help_of_every_agent_argument_mentions_llm_specs(command, capsys):
     with pytest.raises(SystemExit):
         main([*command, "--help"])
     assert "llm:MODEL@BASE_URL" in " ".join(capsys.readouterr().out.split())
+
+
+def test_suite_run_marks_an_invalid_llm_score_and_exits_3_unless_allowed(tmp_path, capsys):
+    import jsonschema
+
+    from tabletop_gym.agents import llm
+    from tabletop_gym.tasks.runner import SCHEMA_FILE
+
+    schema = json.loads(SCHEMA_FILE.read_text())
+    task = "RapaNui-2p-vsHeuristic-v0"
+    out = tmp_path / "run.json"
+    with ScriptedServer(lambda messages, k: Reply(status=503)) as server:
+        argv = ["suite", "run", "--suite", "rapa_nui", "--agent",
+                f"llm:stub@{server.base_url}?timeout=5&rethinks=0", "--label", "stub",
+                "--seeds", "1", "--deals", "1", "--task", task, "--out", str(out)]
+        assert main(argv) == INVALID_STATUS == llm.INVALID_STATUS
+        printed, err = capsys.readouterr()
+        doc = json.loads(out.read_text())
+        assert main([*argv, "--allow-fallbacks"]) == 0
+        assert "warning: the results of stub on " in capsys.readouterr().err
+    jsonschema.validate(doc, schema)
+    (row,) = doc["tasks"]
+    # every model decision of the 2 games (one per seat) went to the fallback
+    assert row["llm"]["fallback_rate"] == 1.0 and row["llm"]["decisions"] > 0
+    assert row["llm"]["no_answer_reasons"] and row["llm"]["forced"] > 0
+    assert doc["invalid"] == {task: row["invalid"]} and "(100%)" in row["invalid"]
+    assert f"error: the results of stub on {task} are INVALID: " in err
+    assert f"| `{task}` | " in printed and " **INVALID** |" in printed
+
+
+def test_suite_run_of_a_model_that_answers_is_valid(tmp_path, capsys):
+    out = tmp_path / "run.json"
+    with ScriptedServer(lambda messages, k: Reply("Move: 1")) as server:
+        code = main(["suite", "run", "--suite", "rapa_nui", "--agent",
+                     f"llm:m@{server.base_url}?timeout=5", "--seeds", "1", "--deals", "1",
+                     "--task", "RapaNui-2p-vsHeuristic-v0", "--out", str(out)])
+    assert code == 0 and "INVALID" not in capsys.readouterr().out
+    doc = json.loads(out.read_text())
+    assert doc["invalid"] == {} and doc["tasks"][0]["invalid"] == ""
+    assert doc["tasks"][0]["llm"]["fallback_rate"] == 0.0
