@@ -205,18 +205,30 @@ def parse_move(
     if norm and norm in {normalise(m) for m in others}:
         return Parsed(ILLEGAL, match="tolerant",
                       reason=f"'{bare}' is a move of the game but it is not legal now")
-    whole = normalise(answer)
-    inside = [i for i, m in enumerate(normed) if m and m in whole]
+    return _mentioned(normalise(answer), normed, legal,
+                      f"the answer names no legal move; give {what_to_give(k)}")
+
+
+def _mentioned(whole: str, names: Sequence[str], legal: Sequence[str], none: str) -> Parsed:
+    """The one legal move whose (normalised) name ``whole`` mentions, or why there is none.
+
+    Args:
+        whole: The normalised answer.
+        names: Each legal move's name as it is looked for in ``whole``.
+        legal: The legal moves' texts, for the message.
+        none: The reason given when no move is mentioned.
+    """
+    inside = [i for i, m in enumerate(names) if m and m in whole]
     # A move whose name is part of another mentioned move's name is not a second mention.
     inside = [i for i in inside
-              if not any(j != i and normed[i] in normed[j] for j in inside)]
+              if not any(j != i and names[i] in names[j] for j in inside)]
     if len(inside) == 1:
         return Parsed(LEGAL, inside[0], "tolerant")
     if len(inside) > 1:
         named = ", ".join(f"'{legal[i]}'" for i in inside[:4])
         return Parsed(UNPARSABLE, reason=f"the answer mentions more than one legal move "
                                          f"({named}); give exactly one")
-    return Parsed(UNPARSABLE, reason=f"the answer names no legal move; give {what_to_give(k)}")
+    return Parsed(UNPARSABLE, reason=none)
 
 
 def _parse_written(answer: str, cand: str, bare: str, legal: Sequence[str],
@@ -245,18 +257,8 @@ def _parse_written(answer: str, cand: str, bare: str, legal: Sequence[str],
                  or short in {short_form(m) for m in others}):
         return Parsed(ILLEGAL, match="tolerant",
                       reason=f"'{shown(bare)}' is a move of the game but it is not legal now")
-    whole = normalise(answer.replace("×", "x"))
-    inside = [i for i, m in enumerate(shorts) if m and m in whole]
-    inside = [i for i in inside
-              if not any(j != i and shorts[i] in shorts[j] for j in inside)]
-    if len(inside) == 1:
-        return Parsed(LEGAL, inside[0], "tolerant")
-    if len(inside) > 1:
-        named = ", ".join(f"'{legal[i]}'" for i in inside[:4])
-        return Parsed(UNPARSABLE, reason=f"the answer mentions more than one legal move "
-                                         f"({named}); give exactly one")
-    return Parsed(UNPARSABLE, reason="the answer names no legal move; write one legal move "
-                                     "in the move grammar")
+    return _mentioned(normalise(answer.replace("×", "x")), shorts, legal,
+                      "the answer names no legal move; write one legal move in the move grammar")
 
 
 def other_move_names(state: object, seat: int, legal_actions: Sequence[int],
