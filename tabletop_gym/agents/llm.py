@@ -853,6 +853,25 @@ def invalid_agents(rows: Sequence[dict[str, Any]]) -> dict[str, str]:
     return {r["agent"]: r["invalid"] for r in rows if r.get("invalid")}
 
 
+def warn_invalid(rows: Sequence[dict[str, Any]], what: str, stacklevel: int) -> dict[str, str]:
+    """Warn (:class:`InvalidResultWarning`) when any of the report ``rows`` is invalid.
+
+    Args:
+        rows: The LLM report rows of a result.
+        what: The result, as the warning's subject (``"this league's results"``).
+        stacklevel: The caller's stack level for the warning, counted from the caller.
+
+    Returns:
+        ``{agent: why}`` of the invalid rows (:func:`invalid_agents`).
+    """
+    invalid = invalid_agents(rows)
+    if invalid:
+        warnings.warn(f"{what} invalid: " + "; ".join(
+            f"{name}: {why}" for name, why in invalid.items()), InvalidResultWarning,
+            stacklevel=stacklevel + 1)
+    return invalid
+
+
 if TYPE_CHECKING:
     # The language model is handed the env (tabletop_gym.agents.base.TextAgent).
     from tabletop_gym.agents.base import TextAgent

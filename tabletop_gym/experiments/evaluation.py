@@ -22,7 +22,6 @@ import dataclasses
 import json
 import math
 import pathlib
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -30,13 +29,12 @@ import numpy as np
 
 from tabletop_gym.agents.base import Agent, agent_name, choose_action, make_agent
 from tabletop_gym.agents.llm import (
-    InvalidResultWarning,
     add_stats,
     empty_stats,
     game_stats,
-    invalid_agents,
     record_with_logs,
     report_rows,
+    warn_invalid,
 )
 from tabletop_gym.core.aec import TabletopAECEnv
 from tabletop_gym.registry import game_spec
@@ -261,11 +259,7 @@ def summarise(game: str, config: dict[str, Any], candidate: str, opponent: str,
             if role in g.get("llm", {}):
                 add_stats(totals.setdefault(name, empty_stats()), g["llm"][role])
     llm = report_rows(totals)
-    invalid = invalid_agents(llm)
-    if invalid:
-        warnings.warn("this result is invalid: " + "; ".join(
-            f"{name}: {why}" for name, why in invalid.items()), InvalidResultWarning,
-            stacklevel=3)
+    invalid = warn_invalid(llm, "this result is", stacklevel=3)
     win_rate = float(np.mean(outcomes)) if outcomes else math.nan
     mean_s, lo_s, hi_s = mean_interval(scores)
     mean_d, lo_d, hi_d = mean_interval(diffs)

@@ -22,7 +22,6 @@ import dataclasses
 import itertools
 import json
 import pathlib
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -30,13 +29,13 @@ import numpy as np
 
 from tabletop_gym.agents.base import agent_name, check_spec
 from tabletop_gym.agents.llm import (
-    InvalidResultWarning,
     add_stats,
     empty_stats,
     game_stats,
     invalid_agents,
     load_prices,
     report_rows,
+    warn_invalid,
 )
 from tabletop_gym.experiments.evaluation import (
     _raw_env_factory,
@@ -485,11 +484,7 @@ def run_table_league(
         if verbose:
             print(f"table {[names[i] for i in table]}: {deals_per_table * n} games", flush=True)
     llm_rows = report_rows(llm_stats)
-    invalid = invalid_agents(llm_rows)
-    if invalid:
-        warnings.warn("this league's results are invalid: " + "; ".join(
-            f"{name}: {why}" for name, why in invalid.items()), InvalidResultWarning,
-            stacklevel=2)
+    invalid = warn_invalid(llm_rows, "this league's results are", stacklevel=2)
     pairs = [pairwise_results(g["agents"], g["scores"], g["winners"]) for g in games]
     per_game = [np.array(p, dtype=float).reshape(-1, 3) for p in pairs]
 
