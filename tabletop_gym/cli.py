@@ -318,6 +318,11 @@ def cmd_ladder(args: argparse.Namespace) -> int:
         res = ladder.rate_against(_agent_spec(args.agent), games_per_member=args.games,
                                   seed=args.seed, bootstrap=args.bootstrap, ladder=doc)
     print(res.markdown())
+    if args.out is not None:
+        out = pathlib.Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(res.to_json(), indent=1) + "\n")
+        print(f"saved {out}")
     if args.games != ladder.GAMES_PER_MEMBER or args.seed != 0:
         print(f"\nnote: off protocol ({args.games} games per member, seed {args.seed}; the "
               f"protocol plays {ladder.GAMES_PER_MEMBER} from seed 0): not comparable as a "
@@ -636,6 +641,7 @@ def build_parser() -> argparse.ArgumentParser:
     ld.add_argument("--seed", type=int, default=0)
     ld.add_argument("--bootstrap", type=int, default=1000)
     ld.add_argument("--ladder", default=None, help="ladder file (default: the committed one)")
+    ld.add_argument("--out", default=None, help="write the rating to this JSON file too")
     ld.add_argument("--allow-fallbacks", action="store_true", help=_allow_fallbacks_help())
     ld.add_argument("--refit", action="store_true",
                     help="fit the ladder itself (a round robin of its members) and write it")

@@ -93,3 +93,33 @@ def test_the_committed_ladder_is_of_the_protocol_with_its_members():
     assert doc["games_per_member"] == ladder.GAMES_PER_MEMBER
     for member, (lo, hi) in doc["rating_ci"].items():
         assert lo <= doc["ratings"][member] <= hi
+
+
+def test_a_rating_is_saved_with_out_and_reads_back(tmp_path, capsys):
+    lad = tmp_path / "ladder.json"
+    lad.write_text(json.dumps(_tiny_ladder()))
+    out = tmp_path / "ratings" / "heuristic.json"
+    assert main(["ladder", "--agent", "heuristic", "--games", "2", "--bootstrap", "20",
+                 "--ladder", str(lad), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f"saved {out}" in printed
+    back = ladder.LadderRating.from_json(json.loads(out.read_text()))
+    assert back.agent == "heuristic" and back.protocol == ladder.LADDER_PROTOCOL
+    assert [m["games"] for m in back.per_member] == [2, 2]
+    assert back.markdown() in printed  # the file holds the rating the command printed
+    doc = back.to_json()
+    with pytest.raises(ValueError, match="not a ladder rating of protocol"):
+        ladder.LadderRating.from_json({**doc, "protocol": "tabletop-ladder-v0"})
+    with pytest.raises(ValueError, match="a ladder rating has the entries"):
+        ladder.LadderRating.from_json({k: v for k, v in doc.items() if k != "ci"})
+
+
+def test_the_committed_example_rating_was_made_against_the_committed_ladder():
+    # docs/llm.md shows it: a rating of the heuristic under the protocol (100 games a member)
+    root = ladder.LADDER_FILE.parents[2]
+    rating = ladder.LadderRating.from_json(
+        json.loads((root / "benchmarks" / "ladder" / "heuristic.json").read_text()))
+    doc = ladder.load_ladder()
+    assert {m["member"]: m["rating"] for m in rating.per_member} == doc["ratings"]
+    assert all(m["games"] == ladder.GAMES_PER_MEMBER for m in rating.per_member)
+    assert rating.ci[0] <= rating.rating <= rating.ci[1]

@@ -14,6 +14,7 @@ generator makes now, so a table cannot drift from the code it describes.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from collections.abc import Callable
@@ -427,6 +428,16 @@ def ladder_ratings() -> str:
               f"{doc['games_per_pair']} games per pair (protocol {doc['protocol']}).")
 
 
+def ladder_heuristic() -> str:
+    """The heuristic rated under the protocol (``benchmarks/ladder/heuristic.json``)."""
+    from tabletop_gym.experiments.ladder import LadderRating
+
+    doc = json.loads((ROOT / "benchmarks" / "ladder" / "heuristic.json").read_text())
+    rating = LadderRating.from_json(doc)
+    return (rating.markdown() + "\n\nHalf-width of the interval: "
+            f"{(rating.ci[1] - rating.ci[0]) / 2:.0f} Elo.")
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
     "rapa_nui-cards": rapa_nui_cards,
     "rapa_nui-actions": rapa_nui_actions,
@@ -448,6 +459,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "llm-league": llm_league,
     "llm-probe-references": llm_probe_references,
     "ladder-ratings": ladder_ratings,
+    "ladder-heuristic": ladder_heuristic,
 }
 
 

@@ -162,6 +162,27 @@ class LadderRating:
                          f"{m['points']:g} | {m['win_rate']:.3f} |")
         return "\n".join(lines)
 
+    def to_json(self) -> dict[str, Any]:
+        """The rating as a JSON document (what ``tabletop-gym ladder --out`` writes)."""
+        doc = dataclasses.asdict(self)
+        doc["ci"] = list(self.ci)
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> LadderRating:
+        """A rating back from :meth:`to_json`'s document.
+
+        Raises:
+            ValueError: When ``doc`` is not a rating of :data:`LADDER_PROTOCOL`.
+        """
+        if not isinstance(doc, dict) or doc.get("protocol") != LADDER_PROTOCOL:
+            raise ValueError(f"not a ladder rating of protocol {LADDER_PROTOCOL}")
+        fields = {f.name for f in dataclasses.fields(cls)}
+        if set(doc) != fields:
+            raise ValueError(f"a ladder rating has the entries {sorted(fields)}, got "
+                             f"{sorted(doc)}")
+        return cls(**{**doc, "ci": tuple(doc["ci"])})
+
 
 def rate_against(agent: Any, games_per_member: int = GAMES_PER_MEMBER, seed: int = 0,
                  bootstrap: int = 1000, ladder: dict[str, Any] | None = None) -> LadderRating:
