@@ -226,6 +226,28 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return _invalid_status(args, res.invalid)
 
 
+def cmd_exploit(args: argparse.Namespace) -> int:
+    """Train best responses to an agent over a budget ladder and score them (issue 42)."""
+    try:
+        budgets = [int(b.replace("_", "")) for b in args.budgets.split(",")]
+    except ValueError:
+        raise CLIError(f"--budgets takes learner steps separated by commas, e.g. "
+                       f"100000,300000,1000000; got {args.budgets!r}") from None
+    hparams = _parse_kv(args.hp)
+    if "hidden" in hparams and isinstance(hparams["hidden"], list):
+        hparams["hidden"] = tuple(hparams["hidden"])
+    from tabletop_gym.jax.train import TrainConfig
+    from tabletop_gym.tasks.exploit import LADDER_SETTINGS, exploit, markdown
+
+    config = TrainConfig.from_overrides({**LADDER_SETTINGS, **hparams})
+    out = exploit(game_spec(args.game).name, args.players, _agent_spec(args.agent),
+                  budgets=budgets, seeds=args.seeds, eval_games=args.games, out=args.out,
+                  config=config, proxy=args.proxy, seed=args.seed, policies=args.policies,
+                  env_config=_parse_kv(args.set))
+    print("\n".join(markdown([out])))
+    return 0
+
+
 INVALID_STATUS = 3
 """Exit status of ``eval`` and ``league`` when an LLM result is invalid (docs/llm.md); the same
 as :data:`tabletop_gym.agents.llm.INVALID_STATUS`, kept here so that importing the command does
@@ -615,6 +637,35 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--out", default=None, help="save <out>.csv and <out>.json")
     e.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE")
     e.set_defaults(func=cmd_eval)
+
+    x = sub.add_parser("exploit", help="how exploitable an agent is: train best responses to it "
+                       "on the batched JAX engine over a budget ladder and score them against "
+                       "it (docs/results.md, Exploitability)")
+    x.add_argument("--game", default="rapa_nui", help="a game with a batched engine")
+    x.add_argument("--players", type=int, default=2)
+    x.add_argument("--agent", default="random",
+                   help="random, jax-ppo, heuristic-net, jax:<checkpoint.npz>, or a Python-only "
+                        "agent (heuristic trains against its distilled copy; another needs "
+                        "--proxy)")
+    x.add_argument("--proxy", default=None,
+                   help="jax:<checkpoint.npz>: a JAX copy of a Python-only agent to train "
+                        "against (it is still scored against the real agent)")
+    x.add_argument("--budgets", default="100000,300000,1000000",
+                   help="learner steps per seed at which the best response is scored, "
+                        "increasing, comma-separated")
+    x.add_argument("--seeds", type=int, default=2)
+    x.add_argument("--games", type=int, default=400,
+                   help="seat-rotated games of each scoring (400: about ±0.05 in win rate)")
+    x.add_argument("--seed", type=int, default=0)
+    x.add_argument("--out", default="benchmarks/exploit",
+                   help="results folder (a file already there is not redone)")
+    x.add_argument("--policies", default=None, help="keep each best response's checkpoint here")
+    x.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
+                   help="game config switches")
+    x.add_argument("--hp", nargs="*", default=[], metavar="KEY=VALUE",
+                   help="PPO settings over tabletop_gym.tasks.exploit.LADDER_SETTINGS, e.g. "
+                        "num_envs=4096 hidden=[256,256]")
+    x.set_defaults(func=cmd_exploit)
 
     lg = sub.add_parser("league", help="round robin with seat rotation, ratings and a heatmap")
     lg.add_argument("--game", default="rapa_nui", choices=game_names())

@@ -597,13 +597,18 @@ def portable_settings(config: TrainConfig) -> dict[str, Any]:
     """
     out = {k: list(v) if isinstance(v, tuple) else v
            for k, v in dataclasses.asdict(config).items()}
-    net = out.get("opponent_net")
-    if net is not None:
-        package = pathlib.Path(__file__).resolve().parent.parent
-        path = pathlib.Path(str(net)).resolve()
-        if path.is_relative_to(package):
-            out["opponent_net"] = str(pathlib.Path("tabletop_gym") / path.relative_to(package))
+    if out.get("opponent_net") is not None:
+        out["opponent_net"] = portable_path(str(out["opponent_net"]))
     return out
+
+
+def portable_path(path: str | pathlib.Path) -> str:
+    """A file shipped in the package by its package path (``tabletop_gym/...``), else as given."""
+    package = pathlib.Path(__file__).resolve().parent.parent
+    resolved = pathlib.Path(str(path)).resolve()
+    if resolved.is_relative_to(package):
+        return str(pathlib.Path("tabletop_gym") / resolved.relative_to(package))
+    return str(path)
 
 
 def checkpoint_metadata(trainer: Trainer, seed: int, learner_steps: int,
@@ -842,6 +847,7 @@ __all__ = [
     "flat_params",
     "pfsp_probabilities",
     "policy_logits",
+    "portable_path",
     "save_checkpoint",
     "seat_gae",
     "train",

@@ -35,6 +35,8 @@ from tabletop_gym.tasks.train import RECIPES
 
 PAGE = pathlib.Path("docs") / "results.md"
 FIGURE = pathlib.Path("docs") / "img" / "results.png"
+EXPLOIT_FIGURE = "exploit.png"
+"""The gain curves' file name, beside the page's figure."""
 BENCHMARKS = pathlib.Path("benchmarks")
 SUITE = "core"
 LEARNER_SEEDS = 5
@@ -443,8 +445,11 @@ def _compute_table(rows: Sequence[Row],
 
 def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, Any],
          figure: str | None = "img/results.png",
-         played: Mapping[str, Mapping[str, Any]] | None = None) -> str:
-    """The Markdown of ``docs/results.md``."""
+         played: Mapping[str, Mapping[str, Any]] | None = None,
+         ladders: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The Markdown of ``docs/results.md`` (``ladders``: :func:`.exploit.load`'s)."""
+    from tabletop_gym.tasks import exploit
+
     task_ids = list(SUITES[SUITE].task_ids)
     played = {} if played is None else played
     compute, _total = _compute_table(rows, played)
@@ -516,6 +521,7 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "of each choice). `tabletop-gym suite leagues` plays them.",
         "",
         *_league_sections(played),
+        *exploit.section(ladders, f"img/{EXPLOIT_FIGURE}" if figure and ladders else None),
         "## Recipes and compute",
         "",
         recipes,
@@ -591,18 +597,26 @@ def plot(rows: Sequence[Row], path: str | pathlib.Path = FIGURE) -> pathlib.Path
 def write(root: str | pathlib.Path = BENCHMARKS, out: str | pathlib.Path = PAGE,
           figure: str | pathlib.Path | None = FIGURE) -> str:
     """Write the page and, unless ``figure`` is None, redraw its figure; the page's text."""
+    from tabletop_gym.tasks import exploit
+
     rows, held_refs = collect(root)
+    ladders = exploit.load(pathlib.Path(root) / "exploit")
     text = page(rows, load_references(), held_refs,
-                played=leagues.load(pathlib.Path(root) / "leagues"))
+                played=leagues.load(pathlib.Path(root) / "leagues"), ladders=ladders)
     pathlib.Path(out).write_text(text)
     if figure is not None:
         plot(rows, figure)
+        if ladders:
+            exploit.plot(ladders, pathlib.Path(figure).parent / EXPLOIT_FIGURE)
     return text
 
 
 def check(root: str | pathlib.Path = BENCHMARKS, out: str | pathlib.Path = PAGE) -> bool:
     """Whether the committed page is what the committed files give."""
+    from tabletop_gym.tasks import exploit
+
     rows, held_refs = collect(root)
     text = page(rows, load_references(), held_refs,
-                played=leagues.load(pathlib.Path(root) / "leagues"))
+                played=leagues.load(pathlib.Path(root) / "leagues"),
+                ladders=exploit.load(pathlib.Path(root) / "exploit"))
     return pathlib.Path(out).is_file() and pathlib.Path(out).read_text() == text
