@@ -772,31 +772,71 @@ def to_record(state: TabletopState, seed: int) -> GameRecord:
     A game played in OpenSpiel from the chance outcomes of :func:`deal_draws` becomes one of our
     records (config, seed, actions), which ``GameRecord.replay`` and the CLI read.
 
+    A record holds sequential actions, so a game played at OpenSpiel's own simultaneous node
+    (``transform=none``) becomes the record of the same game under the turn-based transform
+    (``transform="turn_based"``, as the AEC env plays it): each joint action is the seats'
+    actions one after another in seat order, leaving out every seat without a choice there
+    (whose entry in OpenSpiel's history is whatever id was sent for it), which is the order and
+    the ids in which :class:`~tabletop_gym.core.turn_based.TurnBasedGame` takes them. The
+    record replays to the same position and returns; :func:`load_record` reads it back as the
+    turn-based OpenSpiel game.
+
     Raises:
-        ValueError: When the state's chance outcomes are not ``seed``'s deal, or the game has a
-            simultaneous node (a record holds sequential actions: load the game with
-            ``transform=turn_based``).
+        ValueError: When the state's chance outcomes are not ``seed``'s deal.
     """
     game: TabletopGame = state.get_game()
-    if game.get_type().dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
-        raise ValueError(
-            "a game record holds sequential actions; this game has a simultaneous node, so "
-            "load it with transform=turn_based (as the AEC env plays it)"
-        )
     history = state.full_history()
     chance = [int(pa.action) for pa in history if pa.player == _CHANCE]
     expected = deal_draws(game.engine, seed)
     # A state still dealing has a prefix of the deal's outcomes (and no action yet).
     if chance != expected[: len(chance)]:
         raise ValueError(f"the state's chance outcomes are not the deal of seed {seed}")
-    transform = game.engine.transform_name if isinstance(game.engine, TurnBasedGame) else None
+    moves = [(int(pa.player), int(pa.action)) for pa in history if pa.player != _CHANCE]
+    engine = game.engine
+    if isinstance(engine, TurnBasedGame):
+        transform: str | None = engine.transform_name
+        actions = [a for _, a in moves]
+    elif game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL:
+        transform, actions = None, [a for _, a in moves]
+    else:
+        transform, actions = "turn_based", _turn_based_actions(engine, chance, moves)
     return GameRecord(
         game=game.spec.name,
-        config=game.engine.config.to_dict(),
+        config=engine.config.to_dict(),
         seed=int(seed),
-        actions=[int(pa.action) for pa in history if pa.player != _CHANCE],
+        actions=actions,
         transform=transform,
     )
+
+
+def _turn_based_actions(engine: Game, draws: Sequence[int],
+                        moves: Sequence[tuple[int, int]]) -> list[int]:
+    """The turn-based transform's actions of a history played at native simultaneous nodes.
+
+    OpenSpiel's history holds a joint action as one ``(seat, action)`` entry per seat, seats in
+    order, so which entries belong to a joint action shows only by replaying the game: the
+    engine replays ``moves`` from the deal of ``draws``.
+    """
+    if not moves:
+        return []
+    position = _deal(engine, draws)
+    assert not isinstance(position, int)  # an action was taken, so the deal was complete
+    n = engine.num_players
+    actions: list[int] = []
+    i = 0
+    while i < len(moves):
+        if position.current_player() != SIMULTANEOUS:
+            position.apply_action(moves[i][1])
+            actions.append(moves[i][1])
+            i += 1
+            continue
+        entries = moves[i : i + n]
+        assert [p for p, _ in entries] == list(range(n))  # how OpenSpiel stores a joint action
+        joint = [a if position.legal_actions(p) else None for p, a in entries]
+        actions.extend(a for a in joint if a is not None)
+        position.apply_joint_action(joint)
+        i += n
+    return actions
 
 
 # --- observations -------------------------------------------------------------------------------

@@ -19,10 +19,21 @@ from open_spiel.python.algorithms import ismcts, mcts
 from open_spiel.python.algorithms import outcome_sampling_mccfr as os_mccfr
 from open_spiel.python.observation import make_observation
 
-from tabletop_gym.core.game import ConfigError, IllegalActionError, StateFormatError
+from tabletop_gym.core.game import (
+    SIMULTANEOUS,
+    TERMINAL,
+    ConfigError,
+    Game,
+    GameConfig,
+    IllegalActionError,
+    State,
+    StateFormatError,
+)
+from tabletop_gym.core.turn_based import TurnBasedGame
 from tabletop_gym.integrations.openspiel import (
     HeuristicBot,
     TabletopState,
+    _turn_based_actions,
     deal_draws,
     league_alpharank,
     load_record,
@@ -224,8 +235,137 @@ def test_a_game_played_in_openspiel_becomes_a_game_record_and_back():
     assert load_record(record).history() == state.history()
     with pytest.raises(ValueError, match="not the deal of seed 43"):
         to_record(state, 43)
-    with pytest.raises(ValueError, match="load it with transform=turn_based"):
-        to_record(_load("positano", num_players=2).new_initial_state(), 0)
+
+
+@pytest.mark.parametrize("players", [1, 2, 3])
+def test_a_game_played_at_native_simultaneous_bids_becomes_a_turn_based_record(players):
+    g = _load("positano", num_players=players)
+    assert g.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
+    state = g.new_initial_state()
+    for outcome in deal_draws(g.engine, 7):
+        state.apply_action(outcome)
+    # The first bid by hand: OpenSpiel keeps a joint action as one entry per seat, and the
+    # turn-based transform takes the same ids one seat after another in seat order. Solo bids
+    # alone, after Otto (rules §7): a sequential node, one action.
+    assert state.is_simultaneous_node() == (players > 1)
+    first = [int(state.legal_actions(p)[-1]) for p in range(players)]
+    if players > 1:
+        state.apply_actions(first)
+    else:
+        state.apply_action(first[0])
+    assert to_record(state, 7).actions == first
+    state = _play_random(state, np.random.default_rng(players), 10_000)
+    assert state.is_terminal()
+    record = to_record(state, 7)
+    assert (record.game, record.seed, record.transform) == ("positano", 7, "turn_based")
+    assert record.config == g.engine.config.to_dict()
+    replayed = record.replay()
+    assert replayed.inner == state.engine_state
+    assert replayed.returns() == state.returns()
+    assert replayed.scores() == state.engine_state.scores()
+    loaded = load_record(record)
+    assert loaded.get_game().get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+    assert loaded.is_terminal()
+    assert loaded.engine_state.inner == state.engine_state
+    assert loaded.returns() == state.returns()
+    assert to_record(loaded, 7) == record
+    with pytest.raises(ValueError, match="not the deal of seed 8"):
+        to_record(state, 8)
+
+
+class _SkipState(State):
+    """Three seats bid 0-2 at once for two rounds; in round r seat r has no choice."""
+
+    def __init__(self, game: Game, bids: tuple[tuple[int | None, ...], ...] = ()):
+        self.game = game
+        self.bids = bids
+
+    def current_player(self) -> int:
+        return SIMULTANEOUS if len(self.bids) < 2 else TERMINAL
+
+    def phase(self) -> str:
+        return "bid"
+
+    def _legal_actions(self) -> list[int]:
+        return []
+
+    def _apply_action(self, action: int) -> None:
+        raise AssertionError("no sequential node")
+
+    def _legal_simultaneous(self, player: int) -> list[int]:
+        return [] if player == len(self.bids) else [0, 1, 2]
+
+    def _apply_joint_action(self, actions: list[int | None]) -> None:
+        self.bids += (tuple(actions),)
+
+    def action_to_string(self, action: int, player: int | None = None) -> str:
+        return f"bid {action}"
+
+    def scores(self) -> list[float]:
+        return [float(sum(r[p] or 0 for r in self.bids)) for p in range(3)]
+
+    def score_breakdown(self) -> list[dict]:
+        return [{"total": x} for x in self.scores()]
+
+    def winners(self) -> list[int]:
+        return []
+
+    def clone(self) -> _SkipState:
+        return _SkipState(self.game, self.bids)
+
+    def to_dict(self) -> dict:
+        return {"bids": [list(r) for r in self.bids]}
+
+
+class _SkipGame(Game):
+    name = "skip"
+    config_class = GameConfig
+    phases = ("bid",)
+    num_distinct_actions = 3
+    max_game_length = 2
+    score_bounds = (0.0, 4.0)
+
+    def __init__(self):
+        super().__init__(GameConfig(num_players=3))
+
+    def new_initial_state(self, rng: random.Random) -> _SkipState:
+        return _SkipState(self)
+
+    def _state_from_dict(self, data: dict) -> _SkipState:
+        raise NotImplementedError
+
+
+def test_a_seat_without_a_choice_is_left_out_of_the_turn_based_actions():
+    game = _SkipGame()
+    # OpenSpiel's history of two joint actions, with -1 sent for the seat without a choice
+    # (seat 0 in the first, seat 1 in the second).
+    moves = [(0, -1), (1, 2), (2, 0), (0, 1), (1, -1), (2, 2)]
+    actions = _turn_based_actions(game, [], moves)
+    assert actions == [2, 0, 1, 2]
+    # The turn-based transform takes exactly these, seat by seat, to the same end.
+    state = TurnBasedGame(game).new_initial_state(random.Random(0))
+    for a in actions:
+        assert state.current_player() >= 0
+        state.apply_action(a)
+    assert state.is_terminal()
+    assert state.inner.bids == ((None, 2, 0), (1, None, 2))
+    assert state.scores() == [1.0, 2.0, 2.0]
+
+
+def test_a_native_game_mid_bid_free_play_becomes_the_turn_based_record_of_that_point():
+    g = _load("positano", num_players=2)
+    state = g.new_initial_state()
+    for outcome in deal_draws(g.engine, 3):
+        state.apply_action(outcome)
+    state = _play_random(state, np.random.default_rng(0), 25)
+    assert not state.is_terminal()
+    record = to_record(state, 3)
+    assert record.replay().inner == state.engine_state
+    assert load_record(record).engine_state.inner == state.engine_state
+    # Still dealing: no action yet, so an empty record of the turn-based game.
+    dealing = g.new_initial_state()
+    dealing.apply_action(deal_draws(g.engine, 3)[0])
+    assert to_record(dealing, 3).actions == []
 
 
 # --- serialization --------------------------------------------------------------------------
