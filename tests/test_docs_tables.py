@@ -36,6 +36,7 @@ PLACES = {
     "llm-league": "docs/llm.md",
     "llm-probe-references": "docs/llm.md",
     "ladder-ratings": "docs/llm.md",
+    "ladder-heuristic": "docs/llm.md",
 }
 
 

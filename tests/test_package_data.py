@@ -20,6 +20,8 @@ RUN_TIME_FILES = {
     # The reference scores and the results schema of the task suite (tasks/runner.py).
     "tasks/reference_scores.json",
     "tasks/results.schema.json",
+    # The frozen reference ladder's members and ratings (tabletop-gym ladder).
+    "experiments/ladder.json",
     # The shipped checkpoints: MaskablePPO (`ppo`), jax-ppo policies, distilled heuristics.
     "agents/checkpoints/positano_1p.zip",
     "agents/checkpoints/rapa_nui_2p.zip",
@@ -70,6 +72,10 @@ def test_the_packages_file_paths_point_into_the_package_and_load():
     assert {REFERENCE_FILE, SCHEMA_FILE} == {PACKAGE / "tasks" / "reference_scores.json",
                                              PACKAGE / "tasks" / "results.schema.json"}
     assert "RapaNui-2p-vsHeuristic-v0" in load_references()["tasks"]
+    from tabletop_gym.experiments.ladder import LADDER_FILE, MEMBERS, load_ladder
+
+    assert LADDER_FILE == PACKAGE / "experiments" / "ladder.json"
+    assert list(load_ladder()["ratings"]) == list(MEMBERS)
     for game, players, zip_name in (("positano", 1, "positano_1p.zip"),
                                     ("rapa_nui", 2, "rapa_nui_2p.zip")):
         env = raw_envs[game](num_players=players)

@@ -246,7 +246,7 @@ def test_a_game_played_at_native_simultaneous_bids_becomes_a_turn_based_record(p
         state.apply_action(outcome)
     # The first bid by hand: OpenSpiel keeps a joint action as one entry per seat, and the
     # turn-based transform takes the same ids one seat after another in seat order. Solo bids
-    # alone, after Otto (rules §7): a sequential node, one action.
+    # alone, after Otto (docs/rules/positano.md §7): a sequential node, one action.
     assert state.is_simultaneous_node() == (players > 1)
     first = [int(state.legal_actions(p)[-1]) for p in range(players)]
     if players > 1:

@@ -138,7 +138,7 @@ def test_after_the_end_rapa_nui_offerings_stay_and_hands_are_redealt():
     assert ref.is_terminal()
     s = R.from_reference(ref)
     w = jax.device_get(_rn_worlds(s, 0, _keys(4, 50)))
-    # §3.1.5, §7.4: the final scoring turned every offering card over, so they are public.
+    # docs/rules/rapa_nui.md §3.1.5, §7.4: the final scoring turned every offering card over, so they are public.
     assert (w.holdings == np.asarray(s.holdings)[None]).all()
     assert (w.face_down == np.asarray(s.face_down)[None]).all()
     assert (w.hands[:, 0] == np.asarray(s.hands)[0][None]).all()
@@ -220,7 +220,7 @@ def test_solo_positano_worlds_shuffle_ottos_undrawn_deck_as_python_does():
     w = jax.device_get(_pos_worlds(s, 0, _keys(21)))
     assert (np.asarray(_pos_views(w, 0)) == np.asarray(P.observe(s, 0))[None]).all()
     k = len(ref.played_cards[1])
-    # rules §7: Otto's played cards are face up; his undrawn ones keep their contents.
+    # docs/rules/positano.md §7: Otto's played cards are face up; his undrawn ones keep their contents.
     assert (w.otto_cards[:, :k] == np.asarray(s.otto_cards)[:k]).all()
     assert len({w.otto_cards[i, k:].tobytes() for i in range(50)}) > 10
     py_rows = []
@@ -259,7 +259,7 @@ def test_the_bound_games_offer_their_resampler() -> None:
 
 def test_a_larger_positano_table_keeps_the_view_and_redraws_every_other_bid() -> None:
     # 4 players on the 5x5 cliff (another lot count, rows of 4): seats 0-2 have bid, seat 3's
-    # view stays; every committed bid of the others is redrawn, legal for its seat (rules §3.1).
+    # view stays; every committed bid of the others is redrawn, legal for its seat (docs/rules/positano.md §3.1).
     game = TurnBasedGame(PositanoGame(num_players=4, board_size=5))
     rng = random.Random(6)
     ref: Any = game.new_initial_state(rng)
