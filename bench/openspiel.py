@@ -1,11 +1,12 @@
-"""The games through OpenSpiel: step time against the AEC env, and ISMCTS against the heuristic.
+"""The games through OpenSpiel: step time, ISMCTS against the heuristic, MCCFR against random.
 
 Usage::
 
     nice python bench/openspiel.py step [--games 20]
     nice python bench/openspiel.py ismcts [--games 20] [--simulations 25] [--config ...]
     nice python bench/openspiel.py alpharank  # α-Rank of the two-seat league tables
-    nice python bench/openspiel.py all  # all three, written to bench/results/openspiel.{json,md}
+    nice python bench/openspiel.py learning [--iterations 2000] [--eval-games 40]
+    nice python bench/openspiel.py all  # all four, written to bench/results/openspiel.{json,md}
 
 One part alone replaces its own figures in ``bench/results/openspiel.{json,md}``.
 
@@ -22,6 +23,15 @@ evaluator, UCT c = 2, the stated number of simulations per move) against our heu
 OpenSpiel bot reading its seat's ``observation_tensor``) with ``pyspiel.evaluate_bots``, rotating
 ISMCTS through every seat, and reports its win rate with a 95% Wilson interval (a shared win is
 half a win).
+
+``learning`` runs OpenSpiel's outcome-sampling MCCFR
+(``open_spiel.python.algorithms.outcome_sampling_mccfr``, its own exploration 0.6) for the stated
+number of iterations (one sampled episode per seat each) on each two-seat game, and reports its
+CPU seconds, iterations per second and the information states in its tables; then it plays the
+average policy (``solver.average_policy()``, through OpenSpiel) against uniform random play, the
+learner in every seat in turn, and reports its win rate with a 95% Wilson interval. At an
+information state the solver never visited the average policy is OpenSpiel's uniform one; the
+share of the learner's decisions made so is reported too.
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 
 import pyspiel  # noqa: E402
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
+from open_spiel.python.algorithms import outcome_sampling_mccfr as os_mccfr  # noqa: E402
 
 from tabletop_gym.experiments.evaluation import wilson_interval  # noqa: E402
 from tabletop_gym.integrations.openspiel import (  # noqa: E402
@@ -150,6 +161,21 @@ def run_step(games: int) -> list[dict[str, Any]]:
     return rows
 
 
+LEARNING_CONFIGS: list[tuple[str, dict[str, Any]]] = [
+    ("rapa_nui", {"num_players": 2}),
+    ("positano", {"num_players": 2, "transform": "turn_based"}),
+]
+
+
+def _won(returns: list[float], seat: int) -> float:
+    """A seat's share of the win: 1 alone on top, 1/k among k on top, a half if all tie."""
+    best = max(returns)
+    top = [p for p in range(len(returns)) if returns[p] == best]
+    if len(top) == len(returns):
+        return 0.5
+    return 1.0 / len(top) if seat in top else 0.0
+
+
 def run_ismcts(game: str, params: dict[str, Any], games: int, simulations: int) -> dict[str, Any]:
     g = pyspiel.load_game(openspiel_name(game), params)
     n = g.num_players()
@@ -166,10 +192,7 @@ def run_ismcts(game: str, params: dict[str, Any], games: int, simulations: int) 
             for p in range(n)
         ]
         returns = pyspiel.evaluate_bots(g.new_initial_state(), bots, i)
-        best = max(returns)
-        top = [p for p in range(n) if returns[p] == best]
-        won = (1.0 / len(top)) if seat in top and len(top) < n else (0.5 if len(top) == n else 0.0)
-        wins += won
+        wins += _won(list(returns), seat)
         per_game.append({"ismcts_seat": seat, "returns": list(returns)})
     lo, hi = wilson_interval(wins / games, games)
     return {
@@ -180,6 +203,63 @@ def run_ismcts(game: str, params: dict[str, Any], games: int, simulations: int) 
         "ismcts_win_rate": wins / games,
         "wilson95": [lo, hi],
         "cpu_s": time.process_time() - start,
+        "per_game": per_game,
+    }
+
+
+def run_learning(game: str, params: dict[str, Any], iterations: int,
+                 games: int) -> dict[str, Any]:
+    """Outcome-sampling MCCFR for ``iterations``, then its average policy against random play."""
+    g = pyspiel.load_game(openspiel_name(game), params)
+    n = g.num_players()
+    # OpenSpiel's MCCFR samples through numpy's global generator: seeded so a rerun repeats it.
+    np.random.seed(0)
+    solver = os_mccfr.OutcomeSamplingSolver(g)
+    start = time.process_time()
+    for _ in range(iterations):
+        solver.iteration()
+    cpu_s = time.process_time() - start
+    table = solver._infostates  # the solver's regret and average-policy tables, one per key
+    policy = solver.average_policy()
+    wins = 0.0
+    decisions = unseen = 0
+    per_game = []
+    for i in range(games):
+        seat = i % n
+        rng = np.random.default_rng(i)
+        state = g.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                chance = state.chance_outcomes()
+                pick = rng.choice(len(chance), p=[q for _, q in chance])
+                state.apply_action(chance[int(pick)][0])
+                continue
+            legal = state.legal_actions()
+            if state.current_player() == seat:
+                decisions += 1
+                unseen += state.information_state_string(seat) not in table
+                probs_of = policy.action_probabilities(state, seat)
+                p = np.array([probs_of[a] for a in legal], dtype=np.float64)
+                state.apply_action(int(rng.choice(legal, p=p / p.sum())))
+            else:
+                state.apply_action(int(legal[rng.integers(len(legal))]))
+        returns = state.returns()
+        wins += _won(list(returns), seat)
+        per_game.append({"learner_seat": seat, "returns": list(returns)})
+    lo, hi = wilson_interval(wins / games, games)
+    return {
+        "openspiel": _label(game, params),
+        "algorithm": "outcome_sampling_mccfr",
+        "iterations": iterations,
+        "cpu_s": cpu_s,
+        "iterations_per_s": iterations / cpu_s if cpu_s > 0 else float("inf"),
+        "infostates": len(table),
+        "games": games,
+        "learner_wins": wins,
+        "win_rate": wins / games,
+        "wilson95": [lo, hi],
+        "learner_decisions": decisions,
+        "unseen_decisions": unseen,
         "per_game": per_game,
     }
 
@@ -196,7 +276,7 @@ def run_alpharank() -> list[dict[str, Any]]:
 
 
 def _markdown(step: list[dict[str, Any]], search: list[dict[str, Any]],
-              ranks: list[dict[str, Any]]) -> str:
+              ranks: list[dict[str, Any]], learning: list[dict[str, Any]] | None = None) -> str:
     lines = ["# OpenSpiel bridge (`bench/openspiel.py`)", "",
              f"Python {platform.python_version()}, OpenSpiel {_version()}, {platform.machine()}.",
              ""]
@@ -231,6 +311,18 @@ def _markdown(step: list[dict[str, Any]], search: list[dict[str, Any]],
                              sorted(r["mass"].items(), key=lambda kv: -kv[1]))
             lines.append(f"| `{r['league']}` | {mass} |")
         lines.append("")
+    if learning:
+        lines += ["## OpenSpiel's outcome-sampling MCCFR, its average policy against random", "",
+                  "| OpenSpiel game | iterations | CPU s | iterations/s | information states | "
+                  "games | wins | win rate | 95% Wilson | decisions at unseen states |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
+        for r in learning:
+            lo, hi = r["wilson95"]
+            lines.append(f"| `{r['openspiel']}` | {r['iterations']} | {r['cpu_s']:.0f} | "
+                         f"{r['iterations_per_s']:.1f} | {r['infostates']} | {r['games']} | "
+                         f"{r['learner_wins']:g} | {r['win_rate']:.2f} | [{lo:.2f}, {hi:.2f}] | "
+                         f"{r['unseen_decisions']}/{r['learner_decisions']} |")
+        lines.append("")
     return "\n".join(lines)
 
 
@@ -242,10 +334,14 @@ def _version() -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("what", choices=["step", "ismcts", "alpharank", "all"])
+    parser.add_argument("what", choices=["step", "ismcts", "alpharank", "learning", "all"])
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--simulations", type=int, default=25)
     parser.add_argument("--search-games", type=int, default=20)
+    parser.add_argument("--iterations", type=int, default=1500,
+                        help="MCCFR iterations per game (learning)")
+    parser.add_argument("--eval-games", type=int, default=40,
+                        help="games of the average policy against random (learning)")
     args = parser.parse_args()
     step = run_step(args.games) if args.what in ("step", "all") else []
     search = []
@@ -256,24 +352,32 @@ def main() -> None:
             print(json.dumps({k: v for k, v in row.items() if k != "per_game"}), flush=True)
             search.append(row)
     ranks = run_alpharank() if args.what in ("alpharank", "all") else []
+    learning = []
+    if args.what in ("learning", "all"):
+        for game, params in LEARNING_CONFIGS:
+            row = run_learning(game, params, args.iterations, args.eval_games)
+            print(json.dumps({k: v for k, v in row.items() if k != "per_game"}), flush=True)
+            learning.append(row)
     if args.what == "all":
         OUT.mkdir(parents=True, exist_ok=True)
         doc = {"python": platform.python_version(), "open_spiel": _version(),
                "games_per_step_config": args.games, "step": step, "ismcts": search,
-               "alpharank": ranks}
+               "alpharank": ranks, "learning": learning}
         (OUT / "openspiel.json").write_text(json.dumps(doc, indent=1) + "\n")
-        (OUT / "openspiel.md").write_text(_markdown(step, search, ranks))
+        (OUT / "openspiel.md").write_text(_markdown(step, search, ranks, learning))
     elif (OUT / "openspiel.json").exists():
         # One part rerun: it replaces its figures in those of the last full run.
         doc = json.loads((OUT / "openspiel.json").read_text())
-        for key, rows in (("step", step), ("ismcts", search), ("alpharank", ranks)):
+        for key, rows in (("step", step), ("ismcts", search), ("alpharank", ranks),
+                          ("learning", learning)):
             if rows:
                 doc[key] = rows
         if step:
             doc["games_per_step_config"] = args.games
         (OUT / "openspiel.json").write_text(json.dumps(doc, indent=1) + "\n")
         (OUT / "openspiel.md").write_text(
-            _markdown(doc["step"], doc["ismcts"], doc.get("alpharank", [])))
+            _markdown(doc["step"], doc["ismcts"], doc.get("alpharank", []),
+                      doc.get("learning", [])))
 
 
 if __name__ == "__main__":
