@@ -31,6 +31,7 @@ PLACES = {
     "jax-ppo-shipped": "docs/jax-train.md",
     "jax-cpu-runs": "docs/jax-train.md",
     "jax-train-speed": "docs/jax-train.md",
+    "openspiel-learning": "docs/libraries.md",
     "llm-grammars": "docs/llm.md",
     "llm-transcript": "docs/llm.md",
     "llm-league": "docs/llm.md",

@@ -281,6 +281,14 @@ def jax_train_speed() -> str:
             f"{load:.2f}; {first['iterations']} timed iterations per row.")
 
 
+def openspiel_learning() -> str:
+    """The MCCFR rows of ``bench/results/openspiel.md`` (``bench/openspiel.py learning``)."""
+    text = (ROOT / "bench" / "results" / "openspiel.md").read_text(encoding="utf-8")
+    # The bench script writes the table (its only formatter); this takes its rows as written.
+    section = text.split("## OpenSpiel's outcome-sampling MCCFR", 1)[1].split("\n## ", 1)[0]
+    return "\n".join(line for line in section.splitlines()[1:] if line.startswith("|"))
+
+
 def jax_cpu_runs() -> str:
     """Rapa Nui 2p runs from scratch on this CPU, and what the shipped run would take here."""
     import json
@@ -454,6 +462,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "jax-ppo-shipped": jax_ppo_shipped,
     "jax-cpu-runs": jax_cpu_runs,
     "jax-train-speed": jax_train_speed,
+    "openspiel-learning": openspiel_learning,
     "llm-grammars": llm_grammars,
     "llm-transcript": llm_transcript,
     "llm-league": llm_league,
