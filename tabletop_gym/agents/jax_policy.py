@@ -4,7 +4,8 @@ A checkpoint is one ``.npz`` file: the actor's and the critic's float32 arrays b
 (``actor/hidden_0/kernel``, ``actor/hidden_0/bias``, ..., ``actor/out/kernel``, ``critic/...``) and
 an entry ``metadata``, the UTF-8 bytes of a JSON object (``format`` :data:`FORMAT`, ``version``
 :data:`VERSION`, ``game``, ``config``, ``observation_size``, ``num_actions``, ``hidden``,
-``activation``, ``train`` settings, ``seed``, ``learner_steps``, ``provenance``). Loading never
+``activation``, ``train`` settings, ``seed``, ``learner_steps``, ``provenance``; ``critic``:
+``false`` for a policy with no value network, such as a behaviour clone). Loading never
 unpickles anything, and checks the whole file before anything plays: only the entries the format
 names are read, each only once its ``.npy`` header says float32 and the shape that the metadata
 and the game give (the actor takes the game's observation and gives one logit per action id),
@@ -47,10 +48,13 @@ def array_shapes(meta: dict[str, Any]) -> dict[str, tuple[int, ...]]:
     """Every array a checkpoint with (checked) metadata ``meta`` holds, by name, with its shape.
 
     The actor maps ``observation_size`` inputs through the ``hidden`` layers to ``num_actions``
-    logits; the critic through layers of the same widths to one value.
+    logits; the critic (unless the metadata says ``"critic": false``) through layers of the same
+    widths to one value.
     """
     shapes: dict[str, tuple[int, ...]] = {}
-    for net, width in (("actor", int(meta["num_actions"])), ("critic", 1)):
+    nets = [("actor", int(meta["num_actions"]))] + ([("critic", 1)]
+                                                    if meta.get("critic", True) else [])
+    for net, width in nets:
         sizes = [int(meta["observation_size"]), *(int(h) for h in meta["hidden"])]
         for i in range(len(sizes) - 1):
             shapes[f"{net}/hidden_{i}/kernel"] = (sizes[i], sizes[i + 1])
@@ -85,7 +89,8 @@ def check_metadata(meta: Any, where: str) -> dict[str, Any]:
     Checked: the format and version; ``game`` a known game and ``config`` one of its
     configurations; ``num_players``, ``observation_size`` and ``num_actions`` those of that game
     (the network's input and output widths); ``hidden`` a list of positive integers;
-    ``activation`` one of :data:`ACTIVATIONS`; at most :data:`MAX_NUMBERS` numbers in all.
+    ``activation`` one of :data:`ACTIVATIONS`; ``critic``, when given, a boolean; at most
+    :data:`MAX_NUMBERS` numbers in all.
 
     Args:
         meta: The decoded ``metadata`` entry.
@@ -123,6 +128,9 @@ def check_metadata(meta: Any, where: str) -> dict[str, Any]:
     if not isinstance(activation, str) or activation not in ACTIVATIONS:
         raise ValueError(f"{where} metadata 'activation' is {shown(activation)}; known: "
                          f"{sorted(ACTIVATIONS)}")
+    if type(meta.get("critic", True)) is not bool:
+        raise ValueError(f"{where} metadata 'critic' must be true or false (whether the file "
+                         f"holds a value network), got {shown(meta.get('critic'))}")
     numbers = sum(math.prod(shape) for shape in array_shapes(meta).values())
     if numbers > MAX_NUMBERS:
         raise ValueError(f"{where} metadata describes {numbers} numbers; a checkpoint holds at "

@@ -170,6 +170,7 @@ def clone(
         "game": meta["game"], "config": meta["env_kwargs"],
         "num_players": int(meta["num_players"]), "observation_size": size,
         "num_actions": int(meta["num_actions"]), "hidden": list(hidden), "activation": "relu",
+        "critic": False,  # a clone learns moves, not values
         "train": {"method": "behaviour cloning (masked softmax cross-entropy, Adam)",
                   "dataset": str(dataset.folder), "dataset_sha256": dataset.manifest["files"][0][
                       "sha256"], "policies": meta["policies"], "games": dataset.num_games,

@@ -212,3 +212,21 @@ def test_save_policy_refuses_what_load_would_and_writes_nothing(tmp_path):
     with pytest.raises(ValueError, match="'activation' is 'sigmoid'"):
         save_policy(tmp_path / "bad.npz", _arrays(), {**meta, "activation": "sigmoid"})
     assert not (tmp_path / "bad.npz").exists()
+
+
+def test_a_policy_without_a_critic_says_so_and_holds_the_actor_only(tmp_path):
+    # A behaviour clone learns moves, not values: "critic": false and no critic/ arrays.
+    meta = _meta(critic=False)
+    arrays = _arrays(meta)
+    assert sorted(arrays) == ["actor/hidden_0/bias", "actor/hidden_0/kernel", "actor/out/bias",
+                              "actor/out/kernel"]
+    loaded, read = load_policy(_write(tmp_path / "actor.npz", meta, arrays))
+    assert sorted(loaded) == sorted(arrays) and read["critic"] is False
+    # Critic arrays beside "critic": false are entries the format does not name: never read.
+    loaded, _ = load_policy(_write(tmp_path / "extra.npz", meta, _arrays()))
+    assert sorted(loaded) == sorted(arrays)
+    # No critic without saying so, and a critic that is no boolean: refused by name.
+    with pytest.raises(ValueError, match="lacks the entry 'critic/hidden_0/kernel'"):
+        load_policy(_write(tmp_path / "missing.npz", _meta(), arrays))
+    with pytest.raises(ValueError, match="metadata 'critic' must be true or false"):
+        load_policy(_write(tmp_path / "odd.npz", _meta(critic="no"), arrays))
