@@ -70,6 +70,12 @@ def legal_action_mask(s: State) -> jax.Array:
     return jnp.stack([s.pile >= 1, s.pile >= 2])
 
 
+def resample_hidden(s: State, seat: jax.Array, key: jax.Array) -> State:
+    """Nim hides nothing: every world a seat can imagine is the state itself."""
+    del seat, key
+    return s
+
+
 def rewards(s: State) -> jax.Array:
     """The returns once over (the seat not to move took the last stone), else zeros."""
     totals = (jnp.arange(2) != s.turn).astype(jnp.int32)
