@@ -37,16 +37,23 @@ def test_an_llm_seat_plays_a_web_game_and_its_transcript_is_in_the_record(tmp_pa
         public = c.get(f"/api/replays/{rep['id']}", params=step).json()["log"]
         other = c.get(f"/api/replays/{rep['id']}", params={**step, "view": "0"}).json()["log"]
     (log,) = rec.agent_logs
-    assert log["seat"] == 1 and len(log["decisions"]) == served > 0
+    # A decision with one legal move is played without asking the model (docs/llm.md, "Forced
+    # moves"): it is logged as forced, and every other decision is one request.
+    asked = [d for d in log["decisions"] if not d["forced"]]
+    forced = [d for d in log["decisions"] if d["forced"]]
+    assert log["seat"] == 1 and len(asked) == served > 0
+    assert forced and all(len(rec.replay(d["index"]).legal_actions()) == 1 for d in forced)
     assert [float(s) for s in rec.replay().scores()] == end["scores"]
+    forced_line = "llm scripted: forced move (the only legal one), played without asking"
     llm_moves = [e for e in own if e["llm"]]
-    assert len(llm_moves) == served
+    assert len(llm_moves) == len(asked) + len(forced)
     assert all(e["seat"] == 1 for e in llm_moves)
+    assert sum(e["llm"] == [forced_line] for e in llm_moves) == len(forced)
     assert all(e["llm"][0].startswith("llm scripted try 1: legal <- 'Move: 1'; ")
-               for e in llm_moves)
+               for e in llm_moves if e["llm"] != [forced_line])
     # another view reads only the class, latency and tokens (the answer may name private cards)
     for log in (public, other):
-        lines = [line for e in log for line in e["llm"]]
+        lines = [line for e in log for line in e["llm"] if line != forced_line]
         assert len(lines) == served
         assert all(line.startswith("llm scripted try 1: legal; ") for line in lines)
 
