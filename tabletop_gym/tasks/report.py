@@ -97,6 +97,21 @@ def markdown_table(runs: Sequence[Mapping[str, Any]]) -> str:
     return "\n".join(lines + notes) + "\n"
 
 
+def save_figure(fig: Any, path: str | pathlib.Path) -> pathlib.Path:
+    """Save a results page's matplotlib figure at ``path`` and close it.
+
+    The PNG carries no ``Software`` entry, so the same figure is the same bytes whatever
+    matplotlib drew it (the pages' figures are committed and checked for staleness).
+    """
+    import matplotlib.pyplot as plt
+
+    out = pathlib.Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=90, metadata={"Software": None})
+    plt.close(fig)
+    return out
+
+
 def plot(runs: Sequence[Mapping[str, Any]], path: str | pathlib.Path) -> pathlib.Path:
     """Aggregate IQM per run (left) and each task's normalised score per run (right).
 

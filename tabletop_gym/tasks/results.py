@@ -550,6 +550,8 @@ def plot(rows: Sequence[Row], path: str | pathlib.Path = FIGURE) -> pathlib.Path
     import matplotlib.pyplot as plt
 
     task_ids = list(SUITES[SUITE].task_ids)
+    from tabletop_gym.tasks.report import save_figure
+
     fig, (left, right) = plt.subplots(1, 2, figsize=(12, 0.5 * len(rows) + 2.5),
                                       gridspec_kw={"width_ratios": [1, 2]})
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -587,11 +589,7 @@ def plot(rows: Sequence[Row], path: str | pathlib.Path = FIGURE) -> pathlib.Path
     right.set_xlabel("normalised score per task (0 random, 1 heuristic)")
     right.legend(fontsize=7, loc="lower right")
     fig.tight_layout()
-    out = pathlib.Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=90, metadata={"Software": None})
-    plt.close(fig)
-    return out
+    return save_figure(fig, path)
 
 
 def write(root: str | pathlib.Path = BENCHMARKS, out: str | pathlib.Path = PAGE,
