@@ -35,7 +35,7 @@ def play(game: Any, observer: Any, seed: int, random_seat: bool) -> list[Any]:
 
     With ``random_seat``, seat ``seed % n`` plays uniformly random legal moves.
     """
-    from tabletop_gym.agents.rapa_nui_heuristic import RapaNuiHeuristic
+    from tabletop_gym.envs.rapa_nui.bot import RapaNuiHeuristic
 
     n = game.num_players
     bots = [RapaNuiHeuristic(game, observer, np.random.default_rng(seed * 10 + q))
@@ -58,7 +58,7 @@ def play(game: Any, observer: Any, seed: int, random_seat: bool) -> list[Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Record the positions, refill the tables, time the decisions, print the table."""
-    from tabletop_gym.agents.rapa_nui_heuristic import RapaNuiHeuristic, clear_memo_tables
+    from tabletop_gym.envs.rapa_nui.bot import RapaNuiHeuristic, clear_memo_tables
     from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
     from tabletop_gym.envs.rapa_nui.rules import PHASES, RapaNuiGame
 

@@ -94,7 +94,7 @@ def play_vec(steps: int, learner: str, warmup: int = 300, n_envs: int = 8) -> tu
         game finished in them as ``(engine seed, actions, learner's engine seat)``, and the
         game's config.
     """
-    from tabletop_gym.agents.rapa_nui_heuristic import RapaNuiHeuristic
+    from tabletop_gym.envs.rapa_nui.bot import RapaNuiHeuristic
     from tabletop_gym.experiments.training import DEFAULT_ENV_KWARGS
     from tabletop_gym.integrations.sb3 import make_vec_env
     from tabletop_gym.wrappers.single_agent import SingleAgentEnv
@@ -148,7 +148,7 @@ def replay(
     Returns:
         CPU seconds spent and the learner decisions replayed.
     """
-    from tabletop_gym.agents.rapa_nui_heuristic import RapaNuiHeuristic
+    from tabletop_gym.envs.rapa_nui.bot import RapaNuiHeuristic
     from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
     from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
 

@@ -24,7 +24,7 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tabletop_gym.agents.base import make_agent  # noqa: E402
+from tabletop_gym.agents.kinds import make_agent  # noqa: E402
 from tabletop_gym.envs import positano_v0, rapa_nui_v0  # noqa: E402
 from tabletop_gym.provenance import metadata  # noqa: E402
 

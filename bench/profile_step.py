@@ -33,7 +33,7 @@ PARTS = [
     ("observation (encode + mask copy)", "core/aec.py", "observe"),
     ("adapter bookkeeping (_after_change: mask, infos)", "core/aec.py", "_after_change"),
     ("whole step() (engine and bookkeeping included)", "core/aec.py", "step"),
-    ("heuristic opponent (act_on)", "agents/rapa_nui_heuristic.py", "act_on"),
+    ("heuristic opponent (act_on)", "envs/rapa_nui/bot.py", "act_on"),
     ("observation encode", "core/observer.py", "encode"),
 ]
 VEC_PARTS = [

@@ -36,8 +36,9 @@ os.environ.setdefault(
     "XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 )
 
-from tabletop_gym.agents.base import choose_action, make_agent  # noqa: E402
+from tabletop_gym.agents.base import choose_action  # noqa: E402
 from tabletop_gym.agents.ismcts import ISMCTSAgent  # noqa: E402
+from tabletop_gym.agents.kinds import make_agent  # noqa: E402
 from tabletop_gym.experiments.evaluation import _raw_env_factory, wilson_interval  # noqa: E402
 from tabletop_gym.jax.search import SearchAgent  # noqa: E402
 from tabletop_gym.provenance import metadata  # noqa: E402

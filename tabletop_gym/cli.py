@@ -28,8 +28,9 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+from tabletop_gym.agents.kinds import require_agent
 from tabletop_gym.console import line_buffered
-from tabletop_gym.extras import PPO_MODULES, figure_note, require, require_agent
+from tabletop_gym.extras import PPO_MODULES, figure_note, require
 from tabletop_gym.registry import game_names, game_spec
 
 
@@ -54,7 +55,7 @@ def _agent_spec(text: str) -> Any:
     """
     require_agent(text)
     if text.startswith("llm:"):
-        from tabletop_gym.agents.base import check_spec
+        from tabletop_gym.agents.kinds import check_spec
 
         check_spec(text)  # a malformed spec is one clear line before anything is played
         return text
@@ -402,7 +403,8 @@ def cmd_play(args: argparse.Namespace) -> int:
     """Play a game against bots at the terminal; only what the human's seat may know is shown."""
     import numpy as np
 
-    from tabletop_gym.agents.base import choose_action, make_agent
+    from tabletop_gym.agents.base import choose_action
+    from tabletop_gym.agents.kinds import make_agent
 
     cfg = _parse_kv(args.set)
     cfg["num_players"] = args.players

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
-from typing import Any
 
 EXTRAS: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib", "matplotlib", "tqdm", "rich"),
@@ -29,7 +28,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
 (a library before the ones built on it, so the first missing one is the one to name)."""
 
 PPO_MODULES = ("torch", "stable_baselines3", "sb3_contrib")
-"""What loading a MaskablePPO checkpoint imports (the ``train`` extra)."""
+"""What loading a MaskablePPO checkpoint imports (the ``train`` extra). What each agent kind
+needs is declared with the kind (:mod:`tabletop_gym.agents.kinds`)."""
 
 FIGURE_MODULES = ("matplotlib",)
 """What drawing a figure imports (the ``train`` extra)."""
@@ -72,32 +72,6 @@ def require(extra: str, what: str, modules: Sequence[str] | None = None) -> None
     if name is not None:
         raise MissingExtraError(f"{what} needs the {extra} extra ({name} is not installed): "
                                 f"{install_command(extra)}")
-
-
-def agent_extra(spec: Any) -> tuple[str, tuple[str, ...]] | None:
-    """The extra (and its modules) that the agent spec ``spec`` needs to play, or ``None``.
-
-    ``ppo`` and a ``.zip`` checkpoint are MaskablePPO models (``train``); ``llm:`` is a language
-    model behind the ``openai`` client (``llm``); ``search`` runs its worlds in the batched JAX
-    engine (``jax``). The named bots, ``jax-ppo`` and ``jax:`` need nothing more than the core
-    install.
-    """
-    if not isinstance(spec, str):
-        return None
-    if spec == "ppo" or spec.endswith(".zip"):
-        return "train", PPO_MODULES
-    if spec.startswith("llm:"):
-        return "llm", EXTRAS["llm"]
-    if spec == "search" or spec.startswith(("search:", "search?")):
-        return "jax", EXTRAS["jax"]
-    return None
-
-
-def require_agent(spec: Any) -> None:
-    """Raise :class:`MissingExtraError` when the agent spec ``spec`` needs a missing extra."""
-    needs = agent_extra(spec)
-    if needs is not None:
-        require(needs[0], f"the agent {spec!r}", needs[1])
 
 
 def figure_note(figure: str, flag: str) -> str | None:

@@ -227,7 +227,7 @@ register_game(GameSpec(
     gym_entry_point="tabletop_gym.wrappers.single_agent:make_rapa_nui",
     max_episode_steps=1000,
     single_agent_defaults={"num_players": 2, "opponents": "heuristic"},
-    heuristic="tabletop_gym.agents.rapa_nui_heuristic:RapaNuiHeuristic",
+    heuristic="tabletop_gym.envs.rapa_nui.bot:RapaNuiHeuristic",
     player_counts=(2, 3, 4),
     train_timesteps=3_000_000,
     test_configs=(
@@ -252,7 +252,7 @@ register_game(GameSpec(
     gym_entry_point="tabletop_gym.wrappers.single_agent:make_positano",
     max_episode_steps=400,
     single_agent_defaults={"num_players": 1},
-    heuristic="tabletop_gym.agents.positano_heuristic:PositanoHeuristic",
+    heuristic="tabletop_gym.envs.positano.bot:PositanoHeuristic",
     player_counts=(1, 2, 3, 4, 5, 6),
     train_timesteps=1_500_000,
     split_switch="split_bids",

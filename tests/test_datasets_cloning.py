@@ -8,7 +8,8 @@ import pathlib
 import numpy as np
 import pytest
 
-from tabletop_gym.agents.base import choose_action, make_agent
+from tabletop_gym.agents.base import choose_action
+from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.cli import main
 from tabletop_gym.datasets.cloning import clone
 from tabletop_gym.datasets.games import GameDataset

@@ -19,7 +19,8 @@ from importlib.metadata import metadata
 
 import pytest
 
-from tabletop_gym.extras import EXTRAS, MissingExtraError, agent_extra, require
+from tabletop_gym.agents.kinds import agent_extra
+from tabletop_gym.extras import EXTRAS, MissingExtraError, require
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LLM = "llm:stub@http://127.0.0.1:9/v1"
@@ -116,13 +117,12 @@ def test_league_without_matplotlib_says_first_that_it_skips_the_heatmap(tmp_path
 
 
 def test_the_ppo_agent_names_its_extra_when_made_from_the_library(monkeypatch):
-    from tabletop_gym.agents import base
-    from tabletop_gym.agents.base import make_agent
+    from tabletop_gym.agents.kinds import make_agent
     from tabletop_gym.envs.rapa_nui_v0 import raw_env
 
     env = raw_env(num_players=2)
+    # The extra is checked before the checkpoint is loaded (or found among the loaded ones).
     monkeypatch.setitem(sys.modules, "sb3_contrib", None)
-    base._load.cache_clear()
     with pytest.raises(MissingExtraError, match=r"the agent 'ppo' \(a MaskablePPO checkpoint\) "
                        r'needs the train extra \((sb3_contrib|torch) is not installed\): pip '
                        r'install "tabletop-gym\[train\]"'):

@@ -61,9 +61,9 @@ def test_the_packages_file_paths_point_into_the_package_and_load():
         CHECKPOINTS,
         checkpoint_path,
         jax_checkpoint_path,
-        make_agent,
         shipped_file,
     )
+    from tabletop_gym.agents.kinds import make_agent
     from tabletop_gym.envs import positano_v0, rapa_nui_v0
     from tabletop_gym.tasks.runner import REFERENCE_FILE, SCHEMA_FILE, load_references
 

@@ -11,7 +11,7 @@ import gymnasium
 import numpy as np
 import pytest
 
-from tabletop_gym.agents.base import make_agent
+from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.experiments.evaluation import _raw_env_factory
 
 
@@ -216,7 +216,7 @@ def test_shipped_checkpoint_plays_with_no_training(game: str, players: int):
 
 def test_shipped_checkpoint_refuses_an_observer_of_another_layout():
     pytest.importorskip("sb3_contrib")
-    from tabletop_gym.agents.base import load_checkpoint
+    from tabletop_gym.agents.kinds import load_checkpoint
 
     rapa = _raw_env_factory("rapa_nui")(num_players=2)
     positano = _raw_env_factory("positano")(num_players=2)

@@ -59,8 +59,8 @@ def test_a_name_is_registered_once():
 
 def test_the_registered_heuristic_and_envs_are_the_ones_used():
     from tabletop_gym.agents.heuristic import heuristic_for
-    from tabletop_gym.agents.positano_heuristic import PositanoHeuristic
     from tabletop_gym.envs import positano_v0
+    from tabletop_gym.envs.positano.bot import PositanoHeuristic
     from tabletop_gym.registration import GYM_ENVS, PZ_ENVS
 
     env = positano_v0.raw_env(num_players=2)

@@ -1,4 +1,4 @@
-"""What an agent is, and how opponents are named.
+"""What an agent is: the protocols, and the small generic agents.
 
 An agent sees exactly what an RL policy sees: its own observation dict
 (``{"observation": float32 vector, "action_mask": int8 vector}``) and nothing else. Bots never
@@ -26,33 +26,13 @@ default :class:`Capabilities`: it is handed its observation dict at every decisi
 reseeded, never kept and always asked, even for a forced move. Declare a method or flag on the
 class to offer more; the single-agent env reads them once per opponent.
 
-An opponent may be given as:
-
-* ``"random"``: a uniformly random legal action;
-* ``"heuristic"``: the game's rule-based bot (``tabletop_gym.agents.heuristic``);
-* ``"ismcts"``, ``"ismcts:200"``, ``"ismcts:200:heuristic"``: information-set MCTS with that
-  many simulations per move and random (default) or heuristic rollouts
-  (``tabletop_gym.agents.ismcts``); it is handed the engine state and determinizes it before
-  looking, so it too decides on its own information only;
-* ``"search:<policy>?worlds=K"``: determinised averaging over ``K`` worlds drawn from the seat's
-  information, every candidate move continued by a policy network in the batched JAX engine
-  (``tabletop_gym.jax.search``; needs the ``jax`` extra); it too is handed the engine state;
-* ``"llm:MODEL@BASE_URL"`` (options as a query string, ``?temperature=0.2&timeout=20``): a
-  language model behind an OpenAI-compatible server, playing from its seat's text view
-  (``tabletop_gym.agents.llm``; needs the ``llm`` extra);
-* ``"ppo"``: the trained MaskablePPO checkpoint shipped for the game and player count
-  (``tabletop_gym/agents/checkpoints/``; loading it needs the ``train`` extra);
-* ``"jax:<path>"``: a policy trained by ``tabletop_gym.jax.train`` and saved as ``.npz``, played
-  greedily with numpy alone (``tabletop_gym.agents.jax_policy``; JAX is not needed);
-* an :class:`Agent` object, or any callable ``f(observation_dict) -> int``;
-* a loaded Stable-Baselines3 model (anything with ``predict(obs, action_masks=..., ...)``),
-  which plays greedily with its mask.
+How an agent is named by a spec string (``"heuristic"``, ``"ismcts:200"``, ...) and made from
+one is :mod:`tabletop_gym.agents.kinds`'s.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -303,16 +283,6 @@ class HintedModelAgent(ModelAgent):
         self.bot.seed(seed)  # type: ignore[attr-defined]
 
 
-def model_agent(model: Any, game: Game, observer: Observer,
-                rng: np.random.Generator | None = None) -> ModelAgent:
-    """A :class:`ModelAgent`, or a :class:`HintedModelAgent` for a policy that reads the hint."""
-    if getattr(getattr(model, "policy", None), "heuristic_hint", False):
-        from tabletop_gym.agents.heuristic import heuristic_for
-
-        return HintedModelAgent(model, heuristic_for(game, observer, rng))
-    return ModelAgent(model)
-
-
 CHECKPOINTS = Path(__file__).resolve().parent / "checkpoints"
 """The shipped checkpoints, one per game and player count: ``<game>_<players>p.zip``."""
 
@@ -360,35 +330,6 @@ def jax_checkpoint_path(game_name: str, num_players: int) -> Path:
                         f"no jax-ppo policy for {game_name} with {num_players} player(s)")
 
 
-@functools.lru_cache(maxsize=8)
-def _load(path: str) -> Any:
-    from tabletop_gym.extras import PPO_MODULES, require
-
-    require("train", "the agent 'ppo' (a MaskablePPO checkpoint)", PPO_MODULES)
-    from sb3_contrib import MaskablePPO
-
-    return MaskablePPO.load(path, device="cpu")
-
-
-def load_checkpoint(game: Game, observer: Observer) -> Any:
-    """The shipped MaskablePPO model for ``game`` (loaded once, needs the ``train`` extra).
-
-    Raises:
-        ValueError: When none is shipped, or its observations do not fit ``observer``'s layout.
-    """
-    model = _load(str(checkpoint_path(game)))
-    want = tuple(model.observation_space.shape)
-    hint = int(model.action_space.n) if getattr(model.policy, "heuristic_hint", False) else 0
-    size = observer.size + hint
-    if want != (size,):
-        given = f"({observer.size},)" + (f" plus the heuristic's move ({hint} entries)"
-                                         if hint else "")
-        raise ValueError(f"the shipped {game.name} checkpoint reads observations of shape {want}, "
-                         f"this game's observer gives {given}: the config differs "
-                         "from the one it was trained on")
-    return model
-
-
 def reference_size(observer: Observer) -> int:
     """Length of the reference observer's vector inside ``observer``'s (the batched engine's).
 
@@ -402,108 +343,9 @@ def reference_size(observer: Observer) -> int:
     return int(observer.size)
 
 
-def make_agent(
-    spec: Any, game: Game, observer: Observer, rng: np.random.Generator | None = None
-) -> Agent:
-    """Turn an opponent spec (name, Agent, callable or model) into an :class:`Agent`.
-
-    Args:
-        spec: ``"random"``, ``"heuristic"``, ``"jax:<path>"``, an Agent, a callable or an SB3
-            model.
-        game: The game the agent plays (a heuristic reads the config).
-        observer: The observer whose layout the agent's observations follow.
-        rng: Generator for the agent's own randomness.
-
-    Raises:
-        ValueError: On an unknown name or an object that is none of the above.
-    """
-    if isinstance(spec, str):
-        if spec == "random":
-            return RandomAgent(rng)
-        if spec == "ppo":
-            return model_agent(load_checkpoint(game, observer), game, observer, rng)
-        if spec == "ismcts" or spec.startswith("ismcts:"):
-            from tabletop_gym.agents.ismcts import ISMCTSAgent, parse_spec
-
-            sims, rollout = parse_spec(spec)
-            return ISMCTSAgent(game, observer, rng, simulations=sims, rollout=rollout)
-        if spec == "heuristic" or spec.startswith("heuristic:"):
-            from tabletop_gym.agents.heuristic import heuristic_for
-
-            return heuristic_for(game, observer, rng, spec.partition(":")[2] or None)
-        if spec == "search" or spec.startswith(("search:", "search?")):
-            from tabletop_gym.jax.search import SearchAgent
-
-            return SearchAgent(game, observer, rng, spec)  # type: ignore[return-value]
-        if spec.startswith("llm:"):
-            from tabletop_gym.agents.llm import agent_from_spec
-
-            return agent_from_spec(spec, game_name(game), rng)  # type: ignore[return-value]
-        if spec.startswith("jax:") or spec == "jax-ppo":
-            from tabletop_gym.agents.jax_policy import JaxPolicyAgent
-
-            name = game_name(game)
-            path = (str(jax_checkpoint_path(name, game.num_players)) if spec == "jax-ppo"
-                    else spec[len("jax:"):])
-            agent = JaxPolicyAgent(path, game_name=name, num_players=game.num_players,
-                                   observation_size=reference_size(observer))
-            if spec == "jax-ppo":
-                agent.name = "jax-ppo"
-            return agent
-        raise ValueError(f"unknown opponent {spec!r}; use 'random', 'heuristic[:variant]', "
-                         "'ismcts[:simulations[:rollout]]', 'search[:<policy>][?worlds=K]', "
-                         "'ppo', 'jax-ppo', "
-                         "'llm:MODEL@BASE_URL', 'jax:<checkpoint.npz>', an "
-                         "Agent, a callable or a trained model")
-    if hasattr(spec, "predict"):
-        return model_agent(spec, game, observer, rng)
-    if isinstance(spec, Agent):
-        return spec
-    if callable(spec):
-        return CallableAgent(spec)
-    raise ValueError(f"cannot use {spec!r} as an opponent; use 'random', 'heuristic', an Agent, "
-                     "a callable or a trained model")
-
-
 def game_name(game: Game) -> str:
     """The registry name of ``game`` (through a turn-based transform)."""
     return str(getattr(game, "inner", game).name)
-
-
-def agent_name(spec: Any) -> str:
-    """The name an agent spec goes by in tables and ratings.
-
-    A string is its own name, except an ``llm:`` spec with ``name=...`` among its options,
-    which goes by that name; an object goes by its ``name`` attribute, else its class name.
-
-    Raises:
-        ValueError: For a malformed ``llm:`` spec.
-    """
-    if isinstance(spec, str):
-        if spec.startswith("llm:"):
-            from tabletop_gym.agents.llm import parse_spec
-
-            return str(parse_spec(spec).get("name", spec))
-        return spec
-    return str(getattr(spec, "name", type(spec).__name__))
-
-
-def check_spec(spec: Any) -> None:
-    """Reject a malformed ``llm:`` or ``search`` spec before any game is played.
-
-    A league checks them all.
-
-    Raises:
-        ValueError: Naming what is wrong.
-    """
-    if isinstance(spec, str) and spec.startswith("llm:"):
-        from tabletop_gym.agents.llm import parse_spec
-
-        parse_spec(spec)
-    if isinstance(spec, str) and (spec == "search" or spec.startswith(("search:", "search?"))):
-        from tabletop_gym.jax.search import parse_spec as parse_search
-
-        parse_search(spec)
 
 
 def choose_action(agent: Any, env: Any, name: str) -> int:

@@ -20,7 +20,7 @@ Backends:
 
 The spec ``llm:MODEL@BASE_URL`` (options as a query string,
 ``llm:qwen2.5@http://127.0.0.1:8000/v1?temperature=0.2&timeout=20``) makes one everywhere agents
-go (:func:`tabletop_gym.agents.base.make_agent`), see :func:`parse_spec`.
+go (:func:`tabletop_gym.agents.kinds.make_agent`), see :func:`parse_spec`.
 """
 
 from __future__ import annotations

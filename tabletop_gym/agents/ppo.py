@@ -96,7 +96,7 @@ class HintedPolicy(MaskableActorCriticPolicy):  # type: ignore[misc]
     reads only the seat's observation dict, so nothing hidden enters). The hint block's weights
     in the action head start at ``hint_weight`` times the identity and the rest of the head near
     zero, so before any training the greedy policy *is* the heuristic, and training learns
-    where to leave it. ``heuristic_hint`` tells :func:`tabletop_gym.agents.base.make_agent` to
+    where to leave it. ``heuristic_hint`` tells :func:`tabletop_gym.agents.kinds.make_agent` to
     compute the hint when the model plays.
 
     Args:

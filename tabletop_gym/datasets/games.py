@@ -193,8 +193,9 @@ def write_games(
     pa = _pa()
     import pyarrow.parquet as pq
 
-    from tabletop_gym.agents.base import check_spec, choose_action, make_agent
+    from tabletop_gym.agents.base import choose_action
     from tabletop_gym.agents.ismcts import ISMCTSAgent
+    from tabletop_gym.agents.kinds import check_spec, make_agent
     from tabletop_gym.provenance import metadata as provenance
 
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:

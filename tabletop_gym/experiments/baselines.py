@@ -163,7 +163,8 @@ def first_moves(game: str, candidate: str, opponent: str, seed: int,
     candidate in seat 0, agents drawn from one generator in seat order), so these are that game's
     first moves.
     """
-    from tabletop_gym.agents.base import choose_action, decides_on, make_agent
+    from tabletop_gym.agents.base import choose_action, decides_on
+    from tabletop_gym.agents.kinds import make_agent
     from tabletop_gym.experiments.evaluation import _raw_env_factory
 
     env = _raw_env_factory(game)(**config)
@@ -311,7 +312,8 @@ def leaves_hint(model: Any, game: str, players: int, games: int = HINT_GAMES,
     Counted over the decisions with a choice of ``games`` games against the heuristic (the first
     deals of the seed evaluation), with one agent playing all of them.
     """
-    from tabletop_gym.agents.base import HintedModelAgent, model_agent
+    from tabletop_gym.agents.base import HintedModelAgent
+    from tabletop_gym.agents.kinds import model_agent
     from tabletop_gym.experiments.evaluation import _raw_env_factory, evaluate
 
     env = _raw_env_factory(game)(num_players=players)
@@ -372,7 +374,7 @@ def seconds_per_move(game: str, specs: Sequence[str], positions: int = 10,
 
     Averaged over positions of heuristic games with more than one legal action.
     """
-    from tabletop_gym.agents.base import make_agent
+    from tabletop_gym.agents.kinds import make_agent
     from tabletop_gym.experiments.evaluation import _raw_env_factory
 
     env = _raw_env_factory(game)(num_players=2)

@@ -27,7 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.agents.base import Agent, agent_name, choose_action, make_agent
+from tabletop_gym.agents.base import Agent, choose_action
+from tabletop_gym.agents.kinds import agent_name, make_agent
 from tabletop_gym.agents.llm import (
     add_stats,
     empty_stats,
@@ -180,7 +181,7 @@ def evaluate(
             logs of language-model agents in ``agent_logs``), e.g. to save them.
         **config: Game config (``num_players``, variants).
     """
-    from tabletop_gym.agents.base import check_spec
+    from tabletop_gym.agents.kinds import check_spec
 
     check_spec(candidate)
     check_spec(opponent)

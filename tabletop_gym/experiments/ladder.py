@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.agents.base import agent_name, check_spec
+from tabletop_gym.agents.kinds import agent_name, check_spec
 from tabletop_gym.experiments.evaluation import evaluate
 from tabletop_gym.experiments.league import ELO, run_league
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.agents.base import agent_name, check_spec
+from tabletop_gym.agents.kinds import agent_name, check_spec
 from tabletop_gym.agents.llm import (
     add_stats,
     empty_stats,
@@ -445,7 +445,7 @@ def run_table_league(
         ValueError: With fewer agents than seats, repeated names, fewer than 3 players or no
             deals, before any game is played.
     """
-    from tabletop_gym.agents.base import make_agent
+    from tabletop_gym.agents.kinds import make_agent
     from tabletop_gym.experiments.evaluation import _play
 
     n = int(config.get("num_players", 2))

@@ -438,7 +438,8 @@ def teacher_dataset(env_id: str, env_kwargs: dict[str, Any] | None = None, games
         moves, its estimate of each candidate's mean gain in value over the heuristic's move
         (:attr:`tabletop_gym.agents.ismcts.ISMCTSAgent.last_gains`), NaN elsewhere.
     """
-    from tabletop_gym.agents.base import choose_action, make_agent
+    from tabletop_gym.agents.base import choose_action
+    from tabletop_gym.agents.kinds import make_agent
     from tabletop_gym.experiments.evaluation import _raw_env_factory
 
     game = GAME_OF[env_id]

@@ -75,7 +75,8 @@ def collect(game: str, num_players: int, games: int, seed: int = 0, explore: flo
     Raises:
         ValueError: On no games or ``explore`` outside [0, 1].
     """
-    from tabletop_gym.agents.base import choose_action, make_agent
+    from tabletop_gym.agents.base import choose_action
+    from tabletop_gym.agents.kinds import make_agent
     from tabletop_gym.experiments.evaluation import _raw_env_factory
 
     if games < 1:

@@ -21,7 +21,7 @@ def parse_agents(items: list[str]) -> Any:
     A spec ending in ``.zip`` is loaded as a MaskablePPO checkpoint. A spec whose extra is missing
     is refused before anything is played.
     """
-    from tabletop_gym.extras import require_agent
+    from tabletop_gym.agents.kinds import require_agent
     from tabletop_gym.tasks import GAMES
 
     def load(text: str) -> Any:
@@ -214,7 +214,7 @@ def cmd_leagues(args: argparse.Namespace) -> int:
 
     names = args.league or [n for n in leagues.LEAGUES
                             if not (pathlib.Path(args.out) / f"{n}.json").is_file()]
-    from tabletop_gym.extras import require_agent
+    from tabletop_gym.agents.kinds import require_agent
 
     for name in names:  # every agent of every league is checked before the first game
         for spec in leagues.LEAGUES[name].agents if name in leagues.LEAGUES else ():

@@ -320,7 +320,8 @@ def check_agent(task: Task, agent: Any) -> None:
         ValueError: When the spec names no agent, or the agent cannot play this game (e.g. a
             checkpoint trained on the other game).
     """
-    from tabletop_gym.agents.base import choose_action, make_agent
+    from tabletop_gym.agents.base import choose_action
+    from tabletop_gym.agents.kinds import make_agent
     from tabletop_gym.experiments.evaluation import _raw_env_factory
 
     env = _raw_env_factory(task.game)(**task.config, **task.env_settings)

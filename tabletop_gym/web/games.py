@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.agents.base import choose_action, make_agent
+from tabletop_gym.agents.base import choose_action
+from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.agents.llm import transcript_lines
 from tabletop_gym.core.aec import TabletopAECEnv
 from tabletop_gym.core.game import ConfigError, GameConfig, State, as_int, shown

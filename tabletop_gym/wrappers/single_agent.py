@@ -53,8 +53,8 @@ from tabletop_gym.agents.base import (
     SeedableAgent,
     capabilities,
     choose_action,
-    make_agent,
 )
+from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.core.aec import (
     ILLEGAL_REWARD,
     TabletopAECEnv,

@@ -15,9 +15,9 @@ from tabletop_gym.agents.base import (
     capabilities,
     choose_action,
     decides_on,
-    make_agent,
 )
 from tabletop_gym.agents.ismcts import ISMCTSAgent
+from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.agents.llm import CallableBackend, LLMAgent
 from tabletop_gym.envs.positano_v0 import raw_env as positano_raw_env
 from tabletop_gym.envs.rapa_nui_v0 import raw_env

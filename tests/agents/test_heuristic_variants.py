@@ -11,15 +11,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tabletop_gym.agents.base import make_agent
 from tabletop_gym.agents.heuristic import heuristic_for, variants_of
-from tabletop_gym.agents.positano_heuristic import PositanoHeuristic, PositanoPriorities
-from tabletop_gym.agents.rapa_nui_heuristic import (
+from tabletop_gym.agents.kinds import make_agent
+from tabletop_gym.envs.positano.bot import PositanoHeuristic, PositanoPriorities
+from tabletop_gym.envs.positano.env import raw_env as positano_env
+from tabletop_gym.envs.rapa_nui.bot import (
     _FULL_CARDS,
     RapaNuiHeuristic,
     RapaNuiPriorities,
 )
-from tabletop_gym.envs.positano.env import raw_env as positano_env
 from tabletop_gym.envs.rapa_nui.components import MOAI_COST, MOAI_END_VP
 from tabletop_gym.envs.rapa_nui.env import raw_env as rapa_nui_env
 

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 import tabletop_gym  # noqa: F401 - registers the env ids
-from tabletop_gym.agents.base import RandomAgent, choose_action, make_agent
+from tabletop_gym.agents.base import RandomAgent, choose_action
 from tabletop_gym.agents.ismcts import ISMCTSAgent, parse_spec
+from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.experiments.evaluation import _raw_env_factory, evaluate
 
 GAMES = [("rapa_nui", 2), ("rapa_nui", 3), ("positano", 2), ("positano", 1)]

@@ -8,8 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabletop_gym.agents.base import jax_checkpoint_path, make_agent
+from tabletop_gym.agents.base import jax_checkpoint_path
 from tabletop_gym.agents.jax_policy import load_policy
+from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.envs.positano.env import raw_env as positano_env
 from tabletop_gym.envs.rapa_nui.env import raw_env as rapa_nui_env
 from tests.legal_play import play_legal_game

@@ -15,7 +15,7 @@ import socket
 import numpy as np
 import pytest
 
-from tabletop_gym.agents.base import make_agent
+from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.agents.llm import (
     CallableBackend,
     InvalidResultWarning,

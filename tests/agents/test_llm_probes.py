@@ -10,7 +10,8 @@ import random
 import numpy as np
 import pytest
 
-from tabletop_gym.agents.base import choose_action, make_agent
+from tabletop_gym.agents.base import choose_action
+from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.agents.llm import agent_from_spec, report_markdown, report_rows
 from tabletop_gym.text.probes import (
     FLOOR,

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tabletop_gym.agents.base import Agent, RandomAgent, make_agent
-from tabletop_gym.agents.positano_heuristic import PositanoHeuristic
+from tabletop_gym.agents.base import Agent, RandomAgent
+from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.envs.positano import PositanoGame
+from tabletop_gym.envs.positano.bot import PositanoHeuristic
 from tabletop_gym.envs.positano.env import raw_env, raw_parallel_env
 from tabletop_gym.envs.positano.observer import PositanoObserver
 from tabletop_gym.experiments.evaluation import evaluate

@@ -15,10 +15,11 @@ import random
 import numpy as np
 import pytest
 
-from tabletop_gym.agents import make_agent, rapa_nui_heuristic
+from tabletop_gym.agents import make_agent
 from tabletop_gym.agents.base import RandomAgent
-from tabletop_gym.agents.rapa_nui_heuristic import RapaNuiHeuristic
 from tabletop_gym.core.game import State
+from tabletop_gym.envs.rapa_nui import bot as rapa_nui_bot
+from tabletop_gym.envs.rapa_nui.bot import RapaNuiHeuristic
 from tabletop_gym.envs.rapa_nui.env import raw_env
 from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
 from tabletop_gym.envs.rapa_nui.rules import (
@@ -152,7 +153,7 @@ def test_decides_from_the_observation_alone():
 
 def test_source_never_touches_engine_state():
     # Belt and braces: the module names no state accessor of the engine or the env.
-    tree = ast.parse(inspect.getsource(rapa_nui_heuristic))
+    tree = ast.parse(inspect.getsource(rapa_nui_bot))
     attrs = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
     forbidden = {
         "game_state",
@@ -302,7 +303,7 @@ def test_offerings_keep_the_own_big_kind_on_top():
 def test_the_bot_counts_the_hunter_gatherer_bonus_only_when_the_switch_is_on() -> None:
     # docs/rules/rapa_nui.md §4: the sole majority of >= 2 gets one more unit; with
     # hunter_gatherer_majority_bonus=False an H&G scoring gives no bonus card, the others still do.
-    gains = rapa_nui_heuristic._gains
+    gains = rapa_nui_bot._gains
     assert gains([2.0, 1.0], True) == [2.0, 1.0]  # H&G: flat 1 card each, +1 for the leader
     assert gains([2.0, 1.0], True, False) == [1.0, 1.0]
     assert gains([2.0, 1.0], False, False) == [3.0, 1.0]  # Woodcutter/Priest/Moai keep it
@@ -380,7 +381,7 @@ def test_act_on_refuses_an_empty_legal_set():
 def test_decisions_do_not_depend_on_the_memo_tables(monkeypatch):
     # The bots share memo tables of pure valuations, emptied whenever one is full. With room for
     # only three entries the tables are emptied all the time, and every decision is the same.
-    monkeypatch.setattr(rapa_nui_heuristic, "_MEMO_LIMIT", 3)
-    rapa_nui_heuristic.clear_memo_tables()
+    monkeypatch.setattr(rapa_nui_bot, "_MEMO_LIMIT", 3)
+    rapa_nui_bot.clear_memo_tables()
     assert _decision_digest() == PINNED_DECISIONS
-    rapa_nui_heuristic.clear_memo_tables()
+    rapa_nui_bot.clear_memo_tables()

@@ -11,8 +11,8 @@ import jax
 import numpy as np
 import pytest
 
-from tabletop_gym.agents.base import make_agent
 from tabletop_gym.agents.jax_policy import JaxPolicyAgent, load_policy
+from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.jax.core import make
 from tabletop_gym.jax.distill import agreement, collect, distill, distill_to
 from tabletop_gym.jax.train import TrainConfig, Trainer

@@ -12,7 +12,8 @@ import gymnasium
 import numpy as np
 import pytest
 
-from tabletop_gym.agents.base import RandomAgent, make_agent
+from tabletop_gym.agents.base import RandomAgent
+from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.experiments.evaluation import _raw_env_factory, evaluate
 from tabletop_gym.jax.search import SearchAgent, SearchSpec, expert_iteration, parse_spec
 

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 from tabletop_gym import cli
-from tabletop_gym.agents.base import make_agent
 from tabletop_gym.agents.jax_policy import FORMAT, JaxPolicyAgent, load_policy, save_policy
+from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.experiments.evaluation import _raw_env_factory, evaluate
 from tabletop_gym.jax.core import make
 from tabletop_gym.jax.train import (

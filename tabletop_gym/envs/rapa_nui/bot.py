@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from operator import mul, sub
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -202,20 +202,11 @@ _Opponents = tuple[tuple[float, float, float, float, float, float], ...]
 _EstimateKey = tuple[int, bool, tuple[float, ...], float, tuple[bool, ...]]
 
 
+# Each field is declared once: the dataclass makes its annotations the slots (filled one by one
+# when worked out, so no __init__).
+@dataclasses.dataclass(slots=True, init=False, eq=False, repr=False)
 class _Estimate:
     """The shared estimates of a decision: pure functions of an ``_EstimateKey``."""
-
-    __slots__ = (
-        "coef",
-        "kind_value",
-        "moai_value",
-        "per_turn",
-        "scorings_left",
-        "stage",
-        "stone",
-        "units",
-        "wood_value",
-    )
 
     scorings_left: float
     stage: float
@@ -952,3 +943,14 @@ class _DrawValues:
                 margin = self.bot._margin(self.v, self._gains.est)
                 self._end = (_END_VALUE if margin > 0 else -_END_VALUE) + margin
         return self._end
+
+
+if TYPE_CHECKING:
+    # What the bot offers beyond ``act`` (tabletop_gym.agents.base): it decides from the parts
+    # of its observation, plays forced moves blind and is as good as new after a reseed.
+    from tabletop_gym.agents.base import BlindToForcedMoves, PartsAgent, ResetBySeed, SeedableAgent
+
+    _parts: type[PartsAgent] = RapaNuiHeuristic
+    _blind: type[BlindToForcedMoves] = RapaNuiHeuristic
+    _reset: type[ResetBySeed] = RapaNuiHeuristic
+    _seed: type[SeedableAgent] = RapaNuiHeuristic

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
@@ -216,50 +216,11 @@ def _hand_mask(played_cards: list[int], played_boosters: list[int]) -> np.ndarra
     return (card_ok[:, None] & boost_ok[None, :]).ravel()
 
 
+# Each field is declared once: the dataclass makes its annotations the slots (a decision fills
+# them one by one, so no __init__, and views are never compared or printed).
+@dataclasses.dataclass(slots=True, init=False, eq=False, repr=False)
 class _View:
     """The decoded parts of one observation (colours relative: 0 is the observing seat)."""
-
-    __slots__ = (
-        "b_blocks",
-        "b_builds",
-        "b_lots",
-        "bid_card",
-        "bid_values",
-        "booster_in",
-        "build_lot",
-        "build_tile",
-        "built",
-        "cards_in",
-        "choice_gain",
-        "empty",
-        "fut_hide",
-        "gelato",
-        "general",
-        "goals",
-        "height",
-        "leftmost",
-        "level_open",
-        "me",
-        "mu_hi",
-        "n",
-        "nc",
-        "open",
-        "owner",
-        "personal",
-        "played_boosters",
-        "played_cards",
-        "points",
-        "prefix",
-        "rank",
-        "rleft",
-        "roof",
-        "roofs_left",
-        "size",
-        "solo",
-        "stars",
-        "this_lot",
-        "unseen_gain",
-    )
 
     b_blocks: list[tuple[int, int, int, float]]
     b_builds: list[tuple[int, int, int, float, float, float]]
@@ -1085,3 +1046,10 @@ class PositanoHeuristic:
         "remodel": _remodel_scores,
     }
     """The scoring of each decision of the action layout (``ACTIONS.decision_of``)."""
+
+
+if TYPE_CHECKING:
+    # What the bot offers beyond ``act`` (tabletop_gym.agents.base): it is reseeded.
+    from tabletop_gym.agents.base import SeedableAgent
+
+    _seed: type[SeedableAgent] = PositanoHeuristic
