@@ -100,10 +100,10 @@ class AgentKind:
 
     def accepts(self, spec: str) -> bool:
         """Whether ``spec`` is one of this kind's (its name alone, or followed by a separator)."""
-        if spec == self.name:
-            return self.bare
+        if not spec.startswith(self.name):
+            return False
         rest = spec[len(self.name):]
-        return spec.startswith(self.name) and rest[:1] != "" and rest[0] in self.separators
+        return self.bare if not rest else rest[0] in self.separators
 
     def needs(self) -> tuple[str, tuple[str, ...]] | None:
         """The extra it needs and the modules of it that it imports, or ``None``."""

@@ -14,6 +14,7 @@ from tabletop_gym.agents.kinds import (
     AgentKind,
     agent_extra,
     agent_kind,
+    agent_kinds,
     agent_name,
     check_spec,
     make_agent,
@@ -43,6 +44,8 @@ def test_an_unknown_spec_says_what_is_close_and_lists_every_kind(spec, hint):
 
 
 def test_each_spec_finds_its_kind_by_its_first_word():
+    assert [k.name for k in agent_kinds()] == ["random", "heuristic", "ismcts", "search", "ppo",
+                                               "jax-ppo", "llm", "jax"]
     assert agent_kind("heuristic").name == agent_kind("heuristic:hoarder").name == "heuristic"
     assert agent_kind("search?worlds=4").name == agent_kind("search:jax-ppo").name == "search"
     assert agent_kind("jax-ppo").name == "jax-ppo"
