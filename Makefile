@@ -121,7 +121,7 @@ train: $(STAMP)
 # docs/baselines.md and docs/baselines.json from the evaluation and league jobs (results cached
 # under runs/baselines/; PPO seeds summarised from runs/final/).
 baselines: $(STAMP)
-	$(PY) -m tabletop_gym.experiments.baselines
+	$(PY) -m tabletop_gym.tasks.baselines
 
 bench: $(STAMP)
 	$(PY) bench/run.py

@@ -28,9 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_gym.arena.stats import iqm, mean, normalize, stratified_bootstrap_ci
 from tabletop_gym.tasks import SUITES, TASKS, held_out, leagues
 from tabletop_gym.tasks.runner import load_references
-from tabletop_gym.tasks.stats import iqm, mean, normalize, stratified_bootstrap_ci
 from tabletop_gym.tasks.train import RECIPES
 
 PAGE = pathlib.Path("docs") / "results.md"

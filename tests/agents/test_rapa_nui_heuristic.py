@@ -18,6 +18,7 @@ import pytest
 from tabletop_gym.agents import make_agent, rapa_nui_heuristic
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.rapa_nui_heuristic import RapaNuiHeuristic
+from tabletop_gym.arena.evaluation import evaluate
 from tabletop_gym.core.game import State
 from tabletop_gym.envs.rapa_nui.env import raw_env
 from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
@@ -33,7 +34,6 @@ from tabletop_gym.envs.rapa_nui.rules import (
     RapaNuiGame,
     RapaNuiState,
 )
-from tabletop_gym.experiments.evaluation import evaluate
 from tests.rapa_nui.helpers import FISH, GRAIN, MULB, SWEET, M, P, W, disp, load, position
 
 VARIANTS = [

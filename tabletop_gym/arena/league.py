@@ -1,6 +1,6 @@
 """A round-robin league of agents with a win-rate matrix, ratings and their uncertainty.
 
-Every pair of agents meets in :func:`tabletop_gym.experiments.evaluation.evaluate`: seats rotated
+Every pair of agents meets in :func:`tabletop_gym.arena.evaluation.evaluate`: seats rotated
 over paired deals, the first agent of the pair in one seat and the second in every other seat.
 From all games the league fits Bradley–Terry strengths by maximum likelihood and reports them on
 the Elo scale (400 · log10 odds, the first agent pinned at 0); a shared win counts as half a win.
@@ -37,12 +37,9 @@ from tabletop_gym.agents.llm import (
     report_rows,
     warn_invalid,
 )
-from tabletop_gym.experiments.evaluation import (
-    _raw_env_factory,
-    evaluate,
-    summarise,
-    wilson_interval,
-)
+from tabletop_gym.arena.envs import raw_env_factory
+from tabletop_gym.arena.evaluation import evaluate, summarise
+from tabletop_gym.arena.stats import wilson_interval
 from tabletop_gym.provenance import metadata
 
 ELO = 400.0 / np.log(10.0)
@@ -269,7 +266,7 @@ def run_league(
     for p, (a, b) in enumerate(itertools.combinations(range(k), 2)):
         known = (played or {}).get((names[a], names[b]))
         if known is not None and len(known) >= games_per_pair:
-            cfg = _raw_env_factory(game)(**config).game.config.to_dict()
+            cfg = raw_env_factory(game)(**config).game.config.to_dict()
             res = summarise(game, cfg, names[a], names[b], list(known[:games_per_pair]))
         else:
             res = evaluate(game, agents[a], agents[b], n_games=games_per_pair, seed=seed,
@@ -446,7 +443,7 @@ def run_table_league(
             deals, before any game is played.
     """
     from tabletop_gym.agents.base import make_agent
-    from tabletop_gym.experiments.evaluation import _play
+    from tabletop_gym.arena.evaluation import _play
 
     n = int(config.get("num_players", 2))
     if n < 3:
@@ -462,7 +459,7 @@ def run_table_league(
     if deals_per_table < 1:
         raise ValueError(f"deals_per_table must be positive, got {deals_per_table}")
     k = len(agents)
-    env = _raw_env_factory(game)(**config)
+    env = raw_env_factory(game)(**config)
     rng = np.random.default_rng(seed)
     tables = [list(t) for t in itertools.combinations(range(k), n)]
     games: list[dict[str, Any]] = []
