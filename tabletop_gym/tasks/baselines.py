@@ -442,6 +442,18 @@ def _league_result(data: dict[str, Any]) -> Any:
     return LeagueResult(**data)
 
 
+def _committed_result(job: Job, entry: dict[str, Any]) -> dict[str, Any]:
+    """A job's cached result as its committed ``docs/baselines.json`` entry holds it."""
+    result: dict[str, Any] = {"slice": entry["slice"], "cpu_seconds": entry["cpu_seconds"],
+                              "job": entry["job"]}
+    if job.kind == "eval":
+        result["row"] = entry["row"]
+    else:
+        result["league"] = entry["league"]
+        result["markdown"] = _league_result(entry["league"]).markdown()
+    return result
+
+
 def reuse_committed(cache: pathlib.Path, docs: pathlib.Path,
                     keep: Sequence[str] = ("ppo",)) -> list[str]:
     """Seed the cache with the committed results of the jobs no agent of ``keep`` plays in.
@@ -466,16 +478,23 @@ def reuse_committed(cache: pathlib.Path, docs: pathlib.Path,
         entry = rows.get(job.id)
         if path.exists() or entry is None or any(a in keep for a in job.agents):
             continue
-        result: dict[str, Any] = {"slice": entry["slice"], "cpu_seconds": entry["cpu_seconds"],
-                                  "job": entry["job"], "reused_from": str(committed)}
-        if job.kind == "eval":
-            result["row"] = entry["row"]
-        else:
-            result["league"] = entry["league"]
-            result["markdown"] = _league_result(entry["league"]).markdown()
+        result = {**_committed_result(job, entry), "reused_from": str(committed)}
         path.write_text(json.dumps(result, indent=1))
         seeded.append(job.id)
     return seeded
+
+
+def committed_page(docs: pathlib.Path) -> str:
+    """``docs/baselines.md`` as the committed ``docs/baselines.json`` gives it, playing nothing.
+
+    The page of the results pipeline (``tabletop-gym suite results``): every number, the seeds
+    table, the timing and the provenance line come from the numbers file that
+    :func:`render` wrote beside the page.
+    """
+    doc = json.loads((docs / "baselines.json").read_text())
+    results = {job.id: (job, _committed_result(job, doc["rows"][job.id]))
+               for job in jobs() if job.id in doc["rows"]}
+    return _page(results, doc["seeds"], doc["timing"], doc["metadata"])
 
 
 def _where(job: Job) -> str:
