@@ -119,9 +119,10 @@ train: $(STAMP)
 		--opponents heuristic-net --hp 'hidden=[64,64]' gamma=1.0 --minutes 30 --eval-games 1000
 
 # docs/baselines.md and docs/baselines.json from the evaluation and league jobs (results cached
-# under runs/baselines/; PPO seeds summarised from runs/final/).
+# under runs/baselines/; PPO seeds summarised from runs/final/). It measures; the results
+# pipeline (`tabletop-gym suite results [--check]`) rewrites the page from docs/baselines.json.
 baselines: $(STAMP)
-	$(PY) -m tabletop_gym.experiments.baselines
+	$(PY) -m tabletop_gym.tasks.baselines
 
 bench: $(STAMP)
 	$(PY) bench/run.py

@@ -95,8 +95,8 @@ def play_vec(steps: int, learner: str, warmup: int = 300, n_envs: int = 8) -> tu
         game's config.
     """
     from tabletop_gym.envs.rapa_nui.bot import RapaNuiHeuristic
-    from tabletop_gym.experiments.training import DEFAULT_ENV_KWARGS
     from tabletop_gym.integrations.sb3 import make_vec_env
+    from tabletop_gym.tasks.recipes import DEFAULT_ENV_KWARGS
     from tabletop_gym.wrappers.single_agent import SingleAgentEnv
 
     venv = make_vec_env(ENV_ID, n_envs=n_envs, seed=0,

@@ -53,7 +53,7 @@ import pyspiel  # noqa: E402
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 from open_spiel.python.algorithms import outcome_sampling_mccfr as os_mccfr  # noqa: E402
 
-from tabletop_gym.experiments.evaluation import wilson_interval  # noqa: E402
+from tabletop_gym.arena.stats import wilson_interval  # noqa: E402
 from tabletop_gym.integrations.openspiel import (  # noqa: E402
     HeuristicBot,
     league_alpharank,

@@ -94,7 +94,7 @@ def make_train_vec(env_id: str, dummy: bool = False) -> Any:
     """The vector env ``make train`` steps (8 envs, seed 0, ``train()``'s env kwargs); with
     ``dummy``, the same envs through ``gymnasium.make`` in SB3's ``DummyVecEnv``."""
     import tabletop_gym  # noqa: F401
-    from tabletop_gym.experiments.training import DEFAULT_ENV_KWARGS
+    from tabletop_gym.tasks.recipes import DEFAULT_ENV_KWARGS
 
     kwargs = DEFAULT_ENV_KWARGS.get(env_id, {})
     if dummy:

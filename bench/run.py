@@ -191,13 +191,13 @@ class ExclusiveTimer:
 
 def train_model(env_id: str, vec: Any) -> Any:
     """The ``MaskablePPO`` model ``train()`` builds for ``env_id`` over ``vec`` (its
-    :data:`~tabletop_gym.experiments.training.DEFAULT_HPARAMS`: with ``hint``,
+    :data:`~tabletop_gym.tasks.recipes.DEFAULT_HPARAMS`: with ``hint``,
     :class:`HintVecEnv` around the vector env and :class:`HintedPolicy`), seed 0, before any
     warm-up."""
     from sb3_contrib import MaskablePPO
 
     from tabletop_gym.agents.ppo import LogScaledExtractor
-    from tabletop_gym.experiments.training import DEFAULT_HPARAMS
+    from tabletop_gym.tasks.recipes import DEFAULT_HPARAMS
 
     hp = DEFAULT_HPARAMS
     policy: Any = "MlpPolicy"
@@ -224,7 +224,7 @@ def ppo_env_share(
     """Share of a MaskablePPO run's time spent in the vector env, as ``make train`` runs it.
 
     The run is the model ``train()`` builds (:func:`train_model`: the policy, its hint wrapper
-    and :data:`tabletop_gym.experiments.training.DEFAULT_HPARAMS`, the learning-rate schedule
+    and :data:`tabletop_gym.tasks.recipes.DEFAULT_HPARAMS`, the learning-rate schedule
     aside) over 8 envs in the vector env ``train()`` builds
     (``tabletop_gym.integrations.sb3.make_vec_env``), one torch thread; with ``dummy``, the same
     envs through ``gymnasium.make`` in SB3's ``DummyVecEnv`` (the reference row).

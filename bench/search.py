@@ -39,7 +39,8 @@ os.environ.setdefault(
 from tabletop_gym.agents.base import choose_action  # noqa: E402
 from tabletop_gym.agents.ismcts import ISMCTSAgent  # noqa: E402
 from tabletop_gym.agents.kinds import make_agent  # noqa: E402
-from tabletop_gym.experiments.evaluation import _raw_env_factory, wilson_interval  # noqa: E402
+from tabletop_gym.arena.envs import raw_env_factory  # noqa: E402
+from tabletop_gym.arena.stats import wilson_interval  # noqa: E402
 from tabletop_gym.jax.search import SearchAgent  # noqa: E402
 from tabletop_gym.provenance import metadata  # noqa: E402
 
@@ -82,7 +83,7 @@ def _agent(spec: str, env: Any, rng: np.random.Generator) -> Any:
 def match(game: str, search: str, opponent: str, games: int,
           clocks: dict[str, Clock]) -> dict[str, Any]:
     """Seat-rotated games of ``search`` against ``opponent``; the search's outcomes."""
-    env = _raw_env_factory(game)(num_players=2)
+    env = raw_env_factory(game)(num_players=2)
     rng = np.random.default_rng(FIRST_SEED)
     outcomes: list[float] = []
     diffs: list[float] = []
@@ -131,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     speed: list[dict[str, Any]] = []
     for game in a.games_list:
-        env = _raw_env_factory(game)(num_players=2)
+        env = raw_env_factory(game)(num_players=2)
         env.reset(seed=0)
         start = time.perf_counter()
         agent = make_agent(a.search, env.game, env.observer, np.random.default_rng(0))

@@ -10,7 +10,7 @@ import argparse
 
 from sb3_contrib import MaskablePPO
 
-from tabletop_gym.experiments.evaluation import evaluate, format_table, save_results
+from tabletop_gym.arena.evaluation import evaluate, format_table, save_results
 
 
 def main(argv: list[str] | None = None) -> None:

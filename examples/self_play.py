@@ -23,7 +23,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
 
 import tabletop_gym  # noqa: F401
-from tabletop_gym.experiments.evaluation import evaluate, format_table
+from tabletop_gym.arena.evaluation import evaluate, format_table
 
 
 class SnapshotPool(BaseCallback):

@@ -89,7 +89,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.players is not None:
         env_kwargs["num_players"] = args.players
     require("train", "train --backend sb3 (MaskablePPO)")
-    from tabletop_gym.experiments.training import train
+    from tabletop_gym.tasks.recipes import train
 
     train(
         env_id=args.env,
@@ -210,7 +210,7 @@ def _positive(name: str, value: int) -> None:
 def cmd_eval(args: argparse.Namespace) -> int:
     """Evaluate an agent against an opponent and print/save the table."""
     from tabletop_gym.agents.llm import report_markdown
-    from tabletop_gym.experiments.evaluation import evaluate, format_table, save_results
+    from tabletop_gym.arena.evaluation import evaluate, format_table, save_results
 
     _positive("--games", args.games)
     cfg = _parse_kv(args.set)
@@ -285,7 +285,7 @@ def _record_saver(folder: pathlib.Path) -> Any:
 
 def cmd_league(args: argparse.Namespace) -> int:
     """Play a round-robin league and save its matrix, ratings, heatmap and table."""
-    from tabletop_gym.experiments.league import run_league
+    from tabletop_gym.arena.league import run_league
 
     cfg = _parse_kv(args.set)
     cfg["num_players"] = args.players
@@ -321,7 +321,7 @@ def cmd_league(args: argparse.Namespace) -> int:
 
 def cmd_ladder(args: argparse.Namespace) -> int:
     """Rate an agent against the frozen reference ladder, or (``--refit``) fit the ladder."""
-    from tabletop_gym.experiments import ladder
+    from tabletop_gym.arena import ladder
 
     if args.refit:
         if args.agent:
@@ -354,9 +354,9 @@ def cmd_ladder(args: argparse.Namespace) -> int:
 
 
 def _env_class(game: str) -> Any:
-    from tabletop_gym.experiments.evaluation import _raw_env_factory
+    from tabletop_gym.arena.envs import raw_env_factory
 
-    return _raw_env_factory(game)
+    return raw_env_factory(game)
 
 
 def _ask(prompt: str) -> str:
@@ -620,7 +620,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--hp", nargs="*", default=[], metavar="KEY=VALUE",
                    help="PPO settings over the defaults, e.g. net_arch=[64,64] "
                         "obs_scaling=none (see "
-                        "tabletop_gym.experiments.training.recipe(env); rllib: "
+                        "tabletop_gym.tasks.recipes.recipe(env); rllib: "
                         "lr=1e-4 hiddens=[64,64], tabletop_gym.integrations.rllib."
                         "DEFAULT_HPARAMS; jax: num_steps=32 hidden=[256,256], "
                         "tabletop_gym.jax.train.TrainConfig)")
@@ -745,7 +745,7 @@ def build_parser() -> argparse.ArgumentParser:
     from tabletop_gym.tasks.cli import add_suite_parser
 
     add_suite_parser(sub)
-    from tabletop_gym.datasets.cli import add_dataset_parser
+    from tabletop_gym.tasks.datasets.cli import add_dataset_parser
 
     add_dataset_parser(sub)
     return p

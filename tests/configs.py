@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tabletop_gym.arena.envs import raw_env_factory
 from tabletop_gym.registry import game_spec, game_specs
 
 
@@ -24,8 +25,8 @@ def config_id(item) -> str:
 
 
 def raw_env(game: str, **kwargs):
-    """A raw AEC env of ``game``."""
-    return game_spec(game).envs().raw_env(**kwargs)
+    """A raw AEC env of ``game`` (by the package's lookup, :mod:`tabletop_gym.arena.envs`)."""
+    return raw_env_factory(game)(**kwargs)
 
 
 def wrapped_env(game: str, **kwargs):

@@ -14,9 +14,10 @@ import pathlib
 import numpy as np
 import pytest
 
-from tabletop_gym.experiments.baselines import Job, _verdicts, bootstrap_ci, first_moves, iqm, jobs
-from tabletop_gym.experiments.evaluation import _raw_env_factory, evaluate
-from tabletop_gym.experiments.league import run_league
+from tabletop_gym.arena.envs import raw_env_factory
+from tabletop_gym.arena.evaluation import evaluate
+from tabletop_gym.arena.league import run_league
+from tabletop_gym.tasks.baselines import Job, _verdicts, bootstrap_ci, first_moves, iqm, jobs
 
 DOCS = pathlib.Path(__file__).resolve().parent.parent / "docs"
 PAGE = json.loads((DOCS / "baselines.json").read_text())
@@ -49,7 +50,7 @@ def test_first_moves_are_the_first_game_of_the_evaluation():
                         num_players=2)
     first = evaluate("rapa_nui", "ismcts:2", "random", n_games=1, seed=5,
                      num_players=2).per_game[0]
-    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env = raw_env_factory("rapa_nui")(num_players=2)
     env.reset(seed=5)
     for a in moves:
         env.step(a)
@@ -89,7 +90,7 @@ def test_iqm_and_bootstrap_by_hand():
 def test_a_fresh_clone_keeps_the_seeds_table_without_the_training_runs(tmp_path):
     # runs/ is not in the repository: rendering without the training runs must keep the seeds
     # the page was generated with, not drop the table.
-    from tabletop_gym.experiments.baselines import render
+    from tabletop_gym.tasks.baselines import render
 
     docs = tmp_path / "docs"
     (docs / "img").mkdir(parents=True)
@@ -123,7 +124,7 @@ def test_a_search_target_needs_the_interval_and_the_time():
 
 
 def test_reusing_the_committed_rows_keeps_them_and_leaves_the_trained_ones_to_run(tmp_path):
-    from tabletop_gym.experiments.baselines import render, reuse_committed
+    from tabletop_gym.tasks.baselines import render, reuse_committed
 
     docs = tmp_path / "docs"
     (docs / "img").mkdir(parents=True)

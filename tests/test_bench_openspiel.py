@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.util
 import pathlib
 
-from tabletop_gym.experiments.evaluation import wilson_interval
+from tabletop_gym.arena.stats import wilson_interval
 
 # Loaded from its file under a name of its own, so no bench script shadows another module.
 _SPEC = importlib.util.spec_from_file_location(

@@ -10,10 +10,10 @@ import pytest
 
 from tabletop_gym.agents.base import choose_action
 from tabletop_gym.agents.kinds import make_agent
+from tabletop_gym.arena.envs import raw_env_factory
 from tabletop_gym.cli import main
-from tabletop_gym.datasets.cloning import clone
-from tabletop_gym.datasets.games import GameDataset
-from tabletop_gym.experiments.evaluation import _raw_env_factory
+from tabletop_gym.tasks.datasets.cloning import clone
+from tabletop_gym.tasks.datasets.games import GameDataset
 
 pytest.importorskip("torch", reason="behaviour cloning trains with torch (the train extra)")
 
@@ -32,7 +32,7 @@ def test_the_clone_fits_its_games_and_plays_them_back_as_saved(tmp_path):
     assert report.train_accuracy > 0.9  # a 64-unit MLP all but memorises its 236 decisions
     # The saved checkpoint, played by jax:<path> on the raw observations, makes the choices the
     # report counted: its accuracy on the fitted rows is the report's, to the last decision.
-    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env = raw_env_factory("rapa_nui")(num_players=2)
     agent = make_agent(f"jax:{out}", env.game, env.observer)
     rows = np.flatnonzero(choice & (arr["game_index"] < 2))
     played = [agent.act({"observation": arr["observation"][i],

@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tabletop_gym.cli import main
-from tabletop_gym.datasets.games import (
+from tabletop_gym.tasks.datasets.games import (
     DATA_NAME,
     MANIFEST_NAME,
     DatasetError,

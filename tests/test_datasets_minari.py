@@ -13,16 +13,16 @@ import numpy as np
 import pytest
 
 import tabletop_gym
+from tabletop_gym.arena.stats import normalize
 from tabletop_gym.cli import main
-from tabletop_gym.datasets.games import DatasetError
-from tabletop_gym.datasets.minari_view import (
+from tabletop_gym.tasks.datasets.games import DatasetError
+from tabletop_gym.tasks.datasets.minari_view import (
     CHECKSUMS,
     dataset_id,
     load_minari,
     make_minari,
     write_checksums,
 )
-from tabletop_gym.tasks.stats import normalize
 
 # The datasets extra installs Minari where it runs: Python 3.11 or later.
 minari = pytest.importorskip("minari", reason="Minari needs Python 3.11+ and the datasets extra")

@@ -73,3 +73,15 @@ def test_regenerate_rewrites_a_stale_block_and_rejects_unknown_names():
     assert "| 0 | Woodcutter | 12 + 1 start card per seat |" in new
     with pytest.raises(KeyError, match="no generator"):
         docs_tables.regenerate("<!-- generated: nope (python tools/docs_tables.py) -->\n\n<!-- end generated: nope -->")
+
+
+def test_the_generators_stand_on_the_package_alone():
+    # The docs are made from the package: the transcripts' scripted server is
+    # tabletop_gym.arena.scripted_server, not a test helper, so the generator never imports tests.
+    import ast
+
+    tree = ast.parse((ROOT / "tools" / "docs_tables.py").read_text(encoding="utf-8"))
+    modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    modules |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert {m for m in modules if m and m.split(".")[0] == "tests"} == set()
+    assert "tabletop_gym.arena.scripted_server" in modules

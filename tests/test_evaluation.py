@@ -8,13 +8,8 @@ import math
 
 import pytest
 
-from tabletop_gym.experiments.evaluation import (
-    evaluate,
-    format_table,
-    mean_interval,
-    save_results,
-    wilson_interval,
-)
+from tabletop_gym.arena.evaluation import evaluate, format_table, save_results
+from tabletop_gym.arena.stats import mean_interval, wilson_interval
 
 
 def test_wilson_interval_by_hand():

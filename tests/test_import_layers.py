@@ -1,8 +1,8 @@
 """The package imports one way: floors (docs/design.md "Floors"), and no engine circles.
 
 Each part of the package (a subpackage or a module at the root) imports only the parts its row of
-the floors table in ``docs/design.md`` allows; the lower floors never reach up to the wrappers or
-the experiments whatever the table says. Within a game, ``rules`` builds on ``state_json`` (the
+the floors table in ``docs/design.md`` allows; the lower floors never reach up to the wrappers,
+the arena or the tasks whatever the table says. Within a game, ``rules`` builds on ``state_json`` (the
 JSON schema, loader and whole-state checks), which builds on the components, facts and the
 action layout; a state_json that needs the rules' classes names them for the type checker only.
 """
@@ -19,6 +19,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "tabletop_gym"
+HERE = pathlib.Path(__file__).resolve()
 
 
 def _runtime_imports(path: pathlib.Path) -> set[str]:
@@ -134,14 +135,14 @@ def test_every_part_imports_only_what_its_floor_allows():
     assert not wrong, "imports the floors table (docs/design.md) does not allow: " + "; ".join(wrong)
 
 
-LOWER = {"core/": {"wrappers/", "experiments/"}, "envs/": {"wrappers/", "experiments/"},
-         "agents/": {"experiments/"}}
+LOWER = {"core/": {"wrappers/", "arena/", "tasks/"}, "envs/": {"wrappers/", "arena/", "tasks/"},
+         "agents/": {"arena/", "tasks/"}}
 
 
 @pytest.mark.parametrize("part", sorted(LOWER))
-def test_the_lower_floors_never_reach_up_to_the_wrappers_or_the_experiments(part):
+def test_the_lower_floors_never_reach_up_to_the_arena_or_the_tasks(part):
     # Whatever the table allows: the turn-based transform is core's (envs and records build on
-    # it), and nothing the envs or the agents need lives among the experiments.
+    # it), and nothing the envs or the agents need lives in the arena or among the tasks.
     floors = _floors()
     assert not floors[part] & LOWER[part], f"docs/design.md lets {part} import {LOWER[part]}"
     imports = _package_imports()[part]
@@ -149,33 +150,57 @@ def test_the_lower_floors_never_reach_up_to_the_wrappers_or_the_experiments(part
     assert not wrong, f"{part} reaches up: {wrong}"
 
 
-def test_the_experiments_live_in_their_own_subpackage():
-    root = {p.name for p in PACKAGE.glob("*.py")}
-    assert not root & {"baselines.py", "league.py"}
-    for name in ("evaluation", "training", "league", "baselines"):
-        assert (PACKAGE / "experiments" / f"{name}.py").exists()
+def test_the_arena_and_the_recipes_live_in_their_floors():
+    assert not (PACKAGE / "experiments").exists()
+    assert not (PACKAGE / "datasets").exists()
+    for name in ("envs", "evaluation", "stats", "league", "ladder"):
+        assert (PACKAGE / "arena" / f"{name}.py").exists()
+    for name in ("recipes", "baselines", "datasets/__init__"):
+        assert (PACKAGE / "tasks" / f"{name}.py").exists()
     assert (PACKAGE / "core" / "turn_based.py").exists()
 
 
-ALIASES = {"tabletop_gym.evaluation": "tabletop_gym.experiments.evaluation",
-           "tabletop_gym.training": "tabletop_gym.experiments.training",
-           "tabletop_gym.wrappers.turn_based": "tabletop_gym.core.turn_based"}
+ARENA = ("integrations/", "jax/", "tasks/")
 
 
-@pytest.mark.parametrize("old", sorted(ALIASES))
-def test_an_old_path_only_re_exports_its_new_home_and_warns(old):
-    new = ALIASES[old]
-    path = (PACKAGE.parent / old.replace(".", "/")).with_suffix(".py")
-    assert _runtime_imports(path) == {new}
-    # In a fresh process: importing the old path warns once and gives the new module's objects.
-    code = (f"import warnings, {new} as new\n"
-            "with warnings.catch_warnings(record=True) as seen:\n"
-            "    warnings.simplefilter('always')\n"
-            f"    import {old} as old\n"
-            "assert [w.category for w in seen] == [DeprecationWarning], seen\n"
-            f"assert {new!r} in str(seen[0].message)\n"
-            "names = [n for n in vars(new) if not n.startswith('_')]\n"
-            "assert names and all(getattr(old, n) is getattr(new, n) for n in names)\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120)
+def test_the_arena_stands_below_what_trains_and_reports():
+    # The arena is a library: what trains (integrations/, jax/) and what reports (tasks/) evaluate
+    # with it, so it imports none of them, and no folder above it is imported back by one below.
+    floors = _floors()
+    assert "arena/" in floors["integrations/"] and "arena/" in floors["jax/"]
+    assert not floors["arena/"] & {*ARENA, "cli.py", "web/"}
+    for lower in ("integrations/", "jax/"):
+        assert "tasks/" not in floors[lower], f"{lower} may import tasks/, the floor above it"
+
+
+REMOVED = {"tabletop_gym.evaluation": "tabletop_gym.arena.evaluation",
+           "tabletop_gym.training": "tabletop_gym.tasks.recipes",
+           "tabletop_gym.wrappers.turn_based": "tabletop_gym.core.turn_based",
+           "tabletop_gym.experiments": "tabletop_gym.arena",
+           "tabletop_gym.datasets": "tabletop_gym.tasks.datasets"}
+
+
+def _mentions(old: str) -> list[str]:
+    """Files of the repository (CHANGELOG.md aside: it records the moves) naming ``old``."""
+    word = re.compile(re.escape(old) + r"(?!\w)")
+    out = []
+    for folder in ("tabletop_gym", "tests", "tools", "bench", "examples", "docs"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix not in {".py", ".md"} or path == HERE:
+                continue
+            if word.search(path.read_text(encoding="utf-8")):
+                out.append(str(path.relative_to(ROOT)))
+    return out
+
+
+@pytest.mark.parametrize("old", sorted(REMOVED))
+def test_a_removed_path_is_gone_and_its_new_home_imports(old):
+    # The deprecated shims and the old folders are removed (CHANGELOG names the new homes): no
+    # module or folder of the old path is left, nothing names it, and the new home imports.
+    relative = pathlib.Path(*old.split(".")[1:])
+    assert not (PACKAGE / relative).with_suffix(".py").exists()
+    assert not (PACKAGE / relative).exists()
+    assert _mentions(old) == []
+    done = subprocess.run([sys.executable, "-c", f"import {REMOVED[old]}"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

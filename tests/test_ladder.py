@@ -9,10 +9,10 @@ import math
 
 import pytest
 
+from tabletop_gym.arena import ladder
+from tabletop_gym.arena.league import ELO
+from tabletop_gym.arena.scripted_server import Reply, ScriptedServer
 from tabletop_gym.cli import main
-from tabletop_gym.experiments import ladder
-from tabletop_gym.experiments.league import ELO
-from tests.llm_server import Reply, ScriptedServer
 
 
 def test_fit_one_by_hand():

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
+from tabletop_gym.arena.league import ELO, fit_ratings, run_league
 from tabletop_gym.cli import main
-from tabletop_gym.experiments.league import ELO, fit_ratings, run_league
 
 
 def test_ratings_by_hand_for_two_agents():

@@ -14,7 +14,7 @@ def test_a_plain_print_inside_any_command_reaches_the_pipe_at_once():
     # `tabletop-gym eval` whose evaluation first prints a plain line (no flush), as library code
     # and third-party callbacks do, then waits: the CLI line-buffers stdout for every command.
     first, rest = first_line_while_running("""
-import tabletop_gym.experiments.evaluation as ev
+import tabletop_gym.arena.evaluation as ev
 real = ev.evaluate
 def evaluate(*args, **kwargs):
     print("playing the games")

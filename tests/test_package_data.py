@@ -21,7 +21,7 @@ RUN_TIME_FILES = {
     "tasks/reference_scores.json",
     "tasks/results.schema.json",
     # The frozen reference ladder's members and ratings (tabletop-gym ladder).
-    "experiments/ladder.json",
+    "arena/ladder.json",
     # The shipped checkpoints: MaskablePPO (`ppo`), jax-ppo policies, distilled heuristics.
     "agents/checkpoints/positano_1p.zip",
     "agents/checkpoints/rapa_nui_2p.zip",
@@ -72,9 +72,9 @@ def test_the_packages_file_paths_point_into_the_package_and_load():
     assert {REFERENCE_FILE, SCHEMA_FILE} == {PACKAGE / "tasks" / "reference_scores.json",
                                              PACKAGE / "tasks" / "results.schema.json"}
     assert "RapaNui-2p-vsHeuristic-v0" in load_references()["tasks"]
-    from tabletop_gym.experiments.ladder import LADDER_FILE, MEMBERS, load_ladder
+    from tabletop_gym.arena.ladder import LADDER_FILE, MEMBERS, load_ladder
 
-    assert LADDER_FILE == PACKAGE / "experiments" / "ladder.json"
+    assert LADDER_FILE == PACKAGE / "arena" / "ladder.json"
     assert list(load_ladder()["ratings"]) == list(MEMBERS)
     for game, players, zip_name in (("positano", 1, "positano_1p.zip"),
                                     ("rapa_nui", 2, "rapa_nui_2p.zip")):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tabletop_gym.agents.kinds import make_agent
-from tabletop_gym.experiments.evaluation import _raw_env_factory
+from tabletop_gym.arena.envs import raw_env_factory
 
 
 def test_log_scaled_extractor_by_hand():
@@ -32,7 +32,7 @@ def test_log_scaled_extractor_by_hand():
 
 def test_train_with_time_limit_and_settings_records_them(tmp_path):
     pytest.importorskip("sb3_contrib")
-    from tabletop_gym.experiments.training import DEFAULT_HPARAMS, ENV_HPARAMS, train
+    from tabletop_gym.tasks.recipes import DEFAULT_HPARAMS, ENV_HPARAMS, train
 
     small = {"net_arch": [16], "n_steps": 64, "batch_size": 64, "bc_games": 1, "bc_epochs": 1,
              "teacher": "heuristic", "bc_target": "value"}
@@ -60,15 +60,15 @@ def test_train_with_time_limit_and_settings_records_them(tmp_path):
 
 
 def test_ppo_without_a_checkpoint_for_the_config_says_which_exist():
-    env = _raw_env_factory("positano")(num_players=3)
+    env = raw_env_factory("positano")(num_players=3)
     with pytest.raises(ValueError, match="no trained checkpoint for positano with 3"):
         make_agent("ppo", env.game, env.observer)
 
 
 def test_core_and_search_do_not_import_torch():
-    code = ("import sys, tabletop_gym, tabletop_gym.agents.ismcts, tabletop_gym.experiments.league, "
-            "tabletop_gym.experiments.baselines, tabletop_gym.experiments.evaluation;"
-            "from tabletop_gym.experiments.evaluation import evaluate;"
+    code = ("import sys, tabletop_gym, tabletop_gym.agents.ismcts, tabletop_gym.arena.league, "
+            "tabletop_gym.tasks.baselines, tabletop_gym.arena.evaluation;"
+            "from tabletop_gym.arena.evaluation import evaluate;"
             "evaluate('rapa_nui', 'ismcts:3', 'heuristic', n_games=1, num_players=2);"
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -78,12 +78,12 @@ def test_core_and_search_do_not_import_torch():
 
 
 def test_teacher_dataset_records_each_seat_view_and_the_teacher_move():
-    from tabletop_gym.experiments.training import teacher_dataset
+    from tabletop_gym.tasks.recipes import teacher_dataset
 
     data = teacher_dataset("RapaNui-v0", games=1, seed=3)
     # Replaying the recorded moves from the same deal gives every recorded observation and mask
     # (each seat's own view), and the moves are all legal.
-    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env = raw_env_factory("rapa_nui")(num_players=2)
     env.reset(seed=1_000_000 + 100_000 * 3)
     for k, action in enumerate(data["action"]):
         seen = env.observe(env.agent_selection)
@@ -105,7 +105,7 @@ def test_behaviour_cloning_fits_the_teacher_on_its_games():
     import torch
     from sb3_contrib import MaskablePPO
 
-    from tabletop_gym.experiments.training import behaviour_clone, teacher_dataset
+    from tabletop_gym.tasks.recipes import behaviour_clone, teacher_dataset
 
     torch.manual_seed(0)
     data = teacher_dataset("RapaNui-v0", games=1, seed=0)
@@ -120,7 +120,7 @@ def test_behaviour_cloning_fits_the_teacher_on_its_games():
 
 
 def test_recipe_is_the_defaults_with_the_env_entries():
-    from tabletop_gym.experiments.training import DEFAULT_HPARAMS, recipe
+    from tabletop_gym.tasks.recipes import DEFAULT_HPARAMS, recipe
 
     assert recipe("Positano-v0") == DEFAULT_HPARAMS
     rn = recipe("RapaNui-v0")
@@ -145,8 +145,8 @@ def test_gain_regression_fits_each_move_to_its_gain_less_the_margin():
 
     from tabletop_gym.agents.base import with_hints
     from tabletop_gym.agents.ppo import HintedPolicy, HintVecEnv
-    from tabletop_gym.experiments.training import behaviour_clone, teacher_dataset
     from tabletop_gym.integrations.sb3 import make_vec_env
+    from tabletop_gym.tasks.recipes import behaviour_clone, teacher_dataset
 
     torch.manual_seed(0)
     vec = HintVecEnv(make_vec_env("RapaNui-v0", n_envs=1, seed=0), seed=0)
@@ -201,11 +201,11 @@ def test_gain_regression_fits_each_move_to_its_gain_less_the_margin():
 def test_shipped_checkpoint_plays_with_no_training(game: str, players: int):
     pytest.importorskip("sb3_contrib")
     from tabletop_gym.agents.base import CHECKPOINTS
-    from tabletop_gym.experiments.evaluation import evaluate
+    from tabletop_gym.arena.evaluation import evaluate
 
     path = CHECKPOINTS / f"{game}_{players}p.zip"
     assert path.stat().st_size < 5_000_000  # small: the optimizer moments are not shipped
-    env = _raw_env_factory(game)(num_players=players)
+    env = raw_env_factory(game)(num_players=players)
     agent = make_agent("ppo", env.game, env.observer)
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
@@ -218,8 +218,8 @@ def test_shipped_checkpoint_refuses_an_observer_of_another_layout():
     pytest.importorskip("sb3_contrib")
     from tabletop_gym.agents.kinds import load_checkpoint
 
-    rapa = _raw_env_factory("rapa_nui")(num_players=2)
-    positano = _raw_env_factory("positano")(num_players=2)
+    rapa = raw_env_factory("rapa_nui")(num_players=2)
+    positano = raw_env_factory("positano")(num_players=2)
     n = rapa.game.num_distinct_actions
     # the Rapa Nui zip reads its observer's vector plus the heuristic's move (one entry per action)
     with pytest.raises(ValueError, match=(
@@ -255,7 +255,7 @@ def test_hinted_policy_starts_as_the_heuristic_and_sees_only_its_own_view():
         assert obs[i][len(inner):].sum() == 1 and obs[i][len(inner) + want] == 1
     # Untrained, the greedy policy plays the hinted move wherever it is legal: the hint's logit
     # (4) dwarfs the rest of the head (initialised near 0).
-    raw = _raw_env_factory("rapa_nui")(num_players=2)
+    raw = raw_env_factory("rapa_nui")(num_players=2)
     agent = make_agent(model, raw.game, raw.observer, np.random.default_rng(1))
     assert isinstance(agent, HintedModelAgent)
     twin = heuristic_for(raw.game, raw.observer, np.random.default_rng(1))
@@ -273,7 +273,7 @@ def test_hinted_policy_starts_as_the_heuristic_and_sees_only_its_own_view():
 def test_progress_lines_every_five_percent_by_hand():
     import io
 
-    from tabletop_gym.experiments.training import ProgressLines
+    from tabletop_gym.tasks.recipes import ProgressLines
 
     out = io.StringIO()
     lines = ProgressLines(1000, out)  # a line every 50 steps
@@ -291,7 +291,7 @@ def test_progress_lines_every_five_percent_by_hand():
 def test_training_without_a_terminal_prints_progress_lines(tmp_path, capsys):
     # Issue #26 item 7: SB3's bar is drawn only on a terminal, so a log showed nothing.
     pytest.importorskip("sb3_contrib")
-    from tabletop_gym.experiments.training import train
+    from tabletop_gym.tasks.recipes import train
 
     small = {"net_arch": [8], "n_steps": 64, "batch_size": 64, "bc_games": 0}
     train("RapaNui-v0", timesteps=256, out=tmp_path, n_envs=2, eval_games=0, progress_bar=True,

@@ -74,10 +74,10 @@ def test_the_registered_heuristic_and_envs_are_the_ones_used():
 def test_a_third_game_is_one_registration(nim):
     """Records, evaluation, the heuristic lookup, the CLI, playthroughs and the single-agent
     view all find Nim through its registration alone."""
+    from tabletop_gym.arena.evaluation import evaluate
     from tabletop_gym.cli import build_parser
     from tabletop_gym.core.playthrough import generate, replay
     from tabletop_gym.core.records import GameRecord, make_game
-    from tabletop_gym.experiments.evaluation import evaluate
     from tabletop_gym.wrappers.single_agent import make_registered
 
     game = make_game("nim", {"pile": 5})

@@ -18,7 +18,27 @@ CORE = list(SUITES["core"].task_ids)
 def test_the_page_is_what_the_committed_files_give(monkeypatch):
     monkeypatch.chdir(ROOT)
     assert results.check(), "docs/results.md is stale: run `tabletop-gym suite results`"
+    assert results.check_baselines(), "docs/baselines.md is stale: run `tabletop-gym suite results`"
     assert main(["suite", "results", "--check"]) == 0
+
+
+def test_the_pipeline_writes_the_baselines_page_from_its_numbers(tmp_path, capsys):
+    # One results pipeline: beside the results page, docs/baselines.md is rewritten from the
+    # committed docs/baselines.json (what `make baselines` measured), byte for byte the
+    # committed page, and --check fails on a stale one.
+    committed = (ROOT / "docs" / "baselines.md").read_text()
+    out = tmp_path / "results.md"
+    assert results.baselines_page(out) is None  # no numbers file beside it: no page to write
+    (tmp_path / "baselines.json").write_text((ROOT / "docs" / "baselines.json").read_text())
+    (tmp_path / "baselines.md").write_text("old\n")
+    args = ["suite", "results", "--root", str(ROOT / "benchmarks"), "--out", str(out)]
+    assert main([*args, "--no-figure"]) == 0
+    assert (tmp_path / "baselines.md").read_text() == committed
+    assert f"saved {tmp_path / 'baselines.md'}" in capsys.readouterr().out
+    assert main([*args, "--check"]) == 0
+    (tmp_path / "baselines.md").write_text(committed.replace("| 0.", "| 1.", 1))
+    assert main([*args, "--check"]) == 1
+    assert f"{tmp_path / 'baselines.md'} is stale" in capsys.readouterr().err
 
 
 def test_a_slice_of_the_references_replays():

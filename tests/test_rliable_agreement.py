@@ -1,4 +1,4 @@
-"""``tabletop_gym.tasks.stats`` against rliable, the field's library (issue #30 item 4).
+"""``tabletop_gym.arena.stats`` against rliable, the field's library (issue #30 item 4).
 
 The IQM and the stratified-bootstrap intervals of a score matrix equal rliable's
 (``metrics.aggregate_iqm``, ``library.get_interval_estimates`` with its percentile method) to
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from rliable import library, metrics
 
-from tabletop_gym.tasks.stats import iqm, mean, stratified_bootstrap_ci
+from tabletop_gym.arena.stats import iqm, mean, stratified_bootstrap_ci
 
 
 def _rliable_ci(mat: np.ndarray, func, reps: int, seed: int) -> tuple[float, float]:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tabletop_gym.experiments.league import pairwise_results, run_table_league
+from tabletop_gym.arena.league import pairwise_results, run_table_league
 
 
 def test_pairwise_results_by_hand():

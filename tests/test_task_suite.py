@@ -12,6 +12,7 @@ import jsonschema
 import numpy as np
 import pytest
 
+from tabletop_gym.arena.stats import iqm, normalize, stratified_bootstrap, stratified_bootstrap_ci
 from tabletop_gym.cli import main
 from tabletop_gym.tasks import SUITES, TASKS
 from tabletop_gym.tasks.catalog import compare_snapshot, docs_page, snapshot
@@ -31,7 +32,6 @@ from tabletop_gym.tasks.runner import (
     score_task,
     write_results,
 )
-from tabletop_gym.tasks.stats import iqm, normalize, stratified_bootstrap, stratified_bootstrap_ci
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCHEMA = json.loads(SCHEMA_FILE.read_text())

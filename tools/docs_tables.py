@@ -161,7 +161,7 @@ def rapa_nui_events() -> str:
 
 def training_budgets() -> str:
     """The default training budget of each env (``tabletop-gym train`` without ``--timesteps``)."""
-    from tabletop_gym.experiments.training import DEFAULT_TIMESTEPS
+    from tabletop_gym.tasks.recipes import DEFAULT_TIMESTEPS
 
     return _table(["env", "default budget (timesteps)"],
                   [[f"`{env}`", f"{steps:,}"] for env, steps in DEFAULT_TIMESTEPS.items()])
@@ -331,7 +331,7 @@ def llm_grammars() -> str:
 
 
 def llm_transcript() -> str:
-    """A decision of a grammar-mode game against the scripted server of the tests, replayed.
+    """A decision of a grammar-mode game against the scripted server, replayed.
 
     The script answers the short form of the last legal move with a reasoning trace apart
     (``reasoning_content``); at its fourth decision it first answers a number, which has no
@@ -343,12 +343,12 @@ def llm_transcript() -> str:
         record_with_logs,
         transcript_lines,
     )
+    from tabletop_gym.arena.envs import raw_env_factory
+    from tabletop_gym.arena.scripted_server import Reply, ScriptedServer
     from tabletop_gym.text.moves import short_form
     from tabletop_gym.text.view import legal_moves
-    from tests.configs import raw_env
-    from tests.llm_server import Reply, ScriptedServer
 
-    env = raw_env("rapa_nui", num_players=2)
+    env = raw_env_factory("rapa_nui")(num_players=2)
     asked = [0]
 
     def script(messages: list[dict[str, str]], k: int) -> Reply:
@@ -378,7 +378,7 @@ def llm_transcript() -> str:
 
 
 def llm_league() -> str:
-    """The LLM report of a league of the heuristic and the scripted server of the tests.
+    """The LLM report of a league of the heuristic and the scripted server.
 
     The script answers the last listed move with a two-word reasoning trace, every seventh
     decision first in prose and every eleventh first with the name of a move that is not legal;
@@ -386,8 +386,8 @@ def llm_league() -> str:
     decision vary from run to run and are shown as ``~``.
     """
     from tabletop_gym.agents.llm import report_markdown
-    from tabletop_gym.experiments.league import run_league
-    from tests.llm_server import Reply, ScriptedServer, listed_moves
+    from tabletop_gym.arena.league import run_league
+    from tabletop_gym.arena.scripted_server import Reply, ScriptedServer, listed_moves
 
     count = [0]
 
@@ -425,7 +425,7 @@ def llm_probe_references() -> str:
 
 def ladder_ratings() -> str:
     """The committed reference ladder's ratings, as fitted by ``tabletop-gym ladder --refit``."""
-    from tabletop_gym.experiments.ladder import load_ladder
+    from tabletop_gym.arena.ladder import load_ladder
 
     doc = load_ladder()
     rows = [[f"`{m}`", f"{r:.0f}", f"[{doc['rating_ci'][m][0]:.0f}, {doc['rating_ci'][m][1]:.0f}]",
@@ -438,7 +438,7 @@ def ladder_ratings() -> str:
 
 def ladder_heuristic() -> str:
     """The heuristic rated under the protocol (``benchmarks/ladder/heuristic.json``)."""
-    from tabletop_gym.experiments.ladder import LadderRating
+    from tabletop_gym.arena.ladder import LadderRating
 
     doc = json.loads((ROOT / "benchmarks" / "ladder" / "heuristic.json").read_text())
     rating = LadderRating.from_json(doc)

@@ -34,7 +34,7 @@ Named ``"ismcts"``, ``"ismcts:<simulations>"``, ``"ismcts:<simulations>:heuristi
 ``"ismcts:<simulations>:guided"`` wherever opponents are named.
 
 Example:
-    >>> from tabletop_gym.experiments.evaluation import evaluate
+    >>> from tabletop_gym.arena.evaluation import evaluate
     >>> res = evaluate("rapa_nui", "ismcts:8", "random", n_games=2, seed=0, num_players=2)
     >>> res.n_games
     2

@@ -14,7 +14,7 @@ On top of that:
   seats, plain self-play), ``"per_seat"`` (one policy per seat) or ``"pool"`` (a ``"learner"``
   against frozen snapshots of itself, refreshed every K iterations by :class:`OpponentPool`);
 * :func:`ppo_config`: a ``PPOConfig`` with all of it wired up;
-* :class:`RLlibAgent`: a trained module as an agent of :mod:`tabletop_gym.experiments.evaluation`;
+* :class:`RLlibAgent`: a trained module as an agent of :mod:`tabletop_gym.arena.evaluation`;
 * :func:`selfplay`: the training loop of ``tabletop-gym train --backend rllib`` and
   ``examples/rllib_selfplay.py`` (progress line per iteration, checkpoints under ``runs/``,
   evaluation against the heuristic bot at the end).
@@ -624,7 +624,7 @@ def selfplay(
     ``<out>/rllib-<game>-<n>p-<stamp>-s<seed>/checkpoint`` every ``checkpoint_every``
     iterations and at the end, then evaluates the policy restored from that checkpoint against
     the random and the heuristic bot with
-    :func:`tabletop_gym.experiments.evaluation.evaluate` (seats rotated on paired deals, 95 %
+    :func:`tabletop_gym.arena.evaluation.evaluate` (seats rotated on paired deals, 95 %
     intervals) and prints the table.
 
     Args:
@@ -647,7 +647,7 @@ def selfplay(
         hparams: Overrides of :data:`DEFAULT_HPARAMS`.
         verbose: Print the progress lines and the table.
     """
-    from tabletop_gym.experiments.evaluation import evaluate, format_table, save_results
+    from tabletop_gym.arena.evaluation import evaluate, format_table, save_results
     from tabletop_gym.provenance import metadata
 
     require_ray()

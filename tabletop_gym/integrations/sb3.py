@@ -4,7 +4,7 @@
 n_envs, seed, vec_env_cls=DummyVecEnv)`` on a registered single-agent id (``Positano-v0``,
 ``RapaNui-v0``, the tasks): the same envs, seeds, observations, rewards, dones, action masks,
 ``terminal_observation``, ``TimeLimit.truncated`` flags and ``info["episode"]`` statistics, with
-less work around each step. ``tabletop_gym.experiments.training.train`` trains on it.
+less work around each step. ``tabletop_gym.tasks.recipes.train`` trains on it.
 
 What it leaves out, and why that changes nothing:
 
@@ -17,7 +17,7 @@ What it leaves out, and why that changes nothing:
 * **SB3's ``Monitor``.** Its episode statistics are kept here: at the end of each episode the
   info gets ``"episode": {"r": return rounded to 6 decimals, "l": length, "t": seconds since
   the vector env was built}``, what ``Monitor`` writes (SB3's logger and
-  ``tabletop_gym.experiments.training``'s learning curve read it). ``env_is_wrapped(Monitor)``
+  ``tabletop_gym.tasks.recipes``'s learning curve read it). ``env_is_wrapped(Monitor)``
   is true.
 * **The deep copy of every info** (``DummyVecEnv`` copies the whole list each step). It guards
   against an env changing an info after handing it out; ours never do: every

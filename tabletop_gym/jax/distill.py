@@ -77,7 +77,7 @@ def collect(game: str, num_players: int, games: int, seed: int = 0, explore: flo
     """
     from tabletop_gym.agents.base import choose_action
     from tabletop_gym.agents.kinds import make_agent
-    from tabletop_gym.experiments.evaluation import _raw_env_factory
+    from tabletop_gym.arena.envs import raw_env_factory
 
     if games < 1:
         raise ValueError(f"games must be at least 1, got {games}")
@@ -85,7 +85,7 @@ def collect(game: str, num_players: int, games: int, seed: int = 0, explore: flo
         raise ValueError(f"explore must lie in [0, 1], got {explore}")
     from tabletop_gym.agents.base import reference_size
 
-    env = _raw_env_factory(game)(num_players=num_players, **config)
+    env = raw_env_factory(game)(num_players=num_players, **config)
     size = reference_size(env.observer)  # what the batched engine's observe gives
     rng = np.random.default_rng(seed)
     obs_rows: list[np.ndarray] = []

@@ -817,7 +817,7 @@ def train(
         "checkpoints": [str(p) for p in paths],
     }
     if eval_games:
-        from tabletop_gym.experiments.evaluation import evaluate, format_table, save_results
+        from tabletop_gym.arena.evaluation import evaluate, format_table, save_results
 
         spec = f"jax:{policy}"
         cfg = {**(env_config or {}), "num_players": num_players}

@@ -188,15 +188,24 @@ def cmd_held_out(args: argparse.Namespace) -> int:
 
 
 def cmd_results(args: argparse.Namespace) -> int:
-    """Regenerate the results page (docs/results.md and its figure) from the committed files."""
+    """Regenerate the results pages from the committed files.
+
+    docs/results.md and its figure, and docs/baselines.md beside it from docs/baselines.json
+    (which ``make baselines`` measures).
+    """
     from tabletop_gym.tasks import results
 
+    baselines = results.baselines_page(args.out)
     if args.check:
-        if results.check(args.root, args.out):
-            print(f"{args.out} is current")
-            return 0
-        print(f"{args.out} is stale: run `tabletop-gym suite results`", file=sys.stderr)
-        return 1
+        pages = [(args.out, results.check(args.root, args.out))]
+        if baselines is not None:
+            pages.append((baselines, results.check_baselines(args.out)))
+        for page, current in pages:
+            if current:
+                print(f"{page} is current")
+            else:
+                print(f"{page} is stale: run `tabletop-gym suite results`", file=sys.stderr)
+        return 0 if all(current for _, current in pages) else 1
     from tabletop_gym.extras import figure_note
 
     note = None if args.no_figure else figure_note(f"the figure {args.figure}", "--no-figure")
@@ -205,6 +214,8 @@ def cmd_results(args: argparse.Namespace) -> int:
     figure = None if args.no_figure or note is not None else args.figure
     results.write(args.root, args.out, figure)
     print(f"saved {args.out}" + ("" if figure is None else f" and {figure}"))
+    if results.write_baselines(args.out) is not None:
+        print(f"saved {baselines}")
     return 0
 
 
@@ -331,13 +342,16 @@ def add_suite_parser(sub: Any) -> None:
     ho.add_argument("--out", default="benchmarks/held-out/references.json")
     ho.set_defaults(func=cmd_held_out)
 
-    res = ss.add_parser("results", help="regenerate the results page from the committed results")
+    res = ss.add_parser("results", help="regenerate the results page (and the baselines page "
+                        "beside it) from the committed results")
     res.add_argument("--root", default="benchmarks", help="the committed results files")
-    res.add_argument("--out", default="docs/results.md")
+    res.add_argument("--out", default="docs/results.md",
+                     help="the results page; docs/baselines.md beside it is rewritten from the "
+                          "baselines.json there")
     res.add_argument("--figure", default="docs/img/results.png")
     res.add_argument("--no-figure", action="store_true", help="write the page only")
     res.add_argument("--check", action="store_true",
-                     help="fail when the page differs from what the files give")
+                     help="fail when a page differs from what the files give")
     res.set_defaults(func=cmd_results)
 
     lgs = ss.add_parser("leagues", help="play the results page's leagues (those not written "

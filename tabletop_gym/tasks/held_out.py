@@ -26,10 +26,10 @@ import pathlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tabletop_gym.arena.stats import normalize
 from tabletop_gym.provenance import metadata
 from tabletop_gym.tasks import Task
 from tabletop_gym.tasks.runner import REFERENCE_AGENTS, score_task, write_results
-from tabletop_gym.tasks.stats import normalize
 
 HELD_OUT_VERSION = 1
 """Bumped by any change of the population or its protocol."""

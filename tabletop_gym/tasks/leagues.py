@@ -1,9 +1,9 @@
 """The leagues of the results page: references, search, held-out bots and learned agents.
 
-Two-player leagues are round robins (:func:`tabletop_gym.experiments.league.run_league`) with
+Two-player leagues are round robins (:func:`tabletop_gym.arena.league.run_league`) with
 enough games per pair for every rating's 95 % interval to be at most about ±60 Elo. Four-player
 leagues play every table of four distinct agents
-(:func:`tabletop_gym.experiments.league.run_table_league`) and rate them from the pairwise
+(:func:`tabletop_gym.arena.league.run_table_league`) and rate them from the pairwise
 results inside each game, on the same Bradley–Terry Elo scale as the
 two-player leagues; a pairwise reduction is used rather than an online multi-player model
 (such as openskill's Plackett–Luce) because its fit does not depend on the order in which the
@@ -34,7 +34,7 @@ import pathlib
 import time
 from typing import Any
 
-from tabletop_gym.experiments.league import run_league, run_table_league
+from tabletop_gym.arena.league import run_league, run_table_league
 from tabletop_gym.provenance import metadata
 
 TARGET_HALF_WIDTH_ELO = 60.0

@@ -16,6 +16,11 @@
 
 Nothing on the page is typed by hand: ``--check`` fails when the page differs from what the
 committed files give, and a test replays a slice of the files' games.
+
+The one results pipeline also writes the measured baselines page beside it:
+``docs/baselines.md`` from the committed ``docs/baselines.json`` that ``make baselines``
+(:mod:`tabletop_gym.tasks.baselines`) measured (:func:`baselines_page`), and ``--check``
+checks both pages.
 """
 
 from __future__ import annotations
@@ -28,9 +33,9 @@ from typing import Any
 
 import numpy as np
 
+from tabletop_gym.arena.stats import iqm, mean, normalize, stratified_bootstrap_ci
 from tabletop_gym.tasks import SUITES, TASKS, held_out, leagues
 from tabletop_gym.tasks.runner import load_references
-from tabletop_gym.tasks.stats import iqm, mean, normalize, stratified_bootstrap_ci
 from tabletop_gym.tasks.train import RECIPES
 
 PAGE = pathlib.Path("docs") / "results.md"
@@ -607,6 +612,36 @@ def write(root: str | pathlib.Path = BENCHMARKS, out: str | pathlib.Path = PAGE,
         if ladders:
             exploit.plot(ladders, pathlib.Path(figure).parent / EXPLOIT_FIGURE)
     return text
+
+
+def baselines_page(out: str | pathlib.Path = PAGE) -> pathlib.Path | None:
+    """The baselines page beside the results page ``out``, where its numbers file is too.
+
+    ``make baselines`` measures and writes ``baselines.json`` (and the page); the pipeline
+    rewrites ``baselines.md`` from that file. A folder without ``baselines.json`` (a results
+    page written elsewhere) has no baselines page to write: None.
+    """
+    docs = pathlib.Path(out).parent
+    return docs / "baselines.md" if (docs / "baselines.json").is_file() else None
+
+
+def write_baselines(out: str | pathlib.Path = PAGE) -> pathlib.Path | None:
+    """Rewrite the baselines page beside ``out`` from its committed numbers; its path, or None."""
+    from tabletop_gym.tasks import baselines
+
+    path = baselines_page(out)
+    if path is not None:
+        path.write_text(baselines.committed_page(path.parent))
+    return path
+
+
+def check_baselines(out: str | pathlib.Path = PAGE) -> bool:
+    """Whether the baselines page beside ``out`` is what its committed numbers give."""
+    from tabletop_gym.tasks import baselines
+
+    path = baselines_page(out)
+    return path is None or (path.is_file()
+                            and path.read_text() == baselines.committed_page(path.parent))
 
 
 def check(root: str | pathlib.Path = BENCHMARKS, out: str | pathlib.Path = PAGE) -> bool:

@@ -5,7 +5,7 @@ Protocol (the same for the agent under test and for the random and heuristic ref
 * Seeds ``0 .. S-1``; seed ``s`` is a block of ``deals_per_seed`` fresh deals with engine seeds
   ``1000 * s + j`` (:func:`deal_base`).
 * A multi-player deal is played once from every seat, the agent in that seat and the task's
-  reference opponents in all the others (:func:`~tabletop_gym.experiments.evaluation.evaluate`
+  reference opponents in all the others (:func:`~tabletop_gym.arena.evaluation.evaluate`
   rotates the seats), so seat advantages cancel.
 * Against-bots tasks: the reference opponents are the task's pinned bots. Self-play tasks have no
   bots; the agent is scored in turn against a table of random bots and a table of heuristic bots,
@@ -17,7 +17,7 @@ Protocol (the same for the agent under test and for the random and heuristic ref
 * Normalised score: ``(score - random) / (heuristic - random)`` with the committed reference
   scores (:data:`REFERENCE_FILE`, made by ``tabletop-gym suite references``).
 * Aggregate: the interquartile mean of the (seed, task) normalised scores with a stratified
-  bootstrap 95 % interval (:mod:`tabletop_gym.tasks.stats`).
+  bootstrap 95 % interval (:mod:`tabletop_gym.arena.stats`).
 """
 
 from __future__ import annotations
@@ -34,10 +34,18 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.experiments.evaluation import Z95, evaluate, mean_interval, wilson_interval
+from tabletop_gym.arena.evaluation import evaluate
+from tabletop_gym.arena.stats import (
+    Z95,
+    iqm,
+    mean,
+    mean_interval,
+    normalize,
+    stratified_bootstrap_ci,
+    wilson_interval,
+)
 from tabletop_gym.provenance import metadata
 from tabletop_gym.tasks import SUITES, TASKS, Task, suite_tasks
-from tabletop_gym.tasks.stats import iqm, mean, normalize, stratified_bootstrap_ci
 
 RESULTS_FORMAT = "tabletop-gym-suite-results"
 RESULTS_FORMAT_VERSION = 2
@@ -322,9 +330,9 @@ def check_agent(task: Task, agent: Any) -> None:
     """
     from tabletop_gym.agents.base import choose_action
     from tabletop_gym.agents.kinds import make_agent
-    from tabletop_gym.experiments.evaluation import _raw_env_factory
+    from tabletop_gym.arena.envs import raw_env_factory
 
-    env = _raw_env_factory(task.game)(**task.config, **task.env_settings)
+    env = raw_env_factory(task.game)(**task.config, **task.env_settings)
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
     player = make_agent(agent, env.game, env.observer, np.random.default_rng(0))

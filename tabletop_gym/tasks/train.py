@@ -81,13 +81,13 @@ def _sb3_env(task: Task) -> tuple[str, dict[str, Any]]:
 
 
 SB3_SETTINGS: dict[str, Any] = {"hint": False, "bc_games": 0}
-"""Overrides of :func:`tabletop_gym.experiments.training.recipe` for ``sb3-ppo``: a plain MLP
+"""Overrides of :func:`tabletop_gym.tasks.recipes.recipe` for ``sb3-ppo``: a plain MLP
 policy with no heuristic input and no warm-up (from scratch)."""
 
 
 def _sb3_train(task: Task, seed: int, out_dir: pathlib.Path, timesteps: int,
                overrides: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
-    from tabletop_gym.experiments.training import train
+    from tabletop_gym.tasks.recipes import train
 
     env_id, env_kwargs = _sb3_env(task)
     res = train(env_id=env_id, timesteps=timesteps, seed=seed, out=out_dir, n_envs=8,

@@ -13,7 +13,8 @@ import tabletop_gym  # noqa: F401 - registers the env ids
 from tabletop_gym.agents.base import RandomAgent, choose_action
 from tabletop_gym.agents.ismcts import ISMCTSAgent, parse_spec
 from tabletop_gym.agents.kinds import make_agent
-from tabletop_gym.experiments.evaluation import _raw_env_factory, evaluate
+from tabletop_gym.arena.envs import raw_env_factory
+from tabletop_gym.arena.evaluation import evaluate
 
 GAMES = [("rapa_nui", 2), ("rapa_nui", 3), ("positano", 2), ("positano", 1)]
 
@@ -30,7 +31,7 @@ def test_decisions_do_not_depend_on_hidden_information(game: str, players: int,
     # The agent must decide on its information set: re-dealing what the acting seat cannot see
     # (rules: hidden hands, draw pile, face-down stacks, Otto's undrawn cards) leaves its choice,
     # with the same seed, unchanged.
-    env = _raw_env_factory(game)(num_players=players)
+    env = raw_env_factory(game)(num_players=players)
     rnd = RandomAgent(1)
     shuffle = random.Random(5)
     checked = changed = 0
@@ -52,7 +53,7 @@ def test_decisions_do_not_depend_on_hidden_information(game: str, players: int,
 
 @pytest.mark.parametrize(("game", "players"), GAMES[:1] + GAMES[2:3])
 def test_resample_hidden_is_a_function_of_the_view(game: str, players: int) -> None:
-    env = _raw_env_factory(game)(num_players=players)
+    env = raw_env_factory(game)(num_players=players)
     env.reset(seed=11)
     state = env.game_state
     other = state.resample_hidden(0, random.Random(1))
@@ -66,7 +67,7 @@ def test_same_seed_same_game_and_other_seed_other_search() -> None:
     runs = [evaluate("rapa_nui", "ismcts:6", "random", n_games=2, seed=4, num_players=2)
             for _ in range(2)]
     assert runs[0].per_game == runs[1].per_game
-    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env = raw_env_factory("rapa_nui")(num_players=2)
     env.reset(seed=0)
     rnd = RandomAgent(0)
     while len(env.game_state.legal_actions()) < 3:
@@ -96,7 +97,7 @@ def test_search_picks_the_best_final_move() -> None:
 def _final_decisions(seeds: range):
     """Positano's last decisions whose best action (by brute force) does not depend on hidden
     tiles: the last build (docs/rules/positano.md §6) ends the game whatever is chosen."""
-    env = _raw_env_factory("positano")(num_players=2)
+    env = raw_env_factory("positano")(num_players=2)
     rnd = RandomAgent(2)
     judge = _agent(env, 0)
     for game_seed in seeds:
@@ -145,7 +146,7 @@ def test_guided_search_leaves_the_heuristic_for_a_better_final_move() -> None:
 def test_guided_search_keeps_the_heuristic_move_without_evidence() -> None:
     # A gain that does not clear an infinite bar never counts: the search plays the heuristic's
     # own move (here with the same tie-breaking seed as the search's root bot).
-    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env = raw_env_factory("rapa_nui")(num_players=2)
     env.reset(seed=1)
     rnd = RandomAgent(3)
     checked = 0
@@ -167,7 +168,7 @@ def test_named_wherever_opponents_are_named() -> None:
     assert parse_spec("ismcts") == (200, "random")
     assert parse_spec("ismcts:50:heuristic") == (50, "heuristic")
     assert parse_spec("ismcts:48:guided") == (48, "guided")
-    env = _raw_env_factory("positano")(num_players=2)
+    env = raw_env_factory("positano")(num_players=2)
     agent = make_agent("ismcts:5:heuristic", env.game, env.observer, np.random.default_rng(0))
     assert isinstance(agent, ISMCTSAgent) and agent.simulations == 5
     assert agent.name == "ismcts:5:heuristic"
@@ -186,13 +187,13 @@ def test_named_wherever_opponents_are_named() -> None:
 
 @pytest.mark.parametrize("bad", ["ismcts:0", "ismcts:x", "ismcts:5:greedy", "ismcts:1:2:3"])
 def test_bad_specs_are_refused_with_what_is_allowed(bad: str) -> None:
-    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env = raw_env_factory("rapa_nui")(num_players=2)
     with pytest.raises(ValueError, match="ismcts"):
         make_agent(bad, env.game, env.observer)
 
 
 def test_act_without_state_says_how_to_call_it() -> None:
-    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env = raw_env_factory("rapa_nui")(num_players=2)
     env.reset(seed=0)
     agent = _agent(env, 0)
     with pytest.raises(TypeError, match="act_in"):
@@ -219,7 +220,7 @@ class _Finished:
 def test_value_mixes_the_win_with_a_squashed_margin_by_hand() -> None:
     import math
 
-    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env = raw_env_factory("rapa_nui")(num_players=2)
     agent = _agent(env, 0)
     # 60 to 50 (rules: the higher total wins): the winner gets 0.5 * 1 + 0.5 * (0.5 + 0.5 *
     # tanh(10 / 10)), the loser 0.5 * 0 + 0.5 * (0.5 - 0.5 * tanh(1)); the two add up to 1
@@ -240,7 +241,7 @@ def test_one_simulation_with_heuristic_rollouts_plays_the_heuristic_move(game: s
     # only the acting seat's view (which a re-deal keeps), so a one-simulation search plays the
     # heuristic's move: one of the moves the heuristic picks under some seed (it breaks some ties
     # at random).
-    env = _raw_env_factory(game)(num_players=players)
+    env = raw_env_factory(game)(num_players=players)
     rnd = RandomAgent(4)
     env.reset(seed=2)
     checked = 0
@@ -261,8 +262,8 @@ def test_one_simulation_with_heuristic_rollouts_plays_the_heuristic_move(game: s
 def test_guided_values_cover_every_candidate_and_their_differences_are_the_gains() -> None:
     # With the width spanning the action space every legal move is a root candidate; a
     # candidate's gain is the mean of its paired differences from the heuristic's move, which is
-    # the difference of the two means (the annotations of tabletop_gym.datasets.games).
-    env = _raw_env_factory("rapa_nui")(num_players=2)
+    # the difference of the two means (the annotations of tabletop_gym.tasks.datasets.games).
+    env = raw_env_factory("rapa_nui")(num_players=2)
     env.reset(seed=4)
     while len(env.game_state.legal_actions()) < 3:
         env.step(env.game_state.legal_actions()[0])

@@ -124,7 +124,7 @@ def test_making_and_checking_agents_imports_nothing_above_the_agents_floor():
             "    check_spec(spec)\n"
             "    make_agent(spec, env.game, env.observer)\n"
             "agent_name('llm:m@http://127.0.0.1:1/v1?name=x')\n"
-            "above = ('tabletop_gym.jax', 'tabletop_gym.experiments', 'tabletop_gym.tasks',\n"
+            "above = ('tabletop_gym.jax', 'tabletop_gym.arena', 'tabletop_gym.tasks',\n"
             "         'tabletop_gym.wrappers', 'tabletop_gym.integrations')\n"
             "print(sorted(m for m in set(sys.modules) - before if m.startswith(above)))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

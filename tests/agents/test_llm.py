@@ -3,7 +3,7 @@ the fallback and the timeout, whole games of both games against the heuristic, t
 LLM report, the transcripts in the records and in ``replay``, and the error paths (a bad base
 URL, a refused connection, a malformed response).
 
-The server is ``tests/llm_server.py``: an OpenAI-compatible chat-completions endpoint on
+The server is ``tabletop_gym.arena.scripted_server``: an OpenAI-compatible chat-completions endpoint on
 127.0.0.1 answering from a script. Nothing reaches the network.
 """
 
@@ -25,13 +25,13 @@ from tabletop_gym.agents.llm import (
     record_with_logs,
     transcript_lines,
 )
+from tabletop_gym.arena.evaluation import evaluate
+from tabletop_gym.arena.scripted_server import Reply, ScriptedServer, listed_moves
 from tabletop_gym.cli import main
 from tabletop_gym.core.records import GameRecord
-from tabletop_gym.experiments.evaluation import evaluate
 from tabletop_gym.text.rules import PROMPT_VERSION, system_prompt
 from tabletop_gym.text.view import SeatTracker
 from tests.configs import raw_env
-from tests.llm_server import Reply, ScriptedServer, listed_moves
 
 REASONING = "My hand decides it: the first move."
 """The scripted reasoning trace (7 words: 7 reasoning tokens by the server's count)."""

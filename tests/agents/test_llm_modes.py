@@ -24,11 +24,11 @@ from tabletop_gym.agents.llm import (
     record_with_logs,
     split_reasoning,
 )
+from tabletop_gym.arena.scripted_server import Reply, ScriptedServer
 from tabletop_gym.text.moves import parse_move, short_form
 from tabletop_gym.text.rules import GRAMMARS, grammar_patterns, system_prompt
 from tabletop_gym.text.view import legal_moves
 from tests.configs import raw_env
-from tests.llm_server import Reply, ScriptedServer
 
 LIST_LINE = re.compile(r"^\d+\. ", re.MULTILINE)
 

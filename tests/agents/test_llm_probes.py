@@ -13,6 +13,7 @@ import pytest
 from tabletop_gym.agents.base import choose_action
 from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.agents.llm import agent_from_spec, report_markdown, report_rows
+from tabletop_gym.arena.scripted_server import Reply, ScriptedServer
 from tabletop_gym.text.probes import (
     FLOOR,
     PROBES,
@@ -27,7 +28,6 @@ from tabletop_gym.text.probes import (
 )
 from tabletop_gym.text.view import SeatTracker
 from tests.configs import raw_env
-from tests.llm_server import Reply, ScriptedServer
 
 KINDS = ("Fish", "Grain", "Paper mulberry", "Sweet potato")
 

@@ -3,7 +3,7 @@
 The policy (docs/llm.md, "Invalid results"): an LLM seat that had more than
 ``FALLBACK_LIMIT`` (5 %) of its moves played by the fallback makes every result it took part in
 invalid; every table marks it, ``eval`` and ``league`` say why on stderr and exit 3 unless
-``--allow-fallbacks`` is given. The servers are ``tests/llm_server.py`` on loopback, or a closed
+``--allow-fallbacks`` is given. The servers are ``tabletop_gym.arena.scripted_server`` on loopback, or a closed
 loopback port for a server that is down.
 """
 
@@ -24,9 +24,9 @@ from tabletop_gym.agents.llm import (
     report_markdown,
     report_rows,
 )
+from tabletop_gym.arena.league import run_table_league
+from tabletop_gym.arena.scripted_server import Reply, ScriptedServer
 from tabletop_gym.cli import INVALID_STATUS, main
-from tabletop_gym.experiments.league import run_table_league
-from tests.llm_server import Reply, ScriptedServer
 
 
 def _closed_port() -> int:

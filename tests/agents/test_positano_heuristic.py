@@ -7,11 +7,11 @@ import pytest
 
 from tabletop_gym.agents.base import Agent, RandomAgent
 from tabletop_gym.agents.kinds import make_agent
+from tabletop_gym.arena.evaluation import evaluate
 from tabletop_gym.envs.positano import PositanoGame
 from tabletop_gym.envs.positano.bot import PositanoHeuristic
 from tabletop_gym.envs.positano.env import raw_env, raw_parallel_env
 from tabletop_gym.envs.positano.observer import PositanoObserver
-from tabletop_gym.experiments.evaluation import evaluate
 from tests.configs import POSITANO
 from tests.positano.helpers import load, pos
 

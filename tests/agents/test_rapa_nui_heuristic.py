@@ -17,6 +17,7 @@ import pytest
 
 from tabletop_gym.agents import make_agent
 from tabletop_gym.agents.base import RandomAgent
+from tabletop_gym.arena.evaluation import evaluate
 from tabletop_gym.core.game import State
 from tabletop_gym.envs.rapa_nui import bot as rapa_nui_bot
 from tabletop_gym.envs.rapa_nui.bot import RapaNuiHeuristic
@@ -34,7 +35,6 @@ from tabletop_gym.envs.rapa_nui.rules import (
     RapaNuiGame,
     RapaNuiState,
 )
-from tabletop_gym.experiments.evaluation import evaluate
 from tests.rapa_nui.helpers import FISH, GRAIN, MULB, SWEET, M, P, W, disp, load, position
 
 VARIANTS = [

@@ -123,11 +123,11 @@ def test_the_net_goes_with_its_opponents_setting_and_its_own_game(net):
 
 @pytest.mark.parametrize("game", ["positano", "rapa_nui"])
 def test_the_shipped_nets_play_legally_and_name_what_is_shipped(game):
-    from tabletop_gym.experiments.evaluation import _raw_env_factory
+    from tabletop_gym.arena.envs import raw_env_factory
     from tabletop_gym.jax.distill import shipped
 
     path = shipped(game, 2)
-    env = _raw_env_factory(game)(num_players=2)
+    env = raw_env_factory(game)(num_players=2)
     agent = make_agent(f"jax:{path}", env.game, env.observer)
     assert play_legal_game(env, agent, seed=1) > 0 and env.game_state.is_terminal()
     with pytest.raises(ValueError, match=rf"no distilled heuristic for {game} with 4 players; "

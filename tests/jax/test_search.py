@@ -14,7 +14,8 @@ import pytest
 
 from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.kinds import make_agent
-from tabletop_gym.experiments.evaluation import _raw_env_factory, evaluate
+from tabletop_gym.arena.envs import raw_env_factory
+from tabletop_gym.arena.evaluation import evaluate
 from tabletop_gym.jax.search import SearchAgent, SearchSpec, expert_iteration, parse_spec
 
 SPEC = "search:heuristic-net?worlds=2&width=2"
@@ -37,10 +38,10 @@ def test_specs_are_read_and_bad_ones_refused_with_what_is_allowed() -> None:
                       ("searchy", "cannot read")]:
         with pytest.raises(ValueError, match=says):
             parse_spec(bad)
-    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env = raw_env_factory("rapa_nui")(num_players=2)
     with pytest.raises(ValueError, match="no distilled heuristic"):
-        make_agent("search", _raw_env_factory("rapa_nui")(num_players=3).game,
-                   _raw_env_factory("rapa_nui")(num_players=3).observer)
+        make_agent("search", raw_env_factory("rapa_nui")(num_players=3).game,
+                   raw_env_factory("rapa_nui")(num_players=3).observer)
     with pytest.raises(ValueError, match="not found"):
         make_agent("search:missing.npz", env.game, env.observer)
 
@@ -51,7 +52,7 @@ def test_decisions_do_not_depend_on_hidden_information(game: str, seed: int) -> 
     # (Rapa Nui: the others' hands and offering kinds, the pile; Positano: the face-down stacks
     # and the other seat's committed bid) leaves its move and its values, with the same seed,
     # unchanged.
-    env = _raw_env_factory(game)(num_players=2)
+    env = raw_env_factory(game)(num_players=2)
     rnd = RandomAgent(1)
     shuffle = random.Random(5)
     checked = changed = 0
@@ -75,7 +76,7 @@ def test_decisions_do_not_depend_on_hidden_information(game: str, seed: int) -> 
 def test_it_leaves_the_policy_move_only_for_a_better_mean() -> None:
     # z=0: the move played is the candidate of the highest mean value when that beats the
     # policy's own move (the first candidate), else the policy's move.
-    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env = raw_env_factory("rapa_nui")(num_players=2)
     rnd = RandomAgent(0)
     env.reset(seed=4)
     seen = 0
@@ -105,14 +106,14 @@ def test_plays_by_name_in_evaluate_and_as_a_gymnasium_opponent() -> None:
 
 
 def test_act_without_state_and_split_bids_are_refused() -> None:
-    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env = raw_env_factory("rapa_nui")(num_players=2)
     env.reset(seed=0)
     agent = _agent(env, 0)
     with pytest.raises(TypeError, match="act_in"):
         agent.act(env.observe(env.agent_selection))
     with pytest.raises(ValueError, match="not the one to act"):
         agent.act_in(env.game_state, 1 - env.game_state.current_player())
-    split = _raw_env_factory("positano")(num_players=2, split_bids=True)
+    split = raw_env_factory("positano")(num_players=2, split_bids=True)
     with pytest.raises(ValueError, match="split_bids=False"):
         make_agent(SPEC, split.game, split.observer)
 
@@ -126,7 +127,7 @@ def test_expert_iteration_distils_the_search_and_resumes(tmp_path) -> None:
     # 36 draws and 12 turns of a purchase and a play).
     assert report["samples"] >= 60
     assert 0.0 <= report["holdout_agreement"] <= 1.0
-    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env = raw_env_factory("rapa_nui")(num_players=2)
     env.reset(seed=0)
     policy = make_agent(f"jax:{tmp_path / 'iteration_1.npz'}", env.game, env.observer)
     obs = env.observe(env.agent_selection)

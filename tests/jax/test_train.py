@@ -19,7 +19,8 @@ import pytest
 from tabletop_gym import cli
 from tabletop_gym.agents.jax_policy import FORMAT, JaxPolicyAgent, load_policy, save_policy
 from tabletop_gym.agents.kinds import make_agent
-from tabletop_gym.experiments.evaluation import _raw_env_factory, evaluate
+from tabletop_gym.arena.envs import raw_env_factory
+from tabletop_gym.arena.evaluation import evaluate
 from tabletop_gym.jax.core import make
 from tabletop_gym.jax.train import (
     TrainConfig,
@@ -157,7 +158,7 @@ def test_numpy_agent_plays_exactly_the_jax_policys_actions(tmp_path):
     assert all(a.dtype == np.float32 for a in arrays.values())
     assert "actor/hidden_1/kernel" in arrays and "critic/out/bias" in arrays
 
-    env = _raw_env_factory("rapa_nui")(num_players=2)
+    env = raw_env_factory("rapa_nui")(num_players=2)
     agent = make_agent(f"jax:{path}", env.game, env.observer)
     assert isinstance(agent, JaxPolicyAgent)
     logits = jax.jit(lambda o, m: policy_logits(t, params, o, m))
@@ -177,7 +178,7 @@ def test_numpy_agent_plays_exactly_the_jax_policys_actions(tmp_path):
 
 
 def test_jax_agent_spec_errors(tmp_path):
-    env3 = _raw_env_factory("rapa_nui")(num_players=3)
+    env3 = raw_env_factory("rapa_nui")(num_players=3)
     t = Trainer(GAME, TrainConfig(hidden=(8,)))
     path = save_checkpoint(tmp_path / "p.npz", t, t.init_params(jax.random.PRNGKey(0)),
                            seed=0, learner_steps=0, iterations=0)
@@ -264,7 +265,7 @@ def test_a_positano_policy_plays_in_the_turn_based_env(tmp_path):
     trainer = Trainer(game, TrainConfig(hidden=(8,)))
     path = save_checkpoint(tmp_path / "p.npz", trainer, trainer.init_params(jax.random.PRNGKey(0)),
                            seed=0, learner_steps=0, iterations=0)
-    env = _raw_env_factory("positano")(num_players=2)
+    env = raw_env_factory("positano")(num_players=2)
     assert env.observer.size > game.observation_size
     agent = make_agent(f"jax:{path}", env.game, env.observer)
     assert agent.input_size == game.observation_size

@@ -234,7 +234,7 @@ def test_the_games_are_registered_with_the_wrappers_textarena_gives_its_own_boar
 def test_textarenas_readme_loop_runs_as_written_with_its_openai_agent(env_id, n, monkeypatch):
     from textarena.wrappers.RenderWrappers.SimpleRenderWrapper import render
 
-    from tests.llm_server import Reply, ScriptedServer, listed_moves
+    from tabletop_gym.arena.scripted_server import Reply, ScriptedServer, listed_moves
 
     # The render wrapper pauses 0.4 s a step to be watched; the test does not watch.
     monkeypatch.setattr(render, "time", types.SimpleNamespace(sleep=lambda s: None))

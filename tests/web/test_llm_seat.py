@@ -13,9 +13,9 @@ pytest.importorskip("starlette", reason="the web app needs the web extra (starle
 
 from starlette.testclient import TestClient
 
+from tabletop_gym.arena.scripted_server import Reply, ScriptedServer
 from tabletop_gym.core.records import GameRecord
 from tabletop_gym.web.app import create_app
-from tests.llm_server import Reply, ScriptedServer
 from tests.web.test_api import _finish, _new
 
 

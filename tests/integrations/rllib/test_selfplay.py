@@ -19,7 +19,7 @@ from ray.rllib.algorithms.algorithm import Algorithm
 from ray.rllib.core.rl_module.rl_module import RLModule
 
 from tabletop_gym import cli
-from tabletop_gym.experiments.evaluation import evaluate
+from tabletop_gym.arena.evaluation import evaluate
 from tabletop_gym.integrations import make_env
 from tabletop_gym.integrations.rllib import (
     RLlibAgent,

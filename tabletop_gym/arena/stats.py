@@ -1,4 +1,12 @@
-"""Aggregate statistics across tasks, computed as ``rliable`` computes them, in numpy.
+"""The statistics of every result: intervals of one evaluation, aggregates across tasks.
+
+Of one evaluation (:func:`tabletop_gym.arena.evaluation.evaluate`):
+
+* :func:`wilson_interval`: the Wilson score interval of a win rate;
+* :func:`mean_interval`: a mean and its normal-approximation interval (:data:`Z95` standard
+  errors).
+
+Across tasks, computed as ``rliable`` computes them, in numpy:
 
 * :func:`normalize`: ``(score - random) / (heuristic - random)``: 0 is the random agent, 1 the
   heuristic bot (as Atari scores are normalised by the random and human scores).
@@ -20,9 +28,35 @@ own few lines rather than depending on rliable (arch, statsmodels, pandas, seabo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Sequence
 
 import numpy as np
+
+Z95 = 1.959963984540054
+"""The two-sided 95 % quantile of the standard normal distribution."""
+
+
+def wilson_interval(p: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion ``p`` observed over ``n`` trials."""
+    if n == 0:
+        return (0.0, 1.0)
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
+    """Mean and its normal-approximation 95 % interval."""
+    arr = np.asarray(values, dtype=float)
+    if arr.size == 0:
+        return (math.nan, math.nan, math.nan)
+    mean = float(arr.mean())
+    if arr.size == 1:
+        return (mean, mean, mean)
+    half = z * float(arr.std(ddof=1)) / math.sqrt(arr.size)
+    return (mean, mean - half, mean + half)
 
 
 def normalize(score: float, random_score: float, heuristic_score: float) -> float | None:

@@ -1,6 +1,6 @@
 """A round-robin league of agents with a win-rate matrix, ratings and their uncertainty.
 
-Every pair of agents meets in :func:`tabletop_gym.experiments.evaluation.evaluate`: seats rotated
+Every pair of agents meets in :func:`tabletop_gym.arena.evaluation.evaluate`: seats rotated
 over paired deals, the first agent of the pair in one seat and the second in every other seat.
 From all games the league fits Bradley–Terry strengths by maximum likelihood and reports them on
 the Elo scale (400 · log10 odds, the first agent pinned at 0); a shared win counts as half a win.
@@ -37,12 +37,9 @@ from tabletop_gym.agents.llm import (
     report_rows,
     warn_invalid,
 )
-from tabletop_gym.experiments.evaluation import (
-    _raw_env_factory,
-    evaluate,
-    summarise,
-    wilson_interval,
-)
+from tabletop_gym.arena.envs import raw_env_factory
+from tabletop_gym.arena.evaluation import evaluate, summarise
+from tabletop_gym.arena.stats import wilson_interval
 from tabletop_gym.provenance import metadata
 
 ELO = 400.0 / np.log(10.0)
@@ -98,26 +95,12 @@ class LeagueResult:
 
     def markdown(self, digits: int = 2) -> str:
         """The ratings table and the win-rate matrix as markdown."""
-        order = sorted(range(len(self.agents)), key=lambda i: -self.ratings[i])
-        cell = [agent_cell(a, self.invalid) for a in self.agents]
-        lines = ["| rank | agent | rating (Elo) [95 % CI] |", "|---|---|---|"]
-        for rank, i in enumerate(order, 1):
-            lo, hi = self.rating_ci[i]
-            lines.append(f"| {rank} | {cell[i]} | {self.ratings[i]:.0f} "
-                         f"[{lo:.0f}, {hi:.0f}] |")
-        lines += ["", "| row beats column | " + " | ".join(cell) + " |",
-                  "|---|" + "---|" * len(self.agents)]
-        for i in range(len(self.agents)):
-            cells = []
-            for j in range(len(self.agents)):
-                if i == j:
-                    cells.append("–")
-                else:
-                    lo, hi = self.ci[i][j]
-                    cells.append(f"{self.matrix[i][j]:.{digits}f} [{lo:.{digits}f}, "
-                                 f"{hi:.{digits}f}]")
-            lines.append(f"| {cell[i]} | " + " | ".join(cells) + " |")
-        return "\n".join(lines + llm_lines(self.llm))
+        def beats(i: int, j: int) -> str:
+            lo, hi = self.ci[i][j]
+            return f"{self.matrix[i][j]:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+
+        return rated_markdown(self.agents, self.ratings, self.rating_ci, self.invalid, self.llm,
+                              {}, "row beats column", beats)
 
     def save(self, out: str | pathlib.Path, heatmap: bool = True) -> list[pathlib.Path]:
         """Write ``league.json``, ``league.md`` and (with matplotlib) ``league.png`` to ``out``."""
@@ -164,6 +147,38 @@ class LeagueResult:
 def agent_cell(name: str, invalid: Mapping[str, str]) -> str:
     """An agent's name as a table cell, marked ``(INVALID)`` when its results are invalid."""
     return f"`{name}` **(INVALID)**" if name in invalid else f"`{name}`"
+
+
+def rated_markdown(agents: Sequence[str], ratings: Sequence[float],
+                   rating_ci: Sequence[tuple[float, float]], invalid: Mapping[str, str],
+                   llm: Sequence[dict[str, Any]], columns: Mapping[str, Sequence[str]],
+                   title: str, pair: Callable[[int, int], str]) -> str:
+    """A league as markdown: the ratings table, best first, then the pairwise matrix.
+
+    Args:
+        agents: The agents' names, in the league's order.
+        ratings: Each agent's rating (Elo).
+        rating_ci: Each rating's 95 % interval.
+        invalid: ``{agent: why}`` of the agents whose results are invalid (marked).
+        llm: The language-model rows appended after the tables (:func:`llm_lines`).
+        columns: More columns of the ratings table: ``{header: one cell per agent}``.
+        title: The matrix's corner cell (what a row's cell says of the column).
+        pair: The matrix cell of row agent ``i`` against column agent ``j`` (``i != j``).
+    """
+    order = sorted(range(len(agents)), key=lambda i: -ratings[i])
+    cell = [agent_cell(a, invalid) for a in agents]
+    heads = ["rank", "agent", "rating (Elo) [95 % CI]", *columns]
+    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    for rank, i in enumerate(order, 1):
+        lo, hi = rating_ci[i]
+        row = [str(rank), cell[i], f"{ratings[i]:.0f} [{lo:.0f}, {hi:.0f}]",
+               *(values[i] for values in columns.values())]
+        lines.append("| " + " | ".join(row) + " |")
+    lines += ["", f"| {title} | " + " | ".join(cell) + " |", "|---|" + "---|" * len(agents)]
+    for i in range(len(agents)):
+        cells = ["–" if i == j else pair(i, j) for j in range(len(agents))]
+        lines.append(f"| {cell[i]} | " + " | ".join(cells) + " |")
+    return "\n".join(lines + llm_lines(llm))
 
 
 def llm_lines(rows: Sequence[dict[str, Any]]) -> list[str]:
@@ -269,7 +284,7 @@ def run_league(
     for p, (a, b) in enumerate(itertools.combinations(range(k), 2)):
         known = (played or {}).get((names[a], names[b]))
         if known is not None and len(known) >= games_per_pair:
-            cfg = _raw_env_factory(game)(**config).game.config.to_dict()
+            cfg = raw_env_factory(game)(**config).game.config.to_dict()
             res = summarise(game, cfg, names[a], names[b], list(known[:games_per_pair]))
         else:
             res = evaluate(game, agents[a], agents[b], n_games=games_per_pair, seed=seed,
@@ -376,20 +391,11 @@ class TableLeagueResult:
 
     def markdown(self, digits: int = 2) -> str:
         """The ratings table and the finished-above matrix as markdown."""
-        order = sorted(range(len(self.agents)), key=lambda i: -self.ratings[i])
-        cell = [agent_cell(a, self.invalid) for a in self.agents]
-        lines = ["| rank | agent | rating (Elo) [95 % CI] | ± | wins |", "|---|---|---|---|---|"]
-        for rank, i in enumerate(order, 1):
-            lo, hi = self.rating_ci[i]
-            lines.append(f"| {rank} | {cell[i]} | {self.ratings[i]:.0f} [{lo:.0f}, "
-                         f"{hi:.0f}] | {(hi - lo) / 2:.0f} | {self.win_rate[i]:.{digits}f} |")
-        lines += ["", "| row finished above column | " + " | ".join(cell) + " |",
-                  "|---|" + "---|" * len(self.agents)]
-        for i in range(len(self.agents)):
-            cells = ["–" if i == j else f"{self.above[i][j]:.{digits}f}"
-                     for j in range(len(self.agents))]
-            lines.append(f"| {cell[i]} | " + " | ".join(cells) + " |")
-        return "\n".join(lines + llm_lines(self.llm))
+        half = [f"{(hi - lo) / 2:.0f}" for lo, hi in self.rating_ci]
+        wins = [f"{w:.{digits}f}" for w in self.win_rate]
+        return rated_markdown(self.agents, self.ratings, self.rating_ci, self.invalid, self.llm,
+                              {"±": half, "wins": wins}, "row finished above column",
+                              lambda i, j: f"{self.above[i][j]:.{digits}f}")
 
 
 def pairwise_results(seats: Sequence[int], scores: Sequence[float],
@@ -446,7 +452,7 @@ def run_table_league(
             deals, before any game is played.
     """
     from tabletop_gym.agents.kinds import make_agent
-    from tabletop_gym.experiments.evaluation import _play
+    from tabletop_gym.arena.evaluation import _play
 
     n = int(config.get("num_players", 2))
     if n < 3:
@@ -462,7 +468,7 @@ def run_table_league(
     if deals_per_table < 1:
         raise ValueError(f"deals_per_table must be positive, got {deals_per_table}")
     k = len(agents)
-    env = _raw_env_factory(game)(**config)
+    env = raw_env_factory(game)(**config)
     rng = np.random.default_rng(seed)
     tables = [list(t) for t in itertools.combinations(range(k), n)]
     games: list[dict[str, Any]] = []

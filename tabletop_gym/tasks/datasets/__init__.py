@@ -1,12 +1,13 @@
 """Game datasets for offline RL and imitation (``tabletop-gym dataset``, docs/datasets.md).
 
-* :mod:`tabletop_gym.datasets.games`: the multi-agent whole-game format, one Parquet row per
+* :mod:`tabletop_gym.tasks.datasets.games`: the multi-agent whole-game format, one Parquet row per
   decision with every seat's final return, checksummed by a manifest, and its reader (numpy
   batches) and writer (games of any agent spec, optionally annotated with the guided search's
   value of every legal move).
-* :mod:`tabletop_gym.datasets.minari_view`: Minari datasets of a task's single-agent view, whose
-  reference scores are the task's random and heuristic references.
-* :mod:`tabletop_gym.datasets.cloning`: behaviour cloning on a games file (a masked-softmax MLP).
+* :mod:`tabletop_gym.tasks.datasets.minari_view`: Minari datasets of a task's single-agent view,
+  whose reference scores are the task's random and heuristic references.
+* :mod:`tabletop_gym.tasks.datasets.cloning`: behaviour cloning on a games file (a masked-softmax
+  MLP).
 
 Both formats need the ``datasets`` extra (``pyarrow``; ``minari`` for the Minari view).
 """

@@ -6,8 +6,8 @@ counts ``1/k`` of a win for each of the ``k`` winners. Solo Positano has no oppo
 so the candidate and the opponent policy each play the *same* deals ("duplicate" format): the
 candidate wins a deal when its solo score is higher, and a tie counts one half.
 
-Intervals: win rate by the Wilson score interval; mean score and mean score difference by the
-normal approximation (1.96 standard errors).
+Intervals (:mod:`tabletop_gym.arena.stats`): win rate by the Wilson score interval; mean score
+and mean score difference by the normal approximation (1.96 standard errors).
 
 Example:
     >>> res = evaluate("rapa_nui", "random", "random", n_games=4, seed=0)
@@ -37,38 +37,9 @@ from tabletop_gym.agents.llm import (
     report_rows,
     warn_invalid,
 )
+from tabletop_gym.arena.envs import raw_env_factory
+from tabletop_gym.arena.stats import mean_interval, wilson_interval
 from tabletop_gym.core.aec import TabletopAECEnv
-from tabletop_gym.registry import game_spec
-
-Z95 = 1.959963984540054
-
-
-def _raw_env_factory(game: str) -> Callable[..., TabletopAECEnv]:
-    """The AEC ``raw_env`` of a game given by name, env name or Gymnasium id."""
-    factory: Callable[..., TabletopAECEnv] = game_spec(game).envs().raw_env
-    return factory
-
-
-def wilson_interval(p: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a proportion ``p`` observed over ``n`` trials."""
-    if n == 0:
-        return (0.0, 1.0)
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
-    """Mean and its normal-approximation 95 % interval."""
-    arr = np.asarray(values, dtype=float)
-    if arr.size == 0:
-        return (math.nan, math.nan, math.nan)
-    mean = float(arr.mean())
-    if arr.size == 1:
-        return (mean, mean, mean)
-    half = z * float(arr.std(ddof=1)) / math.sqrt(arr.size)
-    return (mean, mean - half, mean + half)
 
 
 @dataclasses.dataclass
@@ -185,7 +156,7 @@ def evaluate(
 
     check_spec(candidate)
     check_spec(opponent)
-    factory = _raw_env_factory(game)
+    factory = raw_env_factory(game)
     env = factory(**config)
     n = env.game.num_players
     rng = np.random.default_rng(seed)

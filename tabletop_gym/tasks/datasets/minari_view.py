@@ -8,7 +8,7 @@ observation dict (its ``observation`` vector and its ``action_mask``), its actio
 the termination. The dataset's ``ref_min_score`` and ``ref_max_score`` are the task's random and
 heuristic reference scores (``tabletop_gym/tasks/reference_scores.json``), so
 ``minari.get_normalized_score(dataset, returns)`` is ``(returns - random) / (heuristic -
-random)``, the results page's normalisation (:func:`tabletop_gym.tasks.stats.normalize`).
+random)``, the results page's normalisation (:func:`tabletop_gym.arena.stats.normalize`).
 ``recover_environment()`` gives the task's env with the dict observations the data holds.
 
 Minari keeps datasets under ``MINARI_DATASETS_PATH`` (default ``~/.minari/datasets``). Beside
@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.datasets.games import DatasetError, sha256, unknown_task
+from tabletop_gym.tasks.datasets.games import DatasetError, sha256, unknown_task
 
 DATASET_VERSION = 0
 """The ``-vN`` of the ids :func:`dataset_id` gives; bumped when what a step holds changes."""

@@ -1,8 +1,8 @@
 """``make baselines``: every number of ``docs/baselines.md`` from one command.
 
 The page is a list of *jobs*, each one evaluation
-(:func:`tabletop_gym.experiments.evaluation.evaluate`) or one league
-(:func:`tabletop_gym.experiments.league.run_league`) with fixed seeds and budgets. A job's result is
+(:func:`tabletop_gym.arena.evaluation.evaluate`) or one league
+(:func:`tabletop_gym.arena.league.run_league`) with fixed seeds and budgets. A job's result is
 cached as JSON under ``runs/baselines/<job>.json`` with the provenance block, so an interrupted
 run resumes; ``--fresh`` reruns everything. The page and ``docs/baselines.json`` (the numbers, and
 for every row the first few games as a *slice*) are rendered from those results.
@@ -125,12 +125,12 @@ class Job:
             bootstrap: int = 1000) -> dict[str, Any]:
         """Play the job (a league reuses the ``played`` games of rows with the same deals)."""
         if self.kind == "eval":
-            from tabletop_gym.experiments.evaluation import evaluate
+            from tabletop_gym.arena.evaluation import evaluate
 
             res = evaluate(self.game, self.agents[0], self.agents[1], n_games=self.games,
                            seed=self.seed, **self.config)
             return {"row": res.row(), "per_game": res.per_game, "slice": self.replay()}
-        from tabletop_gym.experiments.league import run_league
+        from tabletop_gym.arena.league import run_league
 
         league = run_league(self.game, list(self.agents), games_per_pair=self.games,
                             seed=self.seed, bootstrap=bootstrap, played=played, **self.config)
@@ -146,7 +146,7 @@ class Job:
                 out.append({"pair": [a, b], "moves": first_moves(self.game, a, b, self.seed,
                                                                  **self.config)})
             else:
-                from tabletop_gym.experiments.evaluation import evaluate
+                from tabletop_gym.arena.evaluation import evaluate
 
                 res = evaluate(self.game, a, b, n_games=SLICE_GAMES, seed=self.seed,
                                **self.config)
@@ -159,15 +159,15 @@ def first_moves(game: str, candidate: str, opponent: str, seed: int,
     """The moves of an evaluation's first game up to the search's ``decisions``-th real choice.
 
     The game and the agents are made exactly as
-    :func:`tabletop_gym.experiments.evaluation.evaluate` makes its first game (deal ``seed``, the
+    :func:`tabletop_gym.arena.evaluation.evaluate` makes its first game (deal ``seed``, the
     candidate in seat 0, agents drawn from one generator in seat order), so these are that game's
     first moves.
     """
     from tabletop_gym.agents.base import choose_action, decides_on
     from tabletop_gym.agents.kinds import make_agent
-    from tabletop_gym.experiments.evaluation import _raw_env_factory
+    from tabletop_gym.arena.envs import raw_env_factory
 
-    env = _raw_env_factory(game)(**config)
+    env = raw_env_factory(game)(**config)
     rng = np.random.default_rng(seed)
     agents = {name: make_agent(candidate if s == 0 else opponent, env.game, env.observer, rng)
               for s, name in enumerate(env.possible_agents)}
@@ -233,16 +233,16 @@ def jobs() -> list[Job]:
 
 
 def iqm(values: Sequence[float]) -> float:
-    """Interquartile mean of per-seed values (:func:`tabletop_gym.tasks.stats.iqm`)."""
-    from tabletop_gym.tasks.stats import iqm as _iqm
+    """Interquartile mean of per-seed values (:func:`tabletop_gym.arena.stats.iqm`)."""
+    from tabletop_gym.arena.stats import iqm as _iqm
 
     return _iqm(np.asarray(values, dtype=float))
 
 
 def bootstrap_ci(values: Sequence[float], reps: int = 2000, seed: int = 0) -> tuple[float, float]:
     """95 % stratified-bootstrap interval of the IQM over seeds (one task: one stratum)."""
-    from tabletop_gym.tasks.stats import iqm as _iqm
-    from tabletop_gym.tasks.stats import stratified_bootstrap_ci
+    from tabletop_gym.arena.stats import iqm as _iqm
+    from tabletop_gym.arena.stats import stratified_bootstrap_ci
 
     col = np.asarray(values, dtype=float).reshape(-1, 1)
     return stratified_bootstrap_ci(col, _iqm, reps=reps, seed=seed)
@@ -269,11 +269,11 @@ SEED_ENVS = tuple((spec.gym_id, spec.name, int(spec.single_agent_defaults["num_p
 def train_seeds(folder: str | pathlib.Path, seeds: Sequence[int] = TRAIN_SEEDS) -> None:
     """Train every seed of every env that has no run in ``folder`` yet.
 
-    Each env's recipe (:func:`tabletop_gym.experiments.training.recipe`) and default budget
-    (:data:`tabletop_gym.experiments.training.DEFAULT_TIMESTEPS`): what
+    Each env's recipe (:func:`tabletop_gym.tasks.recipes.recipe`) and default budget
+    (:data:`tabletop_gym.tasks.recipes.DEFAULT_TIMESTEPS`): what
     ``tabletop-gym train --env ID`` runs.
     """
-    from tabletop_gym.experiments.training import train
+    from tabletop_gym.tasks.recipes import train
 
     for env_id, _, _ in SEED_ENVS:
         done = {r["seed"] for r in seed_runs(folder, env_id)}
@@ -286,7 +286,7 @@ def evaluate_seed_runs(folder: str | pathlib.Path, games: int = SEED_GAMES) -> N
     """Evaluate every run's ``model.zip`` against the heuristic and store it in its summary."""
     from sb3_contrib import MaskablePPO
 
-    from tabletop_gym.experiments.evaluation import evaluate
+    from tabletop_gym.arena.evaluation import evaluate
 
     for env_id, game, players in SEED_ENVS:
         for run in seed_runs(folder, env_id):
@@ -314,9 +314,10 @@ def leaves_hint(model: Any, game: str, players: int, games: int = HINT_GAMES,
     """
     from tabletop_gym.agents.base import HintedModelAgent
     from tabletop_gym.agents.kinds import model_agent
-    from tabletop_gym.experiments.evaluation import _raw_env_factory, evaluate
+    from tabletop_gym.arena.envs import raw_env_factory
+    from tabletop_gym.arena.evaluation import evaluate
 
-    env = _raw_env_factory(game)(num_players=players)
+    env = raw_env_factory(game)(num_players=players)
     agent = model_agent(model, env.game, env.observer, np.random.default_rng(seed))
     if not isinstance(agent, HintedModelAgent):
         return None
@@ -352,7 +353,7 @@ def ship_best(folder: str | pathlib.Path) -> dict[str, Any]:
     Best: the highest win rate against the heuristic on the seed evaluation's deals, then the
     higher mean score difference. Returns, per env, the seed shipped and where.
     """
-    from tabletop_gym.experiments.training import GAME_OF, ship_checkpoint
+    from tabletop_gym.tasks.recipes import GAME_OF, ship_checkpoint
 
     shipped_now = {}
     for env_id, agg in seed_table(folder).items():
@@ -375,9 +376,9 @@ def seconds_per_move(game: str, specs: Sequence[str], positions: int = 10,
     Averaged over positions of heuristic games with more than one legal action.
     """
     from tabletop_gym.agents.kinds import make_agent
-    from tabletop_gym.experiments.evaluation import _raw_env_factory
+    from tabletop_gym.arena.envs import raw_env_factory
 
-    env = _raw_env_factory(game)(num_players=2)
+    env = raw_env_factory(game)(num_players=2)
     rng = np.random.default_rng(seed)
     bot = make_agent("heuristic", env.game, env.observer, rng)
     states: list[Any] = []
@@ -434,13 +435,25 @@ def run_jobs(selected: Sequence[Job], cache: pathlib.Path, fresh: bool = False) 
 
 
 def _league_result(data: dict[str, Any]) -> Any:
-    """The :class:`tabletop_gym.experiments.league.LeagueResult` of a league's stored dict."""
-    from tabletop_gym.experiments.league import LeagueResult
+    """The :class:`tabletop_gym.arena.league.LeagueResult` of a league's stored dict."""
+    from tabletop_gym.arena.league import LeagueResult
 
     data = dict(data)
     data["ci"] = [[tuple(c) for c in row] for row in data["ci"]]
     data["rating_ci"] = [tuple(c) for c in data["rating_ci"]]
     return LeagueResult(**data)
+
+
+def _committed_result(job: Job, entry: dict[str, Any]) -> dict[str, Any]:
+    """A job's cached result as its committed ``docs/baselines.json`` entry holds it."""
+    result: dict[str, Any] = {"slice": entry["slice"], "cpu_seconds": entry["cpu_seconds"],
+                              "job": entry["job"]}
+    if job.kind == "eval":
+        result["row"] = entry["row"]
+    else:
+        result["league"] = entry["league"]
+        result["markdown"] = _league_result(entry["league"]).markdown()
+    return result
 
 
 def reuse_committed(cache: pathlib.Path, docs: pathlib.Path,
@@ -467,16 +480,23 @@ def reuse_committed(cache: pathlib.Path, docs: pathlib.Path,
         entry = rows.get(job.id)
         if path.exists() or entry is None or any(a in keep for a in job.agents):
             continue
-        result: dict[str, Any] = {"slice": entry["slice"], "cpu_seconds": entry["cpu_seconds"],
-                                  "job": entry["job"], "reused_from": str(committed)}
-        if job.kind == "eval":
-            result["row"] = entry["row"]
-        else:
-            result["league"] = entry["league"]
-            result["markdown"] = _league_result(entry["league"]).markdown()
+        result = {**_committed_result(job, entry), "reused_from": str(committed)}
         path.write_text(json.dumps(result, indent=1))
         seeded.append(job.id)
     return seeded
+
+
+def committed_page(docs: pathlib.Path) -> str:
+    """``docs/baselines.md`` as the committed ``docs/baselines.json`` gives it, playing nothing.
+
+    The page of the results pipeline (``tabletop-gym suite results``): every number, the seeds
+    table, the timing and the provenance line come from the numbers file that
+    :func:`render` wrote beside the page.
+    """
+    doc = json.loads((docs / "baselines.json").read_text())
+    results = {job.id: (job, _committed_result(job, doc["rows"][job.id]))
+               for job in jobs() if job.id in doc["rows"]}
+    return _page(results, doc["seeds"], doc["timing"], doc["metadata"])
 
 
 def _where(job: Job) -> str:
@@ -531,7 +551,7 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
     lines = [
         "# Baselines",
         "",
-        "<!-- generated by `make baselines` (python -m tabletop_gym.experiments.baselines); do "
+        "<!-- generated by `make baselines` (python -m tabletop_gym.tasks.baselines); do "
         "not edit -->",
         "",
         f"Package {meta['package']} {meta['package_version']}, {commit}, "
@@ -567,17 +587,17 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
         lines += ["Jobs of this page without a result yet (`make baselines` runs them): "
                   + ", ".join(f"`{m}`" for m in missing) + ".", ""]
     lines += ["## Regenerating", "",
-              "- `make baselines` (`python -m tabletop_gym.experiments.baselines`) plays every "
+              "- `make baselines` (`python -m tabletop_gym.tasks.baselines`) plays every "
               "job of this "
               "page that has no cached result under `runs/baselines/` (`--fresh`: all of them; "
               "`--only ID ...`: those) and renders the page, `docs/baselines.json` and the "
               "league heatmaps. A league reuses the games of the row that played the same pair "
               "on the same deals.",
-              "- `python -m tabletop_gym.experiments.baselines --train-seeds --eval-seeds "
+              "- `python -m tabletop_gym.tasks.baselines --train-seeds --eval-seeds "
               "--ship` trains "
               f"seeds {', '.join(map(str, TRAIN_SEEDS))} of each env with its recipe "
-              "(`tabletop_gym.experiments.training.recipe`) and default budget "
-              "(`tabletop_gym.experiments.training.DEFAULT_TIMESTEPS`) into `runs/final/`, "
+              "(`tabletop_gym.tasks.recipes.recipe`) and default budget "
+              "(`tabletop_gym.tasks.recipes.DEFAULT_TIMESTEPS`) into `runs/final/`, "
               "evaluates "
               "them and ships the best "
               "seed of each env; `--timing` measures the search's CPU seconds per move.",
@@ -638,18 +658,18 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
         lines += ["No checkpoint is shipped yet, so `\"ppo\"` raises a `ValueError` that says "
                   "so; the rows appear here once `tabletop_gym/agents/checkpoints/"
                   "<game>_<players>p.zip` exist "
-                  "(`tabletop_gym.experiments.training.ship_checkpoint`).", ""]
+                  "(`tabletop_gym.tasks.recipes.ship_checkpoint`).", ""]
     if seeds:
         lines += ["### Training seeds", "",
-                  "Each env's recipe (`tabletop_gym.experiments.training.recipe(env)`: the "
+                  "Each env's recipe (`tabletop_gym.tasks.recipes.recipe(env)`: the "
                   "residual "
                   "policy, a warm-up (solo Positano: the value head on the heuristic's games; "
                   "Rapa Nui: also the policy regressed on the guided search's gain estimates), "
                   "then PPO; `docs/training.md`) once per seed "
                   "for the budget in the timesteps column "
-                  "(`tabletop_gym.experiments.training.train(env, timesteps=T, seed=s, "
+                  "(`tabletop_gym.tasks.recipes.train(env, timesteps=T, seed=s, "
                   "out=\"runs/final\")`"
-                  ", then `python -m tabletop_gym.experiments.baselines --eval-seeds --ship`). "
+                  ", then `python -m tabletop_gym.tasks.baselines --eval-seeds --ship`). "
                   "Each seed "
                   f"evaluated against the heuristic ({SEED_GAMES:,} games, first deal 20000; "
                   "solo: the same deals for both); aggregate: interquartile mean over seeds "
@@ -657,7 +677,7 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
                   "computes it. "
                   "Leaves heuristic: the share of the decisions with a choice, over the first "
                   f"{HINT_GAMES} of those games, where the greedy policy plays another move "
-                  "than the heuristic's (`tabletop_gym.experiments.baselines.leaves_hint`). "
+                  "than the heuristic's (`tabletop_gym.tasks.baselines.leaves_hint`). "
                   "CPU s: the "
                   "warm-up (with the search's labels where the recipe has them) and PPO "
                   "together, on the shared machine. The shipped "
@@ -799,7 +819,7 @@ def main(argv: list[str] | None = None) -> int:
     from tabletop_gym.console import line_buffered
 
     line_buffered(sys.stdout)  # a long job: each line reaches its log when it is printed
-    p = argparse.ArgumentParser(prog="python -m tabletop_gym.experiments.baselines",
+    p = argparse.ArgumentParser(prog="python -m tabletop_gym.tasks.baselines",
                                 description=__doc__)
     p.add_argument("--cache", default="runs/baselines")
     p.add_argument("--ppo-runs", default="runs/final")

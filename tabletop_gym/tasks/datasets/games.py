@@ -38,7 +38,7 @@ break the schema, each with one :class:`DatasetError` naming the file and what i
 
 Example:
     >>> import tempfile
-    >>> from tabletop_gym.datasets.games import GameDataset, write_games
+    >>> from tabletop_gym.tasks.datasets.games import GameDataset, write_games
     >>> folder = tempfile.mkdtemp()
     >>> ds = write_games(folder, "RapaNui-2p-SelfPlay-v0", "random", games=2, seed=0)
     >>> ds.num_games, ds.arrays()["observation"].shape[1]
@@ -147,14 +147,14 @@ def unknown_task(task_id: str) -> NoReturn:
 
 def _env_for(task_id: str) -> tuple[Any, str, dict[str, Any]]:
     """The raw AEC env of a task's game with the task's config, its game and env keywords."""
-    from tabletop_gym.experiments.evaluation import _raw_env_factory
+    from tabletop_gym.arena.envs import raw_env_factory
     from tabletop_gym.tasks import TASKS
 
     if task_id not in TASKS:
         unknown_task(task_id)
     task = TASKS[task_id]
     kwargs = {**dict(task.config), **task.env_settings}
-    return _raw_env_factory(task.game)(**kwargs), task.game, kwargs
+    return raw_env_factory(task.game)(**kwargs), task.game, kwargs
 
 
 def write_games(
@@ -648,10 +648,10 @@ def check_replay(dataset: GameDataset) -> int:
     Raises:
         DatasetError: At the first row that differs (naming the file, game, step and column).
     """
-    from tabletop_gym.experiments.evaluation import _raw_env_factory
+    from tabletop_gym.arena.envs import raw_env_factory
 
     meta = dataset.metadata
-    env = _raw_env_factory(meta["game"])(**meta["env_kwargs"])
+    env = raw_env_factory(meta["game"])(**meta["env_kwargs"])
     checked = 0
     for game in dataset.games():
         env.reset(seed=game.deal_seed)

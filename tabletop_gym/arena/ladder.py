@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 
 from tabletop_gym.agents.kinds import agent_name, check_spec
-from tabletop_gym.experiments.evaluation import evaluate
-from tabletop_gym.experiments.league import ELO, run_league
+from tabletop_gym.arena.evaluation import evaluate
+from tabletop_gym.arena.league import ELO, run_league
 
 LADDER_PROTOCOL = "tabletop-ladder-v1"
 """The version of the ladder's protocol: members, game, games, fit. A change of any makes v2."""

@@ -20,7 +20,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from tabletop_gym.agents.base import with_hints
-from tabletop_gym.experiments.evaluation import EvalResult, evaluate, format_table, save_results
+from tabletop_gym.arena.evaluation import EvalResult, evaluate, format_table, save_results
 from tabletop_gym.provenance import metadata
 from tabletop_gym.registry import game_spec, game_specs
 from tabletop_gym.wrappers.single_agent import WRAPPER_KWARGS
@@ -440,11 +440,11 @@ def teacher_dataset(env_id: str, env_kwargs: dict[str, Any] | None = None, games
     """
     from tabletop_gym.agents.base import choose_action
     from tabletop_gym.agents.kinds import make_agent
-    from tabletop_gym.experiments.evaluation import _raw_env_factory
+    from tabletop_gym.arena.envs import raw_env_factory
 
     game = GAME_OF[env_id]
     cfg = _game_config(env_id, env_kwargs or {})
-    env = _raw_env_factory(game)(**cfg)
+    env = raw_env_factory(game)(**cfg)
     rng = np.random.default_rng(seed)
     obs: list[np.ndarray] = []
     masks: list[np.ndarray] = []

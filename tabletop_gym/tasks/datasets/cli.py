@@ -20,7 +20,7 @@ def cmd_make(args: argparse.Namespace) -> int:
     """Write a Minari dataset of a task's single-agent view, or a games dataset (Parquet)."""
     if args.format == "parquet":
         require("datasets", "dataset make --format parquet", _PARQUET)
-        from tabletop_gym.datasets.games import write_games
+        from tabletop_gym.tasks.datasets.games import write_games
 
         if args.out is None:
             raise ValueError("--format parquet needs --out FOLDER")
@@ -41,7 +41,7 @@ def cmd_make(args: argparse.Namespace) -> int:
     if "," in args.policy:
         raise ValueError("a Minari dataset records one seat: give one --policy")
     require("datasets", "dataset make (a Minari dataset)", _MINARI)
-    from tabletop_gym.datasets.minari_view import make_minari, making
+    from tabletop_gym.tasks.datasets.minari_view import make_minari, making
 
     out = make_minari(args.task, args.policy, args.episodes, seed=args.seed,
                       dataset=args.dataset_id, progress=args.progress)
@@ -56,7 +56,7 @@ def cmd_make(args: argparse.Namespace) -> int:
 def cmd_verify(args: argparse.Namespace) -> int:
     """Check a games dataset: manifest, checksum, schema and (unless told not to) a replay."""
     require("datasets", "dataset verify", _PARQUET)
-    from tabletop_gym.datasets.games import GameDataset, check_replay
+    from tabletop_gym.tasks.datasets.games import GameDataset, check_replay
 
     ds = GameDataset(args.path)
     replayed = 0 if args.no_replay else check_replay(ds)
@@ -70,8 +70,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_clone(args: argparse.Namespace) -> int:
     """Behaviour cloning on a games dataset; the policy is saved for ``jax:<path>``."""
     require("datasets", "dataset clone", _PARQUET)
-    from tabletop_gym.datasets.cloning import clone
-    from tabletop_gym.datasets.games import GameDataset
+    from tabletop_gym.tasks.datasets.cloning import clone
+    from tabletop_gym.tasks.datasets.games import GameDataset
 
     try:
         hidden = tuple(int(h) for h in args.hidden.split(","))

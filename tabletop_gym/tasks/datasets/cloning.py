@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.datasets.games import GameDataset
+from tabletop_gym.tasks.datasets.games import GameDataset
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,7 +81,7 @@ def clone(
 
     from tabletop_gym.agents.base import reference_size
     from tabletop_gym.agents.jax_policy import save_policy
-    from tabletop_gym.experiments.evaluation import _raw_env_factory
+    from tabletop_gym.arena.envs import raw_env_factory
     from tabletop_gym.provenance import metadata as provenance
 
     if epochs < 1 or batch_size < 1 or lr <= 0 or not hidden or min(hidden) < 1:
@@ -90,7 +90,7 @@ def clone(
     if dataset.num_games < 2:
         raise ValueError(f"{dataset.path}: cloning holds out games; it needs at least 2")
     meta = dataset.metadata
-    env = _raw_env_factory(meta["game"])(**meta["env_kwargs"])
+    env = raw_env_factory(meta["game"])(**meta["env_kwargs"])
     # The network reads the reference observer's vector, as every jax:<path> policy does.
     size = reference_size(env.observer)
     x, mask, y, games = _choices(dataset, size)

@@ -1,6 +1,9 @@
 """A small OpenAI-compatible chat-completions server on 127.0.0.1, answering from a script.
 
-The server runs in a thread of the test process, listens on a free loopback port and never
+It stands in for a language model wherever an ``llm:`` spec is read (evaluation, leagues, the
+web app's seats), so a pipeline is tried offline and repeatably: the tests serve their scripts
+with it, and ``tools/docs_tables.py`` the transcripts of docs/llm.md. The server runs in a
+thread of the calling process, listens on a free loopback port and never
 reaches the network. It stops itself after ``max_requests`` requests or ``lifetime`` seconds,
 whichever comes first, and on leaving its ``with`` block.
 
