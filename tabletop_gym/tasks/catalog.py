@@ -10,12 +10,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from tabletop_gym import __version__
+from tabletop_gym.registry import game_spec
 from tabletop_gym.tasks import (
     BASE_IDS,
     FREE_KWARGS,
     GAMES,
-    POSITANO_STANDARD,
-    RAPA_NUI_STANDARD,
     SUITES,
     TASKS,
     _plain,
@@ -89,7 +88,7 @@ def _fmt(value: Any) -> str:
 
 def _variant_text(task_id: str) -> str:
     t = TASKS[task_id]
-    standard = POSITANO_STANDARD if t.game == "positano" else RAPA_NUI_STANDARD
+    standard = GAMES[t.game]["standard"]
     diff = {k: v for k, v in t.config.items() if k in standard and standard[k] != _plain(v)}
     return "standard" if not diff else ", ".join(f"`{k}={v!r}`" for k, v in diff.items())
 
@@ -106,7 +105,8 @@ def tasks_table() -> str:
         seat = {"rotate": "rotates", "fixed": "0"}.get(
             str(d["seat_mode"]), "every seat")
         made = "`gymnasium.make`" if d["interfaces"] == ["gymnasium"] else "`pettingzoo.make`"
-        opponents = ("Otto Amalfi (automa)" if d["mode"] == "solo" else _fmt(d["opponents"]))
+        opponents = (str(game_spec(d["game"]).benchmark.solo_opponent) if d["mode"] == "solo"
+                     else _fmt(d["opponents"]))
         lines.append(
             f"| `{task_id}` | {GAMES[d['game']]['title']} | {MODE_TEXT[d['mode']]} | "
             f"{d['num_players']} | {board} | {reward} | {seat} | {opponents} | "
