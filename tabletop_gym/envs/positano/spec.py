@@ -1,15 +1,18 @@
-"""Positano's registration: its :class:`~tabletop_gym.registry.GameSpec` and benchmark block.
+"""Positano as the package knows it: :data:`SPEC`, its one line in the registry.
 
-Everything the package knows about Positano outside this folder it reads from :data:`SPEC`
-(listed once in :data:`tabletop_gym.registry.GAMES`). Importing this module imports nothing of
-the engine: every reference is a ``"module:attribute"`` string.
+The spec's benchmark block gives the tasks (solo against Otto Amalfi, every player count on its
+usual cliff), the held-out bots, leagues, recipe and baselines' rows; this module also holds
+what those need of the game that is not a table (the cliff side a task page shows, the truth of
+the ``bid`` probe). It imports no engine module: the registry reads it on every first lookup.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import numpy as np
 
 from tabletop_gym.registry import (
     Baselines,
@@ -21,9 +24,6 @@ from tabletop_gym.registry import (
     Recipe,
     TaskLine,
 )
-
-if TYPE_CHECKING:
-    import numpy as np
 
 BID_CARDS = tuple(f"#{i}" for i in range(1, 8))
 """The outcomes of the ``bid`` probe: the seven base bid cards."""
@@ -45,8 +45,6 @@ def bid_truth(state: Any, seat: int) -> np.ndarray | None:
     card = _BID_CARD.search(name)
     if card is None:  # every full bid names its card; a change of the names must fail here
         raise ValueError(f"bid {name!r} names no card #1..#7")
-    import numpy as np  # here: the registry reads this module without NumPy
-
     out = np.zeros(len(BID_CARDS))
     out[int(card.group(1)) - 1] = 1.0
     return out

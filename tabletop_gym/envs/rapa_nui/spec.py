@@ -1,14 +1,16 @@
-"""Rapa Nui's registration: its :class:`~tabletop_gym.registry.GameSpec` and benchmark block.
+"""The registration of Rapa Nui (:data:`SPEC`) with its benchmark block.
 
-Everything the package knows about Rapa Nui outside this folder it reads from :data:`SPEC`
-(listed once in :data:`tabletop_gym.registry.GAMES`). Importing this module imports nothing of
-the engine: every reference is a ``"module:attribute"`` string.
+Beside the spec sit the truths of its two belief probes (the kinds of a seat's face-down
+offerings and of its hand, docs/rules/rapa_nui.md §3.1.2), which read only the state's declared
+accessors. Nothing here imports the engine; references to it are ``"module:attribute"`` strings.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+import numpy as np
 
 from tabletop_gym.registry import (
     Baselines,
@@ -21,13 +23,8 @@ from tabletop_gym.registry import (
     TaskLine,
 )
 
-if TYPE_CHECKING:
-    import numpy as np
-
 
 def _shares(counts: Sequence[int]) -> np.ndarray | None:
-    import numpy as np  # here: the registry reads this module without NumPy
-
     total = sum(counts)
     return None if total == 0 else np.asarray(counts, dtype=float) / total
 
