@@ -182,6 +182,7 @@ class Benchmark:
 
     Attributes:
         standard: The variant switches every task of the game pins (the rulebook reading).
+        standard_text: How the tasks page shows a pinned switch's value, where not as the value.
         tasks: The tasks the game contributes, in catalogue order.
         board: ``config -> side`` of the board a task's page shows (``None``: no board label).
         solo_reward: The reward text of a solo task (``None``: the reward type's text).
@@ -202,6 +203,7 @@ class Benchmark:
     """
 
     standard: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    standard_text: Mapping[str, str] = dataclasses.field(default_factory=dict)
     tasks: tuple[TaskLine, ...] = ()
     board: Callable[[Mapping[str, Any]], int | None] | None = None
     solo_reward: str | None = None

@@ -118,13 +118,17 @@ def tasks_table() -> str:
 def _standard_switches() -> str:
     lines = ["| game | switch | pinned value |", "|---|---|---|"]
     for game in GAMES:
-        first = next(t for t in TASKS.values() if t.game == game)
+        first = next((t for t in TASKS.values() if t.game == game), None)
+        if first is None:
+            continue  # a game without tasks pins nothing
+        bench = game_spec(game).benchmark
+        # What the tasks of a game vary is in their ids, not among the pinned switches.
+        varied = {"num_players", "reward_type", *(k for line in bench.tasks for k in line.config)}
         d = describe(first.id)
-        switches = {k: v for k, v in d["config"].items()
-                    if k not in ("num_players", "reward_type", "board_size")}
+        switches = {k: v for k, v in d["config"].items() if k not in varied}
         switches.update({f"{k} (env)": v for k, v in d["env_settings"].items()})
         for key, value in switches.items():
-            shown = "random goal cards" if key == "goals" and not value else f"`{value!r}`"
+            shown = bench.standard_text.get(key, f"`{value!r}`")
             lines.append(f"| {GAMES[game]['title']} | `{key}` | {shown} |")
     return "\n".join(lines)
 

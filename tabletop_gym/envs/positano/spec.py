@@ -115,6 +115,7 @@ SPEC = GameSpec(
     benchmark=Benchmark(
         # Random goal cards, no fixed solo set.
         standard={"goals": [], "solo_goal_set": 0},
+        standard_text={"goals": "random goal cards"},
         tasks=_tasks(),
         board=board_side,
         solo_reward="at the end: min(own score, Otto's score) / 100; 0 before",
