@@ -38,11 +38,13 @@ from typing import Any, Generic, TypeVar
 
 __all__ = [
     "GAMES",
+    "GENERIC_ENTRY_POINT",
     "Baselines",
     "Benchmark",
     "GameSpec",
     "LeagueLine",
     "Playthrough",
+    "ProbeLine",
     "Recipe",
     "RegistryView",
     "TaskLine",

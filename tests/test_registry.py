@@ -10,6 +10,7 @@ import pytest
 
 from tabletop_gym.registry import (
     GameSpec,
+    default_game,
     game_names,
     game_spec,
     game_specs,
@@ -100,6 +101,31 @@ def test_a_third_game_is_one_registration(nim):
     assert [type(a).__name__ for a in env._opponents.values()] == ["NimHeuristic"]
 
 
+def test_defaults_and_bad_registrations_are_explained():
+    # The shipped specs' default_for: solo Positano trains with SB3, Rapa Nui is the batched
+    # runs' and the ladder's game.
+    assert default_game("sb3") == "positano" and default_game("ladder") == "rapa_nui"
+    with pytest.raises(ValueError, match="no registered game is the default for 'chess'"):
+        default_game("chess")
+    with pytest.raises(TypeError, match="takes a GameSpec or 'module:attribute' of one, got tuple"):
+        register_game("tabletop_gym.registry:GAMES")
+    with pytest.raises(ValueError, match="unknown game 'nim'"):
+        unregister_game("nim")
+    assert game_names() == ("rapa_nui", "positano")
+
+
+def test_a_registry_view_follows_registrations(nim):
+    from tabletop_gym.registry import RegistryView
+
+    view = RegistryView(lambda: {spec.name: spec.title for spec in game_specs()})
+    assert view["nim"] == "Nim" and len(view) == 3
+    unregister_game("nim")
+    try:
+        assert dict(view) == {"rapa_nui": "Rapa Nui", "positano": "Positano"}
+    finally:
+        register_game(NIM)
+
+
 # --- no module outside a game's package names a game ---------------------------------------
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "tabletop_gym"
@@ -137,7 +163,7 @@ def _prose_and_docstrings(tree: ast.AST) -> set[int]:
                 skip.add(id(stmt.value))
     for node in ast.walk(tree):
         if isinstance(node, ast.JoinedStr):
-            text = "".join(v.value if isinstance(v, ast.Constant) else "X"
+            text = "".join(str(v.value) if isinstance(v, ast.Constant) else "X"
                            for v in node.values)
             if len(text.split()) >= PROSE_WORDS:
                 skip.update(id(v) for v in ast.walk(node))
