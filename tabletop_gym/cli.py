@@ -31,7 +31,7 @@ from typing import Any
 from tabletop_gym.agents.kinds import require_agent
 from tabletop_gym.console import line_buffered
 from tabletop_gym.extras import PPO_MODULES, figure_note, require
-from tabletop_gym.registry import game_names, game_spec
+from tabletop_gym.registry import default_game, game_names, game_spec, game_specs
 
 
 def _parse_kv(items: list[str]) -> dict[str, Any]:
@@ -79,7 +79,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         if getattr(args, flag) is not None:
             raise CLIError(f"--{flag.replace('_', '-')} is a flag of --backend jax")
     if args.env is None:
-        args.env = "Positano-v0"
+        args.env = game_spec(default_game("sb3")).gym_id
     if args.backend == "rllib":
         return _train_rllib(args)
     for flag in RLLIB_ONLY:
@@ -135,7 +135,8 @@ def _train_jax(args: argparse.Namespace) -> int:
     if args.eval_games < 0:
         raise CLIError(f"--eval-games must be at least 0, got {args.eval_games}")
     require("jax", "train --backend jax")
-    game = game_spec(args.game or "rapa_nui").name  # a bad name is refused with the known ones
+    # A bad name is refused with the known ones.
+    game = game_spec(args.game or default_game("batched")).name
     players = 2 if args.players is None else args.players
     env_config = _parse_kv(args.set)
     hparams = _parse_kv(args.hp)
@@ -562,6 +563,10 @@ def _allow_fallbacks_help() -> str:
     return allow_fallbacks_help()
 
 
+def _choices(names: Any) -> str:
+    return " or ".join(str(n) for n in names)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``tabletop-gym`` command."""
     from tabletop_gym import __version__
@@ -578,8 +583,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "self-play on Ray RLlib (needs the rllib extra, docs/scale-out.md); jax: "
                         "masked PPO in one jitted program (needs the jax extra, docs/jax.md)")
     t.add_argument("--env", default=None,
-                   help="Positano-v0 (default) or RapaNui-v0 (rllib: also positano or rapa_nui)")
-    t.add_argument("--game", default=None, help="jax: rapa_nui (default) or positano")
+                   help=f"{_choices(s.gym_id for s in game_specs())}, default "
+                        f"{game_spec(default_game('sb3')).gym_id} (rllib: also the game names)")
+    t.add_argument("--game", default=None,
+                   help=f"jax: {_choices(game_names())}, default {default_game('batched')}")
     t.add_argument("--opponents", default=None,
                    choices=["self", "pool", "random", "heuristic-net"],
                    help="jax: who plays the other seats: the learner itself (self, default), "
@@ -629,7 +636,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.set_defaults(func=cmd_train)
 
     e = sub.add_parser("eval", help="evaluate an agent with seat rotation and 95%% CIs")
-    e.add_argument("--game", default="positano", choices=game_names())
+    e.add_argument("--game", default=default_game("eval"), choices=game_names())
     e.add_argument("--players", type=int, default=2)
     e.add_argument("--candidate", default="heuristic", help=AGENT_HELP)
     e.add_argument("--opponent", default="random", help=AGENT_HELP)
@@ -643,7 +650,7 @@ def build_parser() -> argparse.ArgumentParser:
     x = sub.add_parser("exploit", help="how exploitable an agent is: train best responses to it "
                        "on the batched JAX engine over a budget ladder and score them against "
                        "it (docs/results.md, Exploitability)")
-    x.add_argument("--game", default="rapa_nui", help="a game with a batched engine")
+    x.add_argument("--game", default=default_game("exploit"), help="a game with a batched engine")
     x.add_argument("--players", type=int, default=2)
     x.add_argument("--agent", default="random",
                    help="random, jax-ppo, heuristic-net, jax:<checkpoint.npz>, or a Python-only "
@@ -670,7 +677,7 @@ def build_parser() -> argparse.ArgumentParser:
     x.set_defaults(func=cmd_exploit)
 
     lg = sub.add_parser("league", help="round robin with seat rotation, ratings and a heatmap")
-    lg.add_argument("--game", default="rapa_nui", choices=game_names())
+    lg.add_argument("--game", default=default_game("league"), choices=game_names())
     lg.add_argument("--players", type=int, default=2)
     lg.add_argument("--agents", nargs="+", required=True, help=AGENT_HELP)
     lg.add_argument("--allow-fallbacks", action="store_true", help=_allow_fallbacks_help())
@@ -702,7 +709,7 @@ def build_parser() -> argparse.ArgumentParser:
     ld.set_defaults(func=cmd_ladder)
 
     pl = sub.add_parser("play", help="play at the terminal against bots")
-    pl.add_argument("--game", default="rapa_nui", choices=game_names())
+    pl.add_argument("--game", default=default_game("play"), choices=game_names())
     pl.add_argument("--players", type=int, default=2)
     pl.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1")
     pl.add_argument("--opponents", "--opponent", dest="opponents", default="heuristic",
@@ -710,7 +717,9 @@ def build_parser() -> argparse.ArgumentParser:
                          f"by commas: {AGENT_HELP}")
     pl.add_argument("--seed", type=int, default=0)
     pl.add_argument("--one-step-bid", action="store_true",
-                    help="Positano: choose card and booster as one of 42 bids instead of two steps")
+                    help="enter each simultaneous action as one decision instead of its "
+                         "sub-decisions (" + _choices(s.title for s in game_specs()
+                                                     if s.split_switch) + ")")
     pl.add_argument("--save-record", default=None, help="write the game record (JSON) here")
     pl.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE")
     pl.set_defaults(func=cmd_play)

@@ -6,8 +6,10 @@ import gymnasium
 
 from tabletop_gym.registry import game_specs
 
-GYM_ENVS = {spec.gym_id: (spec.gym_entry_point, spec.max_episode_steps) for spec in game_specs()}
-"""Gymnasium id -> (entry point, max_episode_steps). Every game ends long before the limit."""
+GYM_ENVS = {spec.gym_id: (spec.gym_entry_point, spec.max_episode_steps, spec.gym_kwargs)
+            for spec in game_specs()}
+"""Gymnasium id -> (entry point, max_episode_steps, the entry point's keywords). Every game ends
+long before the limit."""
 
 PZ_ENVS = {
     (kind, f"tabletop_gym/{spec.gym_id}"): f"{spec.env_module}:{factory}"
@@ -21,9 +23,10 @@ def register_envs() -> None:
     from tabletop_gym.tasks import register_tasks
 
     register_tasks()
-    for env_id, (entry, steps) in GYM_ENVS.items():
+    for env_id, (entry, steps, kwargs) in GYM_ENVS.items():
         if env_id not in gymnasium.registry:
-            gymnasium.register(env_id, entry_point=entry, max_episode_steps=steps)
+            gymnasium.register(env_id, entry_point=entry, max_episode_steps=steps,
+                               kwargs=dict(kwargs))
     try:
         from pettingzoo import register as pz_register
         from pettingzoo import spec as pz_spec

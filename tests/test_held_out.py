@@ -16,7 +16,8 @@ def tiny_population(monkeypatch):
     """One seed, 2 games (one deal from both seats) against each of two cheap opponents."""
     monkeypatch.setattr(held_out, "SEEDS", 1)
     monkeypatch.setattr(held_out, "GAMES_PER_OPPONENT", 2)
-    monkeypatch.setitem(held_out.POPULATION, "rapa_nui", ("heuristic:loner", "random"))
+    monkeypatch.setattr(held_out, "POPULATION",
+                        {**held_out.POPULATION, "rapa_nui": ("heuristic:loner", "random")})
 
 
 def test_the_population_is_never_a_training_opponent():

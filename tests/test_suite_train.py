@@ -26,7 +26,8 @@ def tiny_population(monkeypatch):
 
     monkeypatch.setattr(held_out, "SEEDS", 1)
     monkeypatch.setattr(held_out, "GAMES_PER_OPPONENT", 2)
-    monkeypatch.setitem(held_out.POPULATION, "rapa_nui", ("heuristic:mystic", "random"))
+    monkeypatch.setattr(held_out, "POPULATION",
+                        {**held_out.POPULATION, "rapa_nui": ("heuristic:mystic", "random")})
 
 
 def test_sb3_recipe_trains_scores_and_resumes(tmp_path):

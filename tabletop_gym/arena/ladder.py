@@ -35,6 +35,7 @@ import numpy as np
 from tabletop_gym.agents.kinds import agent_name, check_spec
 from tabletop_gym.arena.evaluation import evaluate
 from tabletop_gym.arena.league import ELO, run_league
+from tabletop_gym.registry import default_game
 
 LADDER_PROTOCOL = "tabletop-ladder-v1"
 """The version of the ladder's protocol: members, game, games, fit. A change of any makes v2."""
@@ -42,7 +43,7 @@ LADDER_PROTOCOL = "tabletop-ladder-v1"
 LADDER_FILE = pathlib.Path(__file__).resolve().parent / "ladder.json"
 """The committed ladder (its members' fixed ratings and how they were fitted)."""
 
-GAME = "rapa_nui"
+GAME = default_game("ladder")
 NUM_PLAYERS = 2
 MEMBERS = ("random", "heuristic", "ismcts:8", "ismcts:32", "jax-ppo")
 """The ladder's members, weakest first as expected; ``random`` is the anchor (rating 0)."""

@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from tabletop_gym.integrations.layouts import make_env
-from tabletop_gym.registry import game_spec
+from tabletop_gym.registry import default_game, game_spec
 
 INSTALL_HINT = (
     'the RLlib backend needs Ray RLlib: pip install "tabletop-gym[rllib]". Ray pins its own '
@@ -367,7 +367,7 @@ def ppo_config(
     """PPO with the masking module on ``game``, every seat mapped by :func:`policy_mapping`.
 
     Args:
-        game: ``"positano"`` or ``"rapa_nui"`` (or a registered env id).
+        game: A registered game (or a registered env id).
         num_players: Seats at the table (at least 2 for multi-agent self-play).
         mapping: ``"shared"``, ``"per_seat"`` or ``"pool"``.
         num_env_runners: Ray actors that step envs; 0 steps them in the driver process.
@@ -600,7 +600,7 @@ def format_progress(row: dict[str, Any], iterations: int) -> str:
 
 
 def selfplay(
-    game: str = "rapa_nui",
+    game: str | None = None,
     num_players: int = 2,
     iterations: int = 10,
     mapping: str = "shared",
@@ -628,7 +628,7 @@ def selfplay(
     intervals) and prints the table.
 
     Args:
-        game: ``"positano"`` or ``"rapa_nui"`` (or a registered env id).
+        game: A registered game or env id (default: the registry's default for ``"rllib"``).
         num_players: Seats at the table.
         iterations: Training iterations (``Algorithm.train()`` calls).
         mapping: ``"shared"``, ``"per_seat"`` or ``"pool"`` (:func:`policy_mapping`).
@@ -654,7 +654,7 @@ def selfplay(
     import ray
     import torch
 
-    name = game_name(game)
+    name = game_name(game if game is not None else default_game("rllib"))
     _at_least(iterations=(iterations, 1), checkpoint_every=(checkpoint_every, 1),
               eval_games=(eval_games, 0))
     config, pm = ppo_config(name, num_players, mapping, num_env_runners, envs_per_runner,

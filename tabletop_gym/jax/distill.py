@@ -208,13 +208,21 @@ def shipped(game: str, num_players: int) -> pathlib.Path:
                         " (make one: python -m tabletop_gym.jax.distill)")
 
 
+def distilled_games() -> list[str]:
+    """The games whose heuristic is distilled (benchmark block's ``distill``), by name."""
+    from tabletop_gym.registry import game_specs
+
+    return sorted(spec.name for spec in game_specs()
+                  if spec.benchmark.distill and spec.batched is not None)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line: distil the heuristic of one game and table size into a checkpoint."""
     from tabletop_gym.console import line_buffered
 
     line_buffered(sys.stdout)  # a long job: each line reaches its log when it is printed
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--game", required=True, choices=["positano", "rapa_nui"])
+    p.add_argument("--game", required=True, choices=distilled_games())
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--games", type=int, default=2000)
     p.add_argument("--explore", type=float, default=0.1)

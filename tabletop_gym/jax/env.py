@@ -240,8 +240,15 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         "autoreset_mode": gymnasium.vector.AutoresetMode.SAME_STEP
     }
 
-    def __init__(self, game: str = "rapa_nui", num_envs: int = 64, **config: Any):
-        """Build ``num_envs`` games of ``game`` with the reference config switches ``config``."""
+    def __init__(self, game: str | None = None, num_envs: int = 64, **config: Any):
+        """Build ``num_envs`` games of ``game`` with the reference config switches ``config``.
+
+        ``game`` defaults to the registry's default for ``"batched"``.
+        """
+        if game is None:
+            from tabletop_gym.registry import default_game
+
+            game = default_game("batched")
         self.batched = BatchedEnv(make(game, **config), num_envs)
         g = self.batched.game
         self.num_envs = num_envs

@@ -39,7 +39,12 @@ class BatchedVecEnv(VecEnv):
     render_mode = None
     """The batched engines do not render."""
 
-    def __init__(self, game: str = "positano", num_envs: int = 64, seed: int = 0, **config: Any):
+    def __init__(self, game: str | None = None, num_envs: int = 64, seed: int = 0,
+                 **config: Any):
+        if game is None:
+            from tabletop_gym.registry import default_game
+
+            game = default_game("sb3")
         self.vector = VectorEnv(game, num_envs=num_envs, **config)
         super().__init__(
             num_envs, self.vector.single_observation_space, self.vector.single_action_space

@@ -157,10 +157,15 @@ def resolve_policy(policy: str, game_name: str, num_players: int) -> str:
 def _engine(game_name: str) -> Any:
     import importlib
 
-    if game_name not in ("positano", "rapa_nui"):
-        raise ValueError(f"the search agent plays the games with a batched engine (positano, "
-                         f"rapa_nui), not {game_name!r}")
-    return importlib.import_module(f"tabletop_gym.jax.{game_name}")
+    from tabletop_gym.jax.core import batched_games
+    from tabletop_gym.registry import game_spec
+
+    have = batched_games()
+    if game_name not in have:
+        raise ValueError(f"the search agent plays the games with a batched engine "
+                         f"({', '.join(have)}), not {game_name!r}")
+    batched = str(game_spec(game_name).batched)
+    return importlib.import_module(batched.split(":")[0])
 
 
 def _scores(module: Any, s: Any) -> jax.Array:
@@ -421,7 +426,9 @@ def main(argv: list[str] | None = None) -> int:
 
     p = argparse.ArgumentParser(description=expert_iteration.__doc__.splitlines()[0]
                                 if expert_iteration.__doc__ else None)
-    p.add_argument("--game", required=True, choices=["positano", "rapa_nui"])
+    from tabletop_gym.jax.core import batched_games
+
+    p.add_argument("--game", required=True, choices=sorted(batched_games()))
     p.add_argument("--players", type=int, default=2)
     p.add_argument("--iterations", type=int, default=3)
     p.add_argument("--games", type=int, default=20)

@@ -35,7 +35,7 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
-from tabletop_gym.registry import game_spec, game_specs
+from tabletop_gym.registry import GameSpec, RegistryView, TaskLine, game_spec, game_specs
 
 __all__ = [
     "BASE_IDS",
@@ -55,35 +55,29 @@ class PinnedSettingError(ValueError):
     """A keyword would change a setting that a task id pins."""
 
 
-_SPECS = sorted(game_specs(), key=lambda spec: spec.name)
+def _specs() -> list[GameSpec]:
+    return sorted(game_specs(), key=lambda spec: spec.name)
 
-GAMES: dict[str, dict[str, Any]] = {
-    spec.name: {
-        "title": spec.title,
-        "module": spec.env_module,
-        "base_id": spec.gym_id,
-        "max_episode_steps": spec.max_episode_steps,
-        "config": spec.config,
-        "env_settings": dict(spec.task_env_settings),
-        "recommended_timesteps": spec.train_timesteps,
+
+def _games() -> dict[str, dict[str, Any]]:
+    return {
+        spec.name: {
+            "title": spec.title,
+            "module": spec.env_module,
+            "base_id": spec.gym_id,
+            "max_episode_steps": spec.max_episode_steps,
+            "config": spec.config,
+            "env_settings": dict(spec.task_env_settings),
+            "standard": dict(spec.benchmark.standard),
+            "recommended_timesteps": spec.train_timesteps,
+        }
+        for spec in _specs()
     }
-    for spec in _SPECS
-}
-"""Per game, from its registration: the PettingZoo module, the configurable Gymnasium base id and
-the training budget."""
 
-POSITANO_STANDARD: dict[str, Any] = {"goals": [], "solo_goal_set": 0}
-"""Positano's variant switches as every task pins them: random goal cards, no fixed solo set."""
 
-RAPA_NUI_STANDARD: dict[str, Any] = {
-    "allow_voluntary_moai_discard": False,
-    "active_supply_offering_optional": False,
-    "moai_choice": "per_unit",
-    "offering_supply_limited": True,
-    "zero_count_kind_value": "zero",
-    "hunter_gatherer_majority_bonus": True,
-}
-"""Rapa Nui's variant switches as every task pins them (the rulebook reading of each)."""
+GAMES: RegistryView[str, dict[str, Any]] = RegistryView(_games)
+"""Per game, from its registration: the PettingZoo module, the configurable Gymnasium base id,
+the variant switches every task pins (``standard``) and the training budget."""
 
 FREE_KWARGS = {
     "gymnasium": ("render_mode", "observation_type", "illegal_action"),
@@ -101,7 +95,7 @@ class Task:
     Attributes:
         name: The id without its version, e.g. ``"Positano-2p-vsHeuristic"``.
         version: Bumped by any change that can change a trajectory or a reward.
-        game: ``"positano"`` or ``"rapa_nui"``.
+        game: The registered game's name (``"positano"``).
         mode: ``"solo"`` (one player against the game's automa), ``"vs"`` (one learner against
             pinned bots; a Gymnasium env) or ``"selfplay"`` (every seat a learner; PettingZoo).
         config: The game config, every field given explicitly.
@@ -164,62 +158,30 @@ def _plain(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
-def _task(name: str, game: str, mode: str, players: int, description: str, *,
-          board: int = 0, opponents: str | None = None) -> Task:
-    if game == "positano":
-        config: dict[str, Any] = {"num_players": players, "board_size": board,
-                                  "reward_type": "win_loss", **POSITANO_STANDARD}
-    else:
-        config = {"num_players": players, "reward_type": "win_loss", **RAPA_NUI_STANDARD}
-    if mode == "selfplay":
+def _task(game: str, line: TaskLine) -> Task:
+    config: dict[str, Any] = {"num_players": line.num_players, **line.config,
+                              "reward_type": "win_loss", **GAMES[game]["standard"]}
+    if line.mode == "selfplay":
         refs: tuple[str, ...] = ("random", "heuristic")
-    elif mode == "solo":
+    elif line.mode == "solo":
         refs = ("heuristic",)
     else:
-        refs = (str(opponents),)
+        refs = (str(line.opponents),)
     return Task(
-        name=name, version=0, game=game, mode=mode, config=config, opponents=opponents,
-        seat_mode="rotate" if mode == "vs" else ("fixed" if mode == "solo" else None),
-        reference_opponents=refs, description=description,
+        name=line.name, version=0, game=game, mode=line.mode, config=config,
+        opponents=line.opponents,
+        seat_mode="rotate" if line.mode == "vs" else ("fixed" if line.mode == "solo" else None),
+        reference_opponents=refs, description=line.description,
     )
 
 
 def _build_tasks() -> dict[str, Task]:
-    out: list[Task] = [
-        _task("Positano-Solo", "positano", "solo", 1,
-              "Positano solo against the automa Otto Amalfi; reward min(own, Otto's) / 100.",
-              board=4),
-        _task("Positano-2p-vsRandom", "positano", "vs", 2,
-              "Positano, 2 players on the 4×4 cliff, one learner against a random bot.",
-              board=4, opponents="random"),
-    ]
-    # Positano: every player count with its usual cliff, plus the 4-player 5×5 set-up.
-    positano_tables = [(2, 4, "2p"), (3, 4, "3p"), (4, 4, "4p"), (4, 5, "4p-5x5"),
-                       (5, 5, "5p"), (6, 5, "6p")]
-    for n, board, tag in positano_tables:
-        out.append(_task(
-            f"Positano-{tag}-vsHeuristic", "positano", "vs", n,
-            f"Positano, {n} players on the {board}×{board} cliff, one learner against "
-            f"{n - 1} heuristic bot{'s' if n > 2 else ''}.", board=board, opponents="heuristic"))
-        out.append(_task(
-            f"Positano-{tag}-SelfPlay", "positano", "selfplay", n,
-            f"Positano, {n} players on the {board}×{board} cliff, every seat a learner.",
-            board=board))
-    out.append(_task("RapaNui-2p-vsRandom", "rapa_nui", "vs", 2,
-                     "Rapa Nui, 2 players, one learner against a random bot.",
-                     opponents="random"))
-    for n in (2, 3, 4):
-        out.append(_task(
-            f"RapaNui-{n}p-vsHeuristic", "rapa_nui", "vs", n,
-            f"Rapa Nui, {n} players, one learner against {n - 1} heuristic "
-            f"bot{'s' if n > 2 else ''}.", opponents="heuristic"))
-        out.append(_task(f"RapaNui-{n}p-SelfPlay", "rapa_nui", "selfplay", n,
-                         f"Rapa Nui, {n} players, every seat a learner."))
+    out = [_task(spec.name, line) for spec in _specs() for line in spec.benchmark.tasks]
     return {t.id: t for t in out}
 
 
-TASKS: dict[str, Task] = _build_tasks()
-"""Every pinned task, by versioned id."""
+TASKS: RegistryView[str, Task] = RegistryView(_build_tasks)
+"""Every pinned task, by versioned id (the tasks of every registered game's benchmark block)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -248,19 +210,22 @@ class Suite:
         return int(GAMES[TASKS[task_id].game]["recommended_timesteps"])
 
 
-SUITES: dict[str, Suite] = {
-    "core": Suite("core", (
-        "Positano-Solo-v0", "Positano-2p-vsHeuristic-v0", "Positano-4p-SelfPlay-v0",
-        "RapaNui-2p-vsHeuristic-v0", "RapaNui-4p-SelfPlay-v0",
-    ), "One task per game and mode (solo, against bots, self-play)."),
-    "full": Suite("full", tuple(TASKS), "Every registered task."),
-    "positano": Suite("positano", tuple(i for i, t in TASKS.items() if t.game == "positano"),
-                      "Every Positano task (one checkpoint can play all of them)."),
-    "rapa_nui": Suite("rapa_nui", tuple(i for i, t in TASKS.items() if t.game == "rapa_nui"),
-                      "Every Rapa Nui task (one checkpoint can play all of them)."),
-    "selfplay": Suite("selfplay", tuple(i for i, t in TASKS.items() if t.mode == "selfplay"),
-                      "Every self-play task, scored against the reference bots."),
-}
+def _build_suites() -> dict[str, Suite]:
+    specs = _specs()
+    core = tuple(f"{line.name}-v0" for spec in specs for line in spec.benchmark.tasks
+                 if line.core)
+    return {
+        "core": Suite("core", core, "One task per game and mode (solo, against bots, self-play)."),
+        "full": Suite("full", tuple(TASKS), "Every registered task."),
+        **{spec.name: Suite(spec.name, tuple(i for i, t in TASKS.items() if t.game == spec.name),
+                            f"Every {spec.title} task (one checkpoint can play all of them).")
+           for spec in specs if spec.benchmark.tasks},
+        "selfplay": Suite("selfplay", tuple(i for i, t in TASKS.items() if t.mode == "selfplay"),
+                          "Every self-play task, scored against the reference bots."),
+    }
+
+
+SUITES: RegistryView[str, Suite] = RegistryView(_build_suites)
 """Named suites."""
 
 
@@ -277,21 +242,26 @@ def suite_tasks(name: str) -> list[Task]:
 
 # --- the configurable ids that existed before tasks ------------------------------------------
 
-BASE_IDS: dict[str, dict[str, Any]] = {
-    **{
-        spec.gym_id: {
-            "game": spec.name, "interface": "gymnasium",
-            "defaults": {"num_players": spec.single_agent_defaults["num_players"],
-                         "opponents": spec.single_agent_defaults.get("opponents", "random"),
-                         "seat_mode": "fixed", "learner_seat": 0},
-        }
-        for spec in _SPECS
-    },
-    **{spec.env_name: {"game": spec.name, "interface": "pettingzoo", "defaults": {}}
-       for spec in _SPECS},
-}
+def _base_ids() -> dict[str, dict[str, Any]]:
+    return {
+        **{
+            spec.gym_id: {
+                "game": spec.name, "interface": "gymnasium",
+                "defaults": {"num_players": spec.single_agent_defaults["num_players"],
+                             "opponents": spec.single_agent_defaults.get("opponents", "random"),
+                             "seat_mode": "fixed", "learner_seat": 0},
+            }
+            for spec in _specs()
+        },
+        **{spec.env_name: {"game": spec.name, "interface": "pettingzoo", "defaults": {}}
+           for spec in _specs()},
+    }
+
+
+BASE_IDS: RegistryView[str, dict[str, Any]] = RegistryView(_base_ids)
 """The configurable ids (Gymnasium ids and PettingZoo modules) and their defaults."""
-_ALIASES = {f"tabletop_gym/{spec.gym_id}": spec.env_name for spec in _SPECS}
+_ALIASES: RegistryView[str, str] = RegistryView(
+    lambda: {f"tabletop_gym/{spec.gym_id}": spec.env_name for spec in _specs()})
 
 
 def _config_defaults(game: str, **overrides: Any) -> dict[str, Any]:
@@ -373,16 +343,14 @@ def describe(task_id: str) -> dict[str, Any]:
 
 
 def _board(game: str, config: Mapping[str, Any]) -> int | None:
-    if game != "positano":
-        return None
-    if config["board_size"]:
-        return int(config["board_size"])
-    return 4 if config["num_players"] <= 4 else 5
+    board = game_spec(game).benchmark.board
+    return None if board is None else board(config)
 
 
 def _reward_text(game: str, config: Mapping[str, Any]) -> str:
-    if game == "positano" and config["num_players"] == 1:
-        return "at the end: min(own score, Otto's score) / 100; 0 before"
+    solo = game_spec(game).benchmark.solo_reward
+    if solo is not None and config["num_players"] == 1:
+        return solo
     return {
         "win_loss": "at the end: +1 each winner, -1 each other player, 0 all if all tie",
         "score_diff": "at the end: own score minus the mean of the others' scores",
@@ -466,7 +434,8 @@ def make_parallel_env(task: str, **kwargs: Any) -> Any:
     if not hasattr(module, "parallel_env"):
         raise ValueError(f"{GAMES[t.game]['title']} has no parallel env in this version; make "
                          f"{t.id} with pettingzoo.make('aec', 'tabletop_gym/{t.id}')")
-    settings = {k: v for k, v in t.env_settings.items() if k != "split_bids"}
+    split = game_spec(t.game).split_switch
+    settings = {k: v for k, v in t.env_settings.items() if k != split}
     return module.parallel_env(**t.config, **settings, **kwargs)
 
 

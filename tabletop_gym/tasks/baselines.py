@@ -34,27 +34,27 @@ import numpy as np
 from tabletop_gym.agents.base import CHECKPOINTS
 from tabletop_gym.agents.ismcts import GUIDED_WIDTH, SWITCH_Z
 from tabletop_gym.provenance import commit_text, metadata
-from tabletop_gym.registry import game_specs
+from tabletop_gym.registry import game_spec, game_specs
 
-SEARCH = {"rapa_nui": "ismcts:48:guided", "positano": "ismcts:48:guided"}
+_ROWS = {spec.name: spec.benchmark.baselines for spec in game_specs()
+         if spec.benchmark.baselines is not None}
+"""Each game's rows of the page (its benchmark block's ``baselines``), in registration order."""
+
+SEARCH = {game: rows.search for game, rows in _ROWS.items()}
 """The search agent of each game's ISMCTS row: the guided variant (paired root search with
 heuristic rollouts, :mod:`tabletop_gym.agents.ismcts`) at a budget under 1 s of CPU per move
 (``--timing``). A random rollout of Rapa Nui's ~120 moves says little about a position, and a
 heuristic rollout costs too much there to grow a tree in a second."""
 
-ISMCTS_GAMES = {"rapa_nui": 60, "positano": 100}
+ISMCTS_GAMES = {game: rows.search_games for game, rows in _ROWS.items()}
 """Games of the ISMCTS rows (30 or 50 deals, both seats)."""
 
-CURVE = {
-    "rapa_nui": (("ismcts:12:guided", 30), ("ismcts:24:guided", 30)),
-    "positano": (("ismcts:12:guided", 40), ("ismcts:24:guided", 40), ("ismcts:100", 40),
-                 ("ismcts:400", 40), ("ismcts:800", 100), ("ismcts:1600", 20)),
-}
+CURVE = {game: rows.curve for game, rows in _ROWS.items()}
 """The budget/strength curve's other points and their games (the first games of the ISMCTS row:
 the same deals and seats). In Positano also UCT with random rollouts (``ismcts:N``), the search
 of the earlier pages."""
 
-LEAGUE_AGENT = {"rapa_nui": "ismcts:12:guided", "positano": "ismcts:12:guided"}
+LEAGUE_AGENT = {game: rows.league_agent for game, rows in _ROWS.items()}
 """The search agent of the leagues: the curve's cheapest point, whose games against the heuristic
 the league reuses (a league pair plays the same deals as the row)."""
 
@@ -201,24 +201,23 @@ def shipped(game: str, players: int) -> bool:
 def jobs() -> list[Job]:
     """Every job of the page, in page order."""
     out = []
-    for game, players, extra in (
-        ("positano", 1, {}), ("positano", 2, {}), ("positano", 3, {}), ("positano", 4, {}),
-        ("positano", 4, {"board_size": 5}), ("positano", 5, {}),
-        ("rapa_nui", 2, {}), ("rapa_nui", 3, {}), ("rapa_nui", 4, {}),
-    ):
-        out.append(_eval("heuristic", game, players, "heuristic", "random", 200, 30_000,
-                         **extra))
-    for game, players in (("positano", 1), ("rapa_nui", 2)):
+    by_name = sorted(_ROWS)  # the heuristic and PPO rows: games in alphabetical order
+    for game in by_name:
+        for row in _ROWS[game].heuristic_rows:
+            extra = {k: v for k, v in row.items() if k != "num_players"}
+            out.append(_eval("heuristic", game, row["num_players"], "heuristic", "random", 200,
+                             30_000, **extra))
+    for game, players in ((g, _ROWS[g].ppo_players) for g in by_name):
         if not shipped(game, players):
             continue  # rows of the shipped checkpoints appear once they are shipped
         for opp in ("heuristic", "random"):
             out.append(_eval("ppo", game, players, "ppo", opp, PPO_GAMES, 40_000))
-    for game in ("rapa_nui", "positano"):
+    for game in _ROWS:
         out.append(_eval("ismcts", game, 2, SEARCH[game], "heuristic", ISMCTS_GAMES[game],
                          SEARCH_SEED))
         for spec, games in CURVE[game]:
             out.append(_eval("curve", game, 2, spec, "heuristic", games, SEARCH_SEED))
-    for game, players in (("rapa_nui", 2), ("positano", 2)):
+    for game, players in ((g, 2) for g in _ROWS):
         # random first: the ratings are pinned at the first agent; the search before the
         # heuristic, so that pair is the curve row's games (same deals, same seats)
         agents = ["random", LEAGUE_AGENT[game], "heuristic"]
@@ -627,7 +626,7 @@ def _page(results: dict[str, Any], seeds: dict[str, Any], timing: dict[str, Any]
               f"one timing run at a time{where}).", "",
               "| game | agent | games | win rate [95 % CI] | diff [95 % CI] | "
               "CPU s / move |", "|---|---|---|---|---|---|"]
-    for game in ("rapa_nui", "positano"):
+    for game in _ROWS:
         for spec in sorted(curve_specs(game), key=_curve_order):
             found = [(j, r) for j, r in results.values()
                      if j.game == game and j.agents[0] == spec and j.kind == "eval"]
@@ -748,7 +747,7 @@ def _unmet(results: dict[str, Any], seeds: dict[str, Any],
                    "budget/strength curve below shows how the win rate moves with the budget "
                    "on the same deals.")
     for env_id, agg in seeds.items():
-        solo = env_id.startswith("Positano")
+        solo = game_spec(env_id).single_agent_defaults["num_players"] == 1
         lo = agg["iqm_score_diff_ci"][0] if solo else agg["iqm_win_rate_ci"][0]
         if lo > (0.0 if solo else 0.5):
             continue
@@ -805,8 +804,8 @@ def _verdicts(results: dict[str, Any], timing: dict[str, Any]) -> list[str]:
         out.append(f"- `{job.agents[0]}`, {job.game} {job.config['num_players']}p, {goal}: "
                    f"{verdict}: {what}.")
     measured = {(j.table, j.game) for j, r in results.values() if r.get("row")}
-    for table, game, players in (("ismcts", "rapa_nui", 2), ("ismcts", "positano", 2),
-                                 ("ppo", "rapa_nui", 2), ("ppo", "positano", 1)):
+    for table, game, players in [*(("ismcts", g, 2) for g in _ROWS),
+                                 *(("ppo", g, rows.ppo_players) for g, rows in _ROWS.items())]:
         if (table, game) not in measured:
             agent = SEARCH[game] if table == "ismcts" else "ppo"
             out.append(f"- `{agent}`, {game} {players}p, beats the heuristic: **not met**: "
@@ -851,7 +850,7 @@ def main(argv: list[str] | None = None) -> int:
         timing: dict[str, Any] = {
             g: seconds_per_move(g, curve_specs(g),
                                 positions=TIMING_POSITIONS)
-            for g in ("rapa_nui", "positano")}
+            for g in _ROWS}
         timing["positions"] = TIMING_POSITIONS
         timing["load"] = [load_before, os.getloadavg()[0]]
         timing["metadata"] = metadata()

@@ -10,12 +10,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from tabletop_gym import __version__
+from tabletop_gym.registry import game_spec
 from tabletop_gym.tasks import (
     BASE_IDS,
     FREE_KWARGS,
     GAMES,
-    POSITANO_STANDARD,
-    RAPA_NUI_STANDARD,
     SUITES,
     TASKS,
     _plain,
@@ -89,7 +88,7 @@ def _fmt(value: Any) -> str:
 
 def _variant_text(task_id: str) -> str:
     t = TASKS[task_id]
-    standard = POSITANO_STANDARD if t.game == "positano" else RAPA_NUI_STANDARD
+    standard = GAMES[t.game]["standard"]
     diff = {k: v for k, v in t.config.items() if k in standard and standard[k] != _plain(v)}
     return "standard" if not diff else ", ".join(f"`{k}={v!r}`" for k, v in diff.items())
 
@@ -106,7 +105,8 @@ def tasks_table() -> str:
         seat = {"rotate": "rotates", "fixed": "0"}.get(
             str(d["seat_mode"]), "every seat")
         made = "`gymnasium.make`" if d["interfaces"] == ["gymnasium"] else "`pettingzoo.make`"
-        opponents = ("Otto Amalfi (automa)" if d["mode"] == "solo" else _fmt(d["opponents"]))
+        opponents = (str(game_spec(d["game"]).benchmark.solo_opponent) if d["mode"] == "solo"
+                     else _fmt(d["opponents"]))
         lines.append(
             f"| `{task_id}` | {GAMES[d['game']]['title']} | {MODE_TEXT[d['mode']]} | "
             f"{d['num_players']} | {board} | {reward} | {seat} | {opponents} | "
@@ -118,13 +118,17 @@ def tasks_table() -> str:
 def _standard_switches() -> str:
     lines = ["| game | switch | pinned value |", "|---|---|---|"]
     for game in GAMES:
-        first = next(t for t in TASKS.values() if t.game == game)
+        first = next((t for t in TASKS.values() if t.game == game), None)
+        if first is None:
+            continue  # a game without tasks pins nothing
+        bench = game_spec(game).benchmark
+        # What the tasks of a game vary is in their ids, not among the pinned switches.
+        varied = {"num_players", "reward_type", *(k for line in bench.tasks for k in line.config)}
         d = describe(first.id)
-        switches = {k: v for k, v in d["config"].items()
-                    if k not in ("num_players", "reward_type", "board_size")}
+        switches = {k: v for k, v in d["config"].items() if k not in varied}
         switches.update({f"{k} (env)": v for k, v in d["env_settings"].items()})
         for key, value in switches.items():
-            shown = "random goal cards" if key == "goals" and not value else f"`{value!r}`"
+            shown = bench.standard_text.get(key, f"`{value!r}`")
             lines.append(f"| {GAMES[game]['title']} | `{key}` | {shown} |")
     return "\n".join(lines)
 
@@ -309,7 +313,9 @@ resumes where it stopped, on this machine or another with the folder copied; `--
 missing rows side by side on a machine with many cores and a GPU). `<algo>/results.json`
 gathers the finished rows, with the IQM over (training seed, task) and its stratified bootstrap
 interval. The [results page](results.md) (`tabletop-gym suite results`) puts every row of the
-core suite side by side. Recipes:
+core suite side by side; the same command rewrites the [baselines page](baselines.md) from the
+numbers `make baselines` measured (`docs/baselines.json`), and `--check` fails when either page
+is not what its committed files give. Recipes:
 
 {recipes}
 

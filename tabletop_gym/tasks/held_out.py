@@ -28,16 +28,16 @@ from typing import Any
 
 from tabletop_gym.arena.stats import normalize
 from tabletop_gym.provenance import metadata
+from tabletop_gym.registry import RegistryView, game_specs
 from tabletop_gym.tasks import Task
 from tabletop_gym.tasks.runner import REFERENCE_AGENTS, score_task, write_results
 
 HELD_OUT_VERSION = 1
 """Bumped by any change of the population or its protocol."""
-POPULATION: dict[str, tuple[str, ...]] = {
-    "positano": ("heuristic:hoarder", "heuristic:spender", "heuristic:loner", "ismcts:20"),
-    "rapa_nui": ("heuristic:woodsman", "heuristic:mystic", "heuristic:loner", "ismcts:20"),
-}
-"""The held-out opponents of each game."""
+POPULATION: Mapping[str, tuple[str, ...]] = RegistryView(lambda: {
+    spec.name: spec.benchmark.held_out
+    for spec in sorted(game_specs(), key=lambda spec: spec.name) if spec.benchmark.held_out})
+"""The held-out opponents of each game (its benchmark block's ``held_out``)."""
 SEEDS = 5
 GAMES_PER_OPPONENT = 100
 """Seat-rotated games against each opponent (at least; whole deals per seed)."""

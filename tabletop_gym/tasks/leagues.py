@@ -36,6 +36,7 @@ from typing import Any
 
 from tabletop_gym.arena.league import run_league, run_table_league
 from tabletop_gym.provenance import metadata
+from tabletop_gym.registry import RegistryView, game_specs
 
 TARGET_HALF_WIDTH_ELO = 60.0
 FIRST_DEAL = 700_000
@@ -72,21 +73,21 @@ def _seed0(task: str) -> tuple[str, str]:
             f"training seed 0 of the `jax-ppo` row on `{task}`")
 
 
-LEAGUES: dict[str, LeagueSpec] = {
-    "positano-2p": LeagueSpec(
-        "positano", 2, ("heuristic", "ismcts:12:guided", "heuristic:hoarder", LEARNED), 200,
-        None, "the shipped `jax-ppo` policy for 2 players"),
-    "rapa_nui-2p": LeagueSpec(
-        "rapa_nui", 2, ("heuristic", "ismcts:12:guided", "heuristic:woodsman", "ppo", LEARNED),
-        200, None, "the shipped `jax-ppo` policy for 2 players"),
-    "positano-4p": LeagueSpec(
-        "positano", 4, ("heuristic", "random", "ismcts:12:guided", "heuristic:hoarder", LEARNED),
-        45, *_seed0("Positano-4p-SelfPlay-v0")),
-    "rapa_nui-4p": LeagueSpec(
-        "rapa_nui", 4, ("heuristic", "random", "ismcts:12:guided", "heuristic:woodsman", LEARNED),
-        30, *_seed0("RapaNui-4p-SelfPlay-v0")),
-}
-"""The leagues; the heuristic bot comes first and anchors each scale at 0."""
+def _leagues() -> dict[str, LeagueSpec]:
+    lines = sorted(((line.num_players, spec.name, line) for spec in game_specs()
+                    for line in spec.benchmark.leagues), key=lambda row: row[:2])
+    return {
+        f"{game}-{n}p": LeagueSpec(
+            game, n, line.agents, line.games,
+            *(_seed0(line.learned_task) if line.learned_task is not None else
+              (None, f"the shipped `{LEARNED}` policy for {n} players")))
+        for n, game, line in lines
+    }
+
+
+LEAGUES: RegistryView[str, LeagueSpec] = RegistryView(_leagues)
+"""The leagues of every game's benchmark block, by ``<game>-<N>p`` (fewer seats first); the
+heuristic bot comes first and anchors each scale at 0."""
 
 
 def _agents(spec: LeagueSpec, root: str | pathlib.Path) -> list[Any]:

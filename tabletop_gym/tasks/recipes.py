@@ -22,7 +22,7 @@ import numpy as np
 from tabletop_gym.agents.base import with_hints
 from tabletop_gym.arena.evaluation import EvalResult, evaluate, format_table, save_results
 from tabletop_gym.provenance import metadata
-from tabletop_gym.registry import game_spec, game_specs
+from tabletop_gym.registry import default_game, game_spec, game_specs
 from tabletop_gym.wrappers.single_agent import WRAPPER_KWARGS
 
 FINETUNE_TIMESTEPS = 300_000
@@ -30,9 +30,11 @@ FINETUNE_TIMESTEPS = 300_000
 (``--hp hint=false``, a plain MLP policy) give ``--timesteps`` a budget such as the registry's
 ``GameSpec.train_timesteps`` (the tasks' recommended budget)."""
 
-ENV_TIMESTEPS = {"Positano-v0": 1_000_000}
-"""PPO budgets of the recipes that need more: solo Positano's gain over the heuristic appears
-between 300,000 and 1,000,000 steps (``docs/training.md``), about 15 CPU minutes."""
+ENV_TIMESTEPS = {spec.gym_id: spec.benchmark.recipe.timesteps for spec in game_specs()
+                 if spec.benchmark.recipe.timesteps is not None}
+"""PPO budgets of the recipes that need more (each game's ``benchmark.recipe.timesteps``): solo
+Positano's gain over the heuristic appears between 300,000 and 1,000,000 steps
+(``docs/training.md``), about 15 CPU minutes."""
 
 DEFAULT_TIMESTEPS = {
     spec.gym_id: ENV_TIMESTEPS.get(spec.gym_id, FINETUNE_TIMESTEPS)
@@ -84,18 +86,19 @@ terminal, so there is nothing to discount (``gamma=1``); counts are log-scaled
 (:class:`tabletop_gym.agents.ppo.LogScaledExtractor`); the learning rate decays linearly to the
 end of the budget."""
 
-DEFAULT_ENV_KWARGS: dict[str, dict[str, Any]] = {"RapaNui-v0": {"seat_mode": "rotate"}}
-"""Env kwargs used unless given: a multi-player learner takes every seat in turn, as the
-evaluation seats it."""
+DEFAULT_ENV_KWARGS: dict[str, dict[str, Any]] = {
+    spec.gym_id: dict(spec.benchmark.recipe.env_kwargs) for spec in game_specs()
+    if spec.benchmark.recipe.env_kwargs}
+"""Env kwargs used unless given (each game's ``benchmark.recipe.env_kwargs``): a multi-player
+learner takes every seat in turn, as the evaluation seats it."""
 
 GAME_OF = {spec.gym_id: spec.name for spec in game_specs()}
 """Gymnasium id -> game name, for every registered game."""
 
 
 ENV_HPARAMS: dict[str, dict[str, Any]] = {
-    "RapaNui-v0": {"teacher": "ismcts:24:guided", "bc_target": "gain", "bc_games": 200,
-                   "bc_epochs": 10, "gain_margin": 0.02},
-}
+    spec.gym_id: dict(spec.benchmark.recipe.hparams) for spec in game_specs()
+    if spec.benchmark.recipe.hparams}
 """Where an env's recipe departs from :data:`DEFAULT_HPARAMS` (the recipe :func:`train` uses
 unless ``hparams`` says otherwise; :func:`recipe` merges the two).
 
@@ -221,7 +224,7 @@ def _save_curve(curve: list[tuple[int, float]], run_dir: pathlib.Path, title: st
 
 
 def train(
-    env_id: str = "Positano-v0",
+    env_id: str | None = None,
     timesteps: int | None = None,
     seed: int = 0,
     out: str | pathlib.Path = "runs",
@@ -237,7 +240,8 @@ def train(
     """Train ``MaskablePPO`` on ``env_id`` and evaluate it.
 
     Args:
-        env_id: A registered id (``"Positano-v0"``, ``"RapaNui-v0"``).
+        env_id: A registered id (``"Positano-v0"``, ``"RapaNui-v0"``; default: the Gymnasium id
+            of the game whose benchmark block is the default for ``"sb3"``).
         timesteps: Training budget (default: :data:`DEFAULT_TIMESTEPS`).
         seed: Seed of the model and the environments.
         out: Parent folder of the run folder.
@@ -264,6 +268,8 @@ def train(
     import tabletop_gym  # noqa: F401 - registers the env ids
     from tabletop_gym.integrations.sb3 import make_vec_env
 
+    if env_id is None:
+        env_id = game_spec(default_game("sb3")).gym_id
     hp = {**recipe(env_id), **(hparams or {})}  # recipe() refuses an unknown env
     unknown = sorted(set(hp) - set(DEFAULT_HPARAMS))
     if unknown:

@@ -66,8 +66,12 @@ class TabletopTextEnvironment(Environment[MoveAction, TextGameObservation, TextG
 
     SUPPORTS_CONCURRENT_SESSIONS = True  # each session builds its own env
 
-    def __init__(self, game: str = "rapa_nui", **config: Any):
+    def __init__(self, game: str | None = None, **config: Any):
         super().__init__()
+        if game is None:
+            from tabletop_gym.registry import default_game
+
+            game = default_game("text")
         self._env = TextEnv(game, **config)
         self._game = game
         self._seed: int | None = None

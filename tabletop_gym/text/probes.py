@@ -37,8 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from tabletop_gym.envs.rapa_nui.components import CARD_NAMES
-from tabletop_gym.envs.rapa_nui.rules import KIND_NAMES
+from tabletop_gym.registry import RegistryView, game_specs, resolve
 
 VALID = "valid"
 MALFORMED = "malformed"
@@ -56,10 +55,6 @@ SUM_TOLERANCE = 0.02
 
 WORLDS = 200
 """Worlds the resampler draws for a probe's posterior."""
-
-BID_CARDS = tuple(f"#{i}" for i in range(1, 8))
-_BID_CARD = re.compile(r"#([1-7])")
-
 
 @dataclasses.dataclass(frozen=True)
 class Probe:
@@ -81,43 +76,14 @@ class Probe:
     truth: Callable[[Any, int], np.ndarray | None]
 
 
-def _shares(counts: Sequence[int]) -> np.ndarray | None:
-    total = sum(counts)
-    return None if total == 0 else np.asarray(counts, dtype=float) / total
+def _probes() -> dict[str, Probe]:
+    return {line.name: Probe(line.name, spec.name, tuple(resolve(line.outcomes)), line.what,
+                             resolve(line.truth))
+            for spec in game_specs() for line in spec.benchmark.probes}
 
 
-def _offering_truth(state: Any, seat: int) -> np.ndarray | None:
-    return _shares(state.face_down(seat))
-
-
-def _hand_truth(state: Any, seat: int) -> np.ndarray | None:
-    return _shares(state.hand(seat))
-
-
-def _bid_truth(state: Any, seat: int) -> np.ndarray | None:
-    pending = getattr(state, "pending", None)
-    if pending is None or pending[seat] is None:
-        return None
-    name = state.inner.action_to_string(pending[seat], seat)
-    card = _BID_CARD.search(name)
-    if card is None:  # every full bid names its card; a change of the names must fail here
-        raise ValueError(f"bid {name!r} names no card #1..#7")
-    out = np.zeros(len(BID_CARDS))
-    out[int(card.group(1)) - 1] = 1.0
-    return out
-
-
-PROBES: dict[str, Probe] = {
-    "offering": Probe("offering", "rapa_nui", tuple(KIND_NAMES),
-                      "the kind of one of seat {seat}'s face-down offerings on the offering "
-                      "stone, picked at random", _offering_truth),
-    "hand": Probe("hand", "rapa_nui", tuple(CARD_NAMES),
-                  "the kind of one of seat {seat}'s hand cards, picked at random", _hand_truth),
-    "bid": Probe("bid", "positano", BID_CARDS,
-                 "the bid card seat {seat} has committed this round (not yet revealed)",
-                 _bid_truth),
-}
-"""Every probe, by name."""
+PROBES: RegistryView[str, Probe] = RegistryView(_probes)
+"""Every probe, by name (the probes of every game's benchmark block)."""
 
 
 def game_probes(game: str) -> list[Probe]:

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import re
 
-from tabletop_gym.envs.positano.summary import SUMMARY as POSITANO_SUMMARY
-from tabletop_gym.envs.rapa_nui.rules import KIND_NAMES
-from tabletop_gym.envs.rapa_nui.summary import SUMMARY as RAPA_NUI_SUMMARY
+from tabletop_gym.registry import RegistryView, game_specs, resolve
 
 PROMPT_VERSION = "tabletop-prompt-v2"
 """Version of the prompt family: the system prompts, the move grammars and the rethink prompts
@@ -29,54 +27,30 @@ the system prompt gives the game's move grammar (:data:`GRAMMARS`) and the answe
 move, which the parser maps to a legal move or classes (:func:`tabletop_gym.text.moves.parse_move`
 with ``numbers=False``)."""
 
-GRAMMARS: dict[str, tuple[tuple[str, str], ...]] = {
-    "rapa_nui": (
-        ("draw column N", r"draw column \d+ \(.+\)"),
-        ("play Woodcutter | play Priest | play Moai",
-         r"play (Woodcutter|Priest|Moai \(\d+ wood\))"),
-        ("play N× H&G KIND  (N = 1, 2 or 3 cards of one kind)",
-         r"play [123]× H&G (KIND) \(\d+ wood\)"),
-        ("buy KIND | no purchase", r"buy (KIND) \(\d+ wood\)|no purchase"),
-        ("offer KIND from the supply | no supply offering",
-         r"offer (KIND) from the supply|no supply offering"),
-        ("offer own KIND face down | offer own KIND face up",
-         r"offer own (KIND) face (down|up)"),
-        ("Moai scoring: N VP, rest wood | Moai scoring: N VP + W wood",
-         r"Moai scoring: \d+ VP(, rest wood| \+ \d+ wood)"),
-        ("remove a Moai from the game", r"remove a Moai from the game"),
-    ),
-    "positano": (
-        ("bid card #N  (N = 1 to 7)", r"bid card #[1-7] \(\d+/\d+/\d+\)"),
-        ("bid #N +B  (bid card N with booster +B)", r"bid #[1-7] \(\d+/\d+/\d+\) \+\d+"),
-        ("booster +B", r"booster \+\d+"),
-        ("lot NL  (a lot, e.g. lot 3B)", r"lot [1-5][A-E]"),
-        ("block tile N | build tile N  (the tile's number)",
-         r"(block|build) tile \d+ \(.+\)"),
-        ("build N blocks | build 1 block | build N blocks at NL",
-         r"build (1 block|\d+ blocks)( at [1-5][A-E])?"),
-        ("Add-On at NL | skip the Add-On", r"Add-On at [1-5][A-E]|skip the Add-On"),
-        ("Remodel at NL | skip the Remodel", r"Remodel at [1-5][A-E]|skip the Remodel"),
-        ("2X: double the personal supply | 2X: take +2 blocks | 3X: triple the personal "
-         "supply | 3X: take +3 blocks  (2X/3X: ... when the tile is not yet known)",
-         r"2X: (double the personal supply|take \+2 blocks)|3X: (triple the personal supply"
-         r"|take \+3 blocks)|2X/3X: (multiply the personal supply|take \+2/\+3 blocks)"),
-        ("no-op", r"no-op"),
-    ),
-}
-"""Each game's move grammar: ``(form shown to the model, pattern of the full move names)``.
+GRAMMARS: RegistryView[str, tuple[tuple[str, str], ...]] = RegistryView(lambda: {
+    spec.name: spec.benchmark.grammar for spec in game_specs() if spec.benchmark.grammar})
+"""Each game's move grammar (its benchmark block's ``grammar``): ``(form shown to the model,
+pattern of the full move names)``.
 
 The forms are what a model writes in the ``grammar`` mode; text in brackets of a move's full
 name may be left out (``draw column 2`` is ``draw column 2 (Moai)``). The patterns are not used
 to read answers (the parser compares with the legal moves' names); a test checks that every
 action of each game has a name that one pattern matches, so the grammar covers every move."""
 
-KIND_WORDS = {"rapa_nui": "KIND is " + ", ".join(KIND_NAMES[:-1]) + f" or {KIND_NAMES[-1]}"}
-"""What a placeholder of a game's grammar stands for, when the forms do not say."""
+def _kind_names(game: str) -> tuple[str, ...]:
+    ref = next(spec for spec in game_specs() if spec.name == game).benchmark.kinds
+    return () if ref is None else tuple(resolve(ref))
+
+
+def kind_words(game: str) -> str | None:
+    """What ``KIND`` in ``game``'s grammar stands for, when the forms do not say."""
+    kinds = _kind_names(game)
+    return "KIND is " + ", ".join(kinds[:-1]) + f" or {kinds[-1]}" if kinds else None
 
 
 def grammar_patterns(game: str) -> list[re.Pattern[str]]:
-    """The compiled patterns of ``game``'s grammar (``KIND`` stands for a Rapa Nui kind)."""
-    kinds = "|".join(re.escape(k) for k in KIND_NAMES)
+    """The compiled patterns of ``game``'s grammar (``KIND`` stands for one of its kinds)."""
+    kinds = "|".join(re.escape(k) for k in _kind_names(game))
     return [re.compile(pattern.replace("KIND", kinds)) for _, pattern in GRAMMARS[game]]
 
 
@@ -89,7 +63,7 @@ def grammar_text(game: str) -> str:
     if game not in GRAMMARS:
         raise ValueError(f"no move grammar for game {game!r}; known: {sorted(GRAMMARS)}")
     lines = [f"- {form}" for form, _ in GRAMMARS[game]]
-    note = KIND_WORDS.get(game)
+    note = kind_words(game)
     return "\n".join(lines + ([f"({note}.)"] if note else []))
 
 
@@ -103,8 +77,10 @@ def check_mode(mode: str) -> str:
         raise ValueError(f"prompt mode {mode!r} is not offered; choose one of {PROMPT_MODES}")
     return mode
 
-SUMMARIES = {"rapa_nui": RAPA_NUI_SUMMARY, "positano": POSITANO_SUMMARY}
-"""The rules summary of each game, by registry name."""
+SUMMARIES: RegistryView[str, str] = RegistryView(lambda: {
+    spec.name: resolve(spec.benchmark.summary) for spec in game_specs()
+    if spec.benchmark.summary is not None})
+"""The rules summary of each game (its benchmark block's ``summary``), by registry name."""
 
 
 def system_prompt(game: str, mode: str = LIST) -> str:

@@ -37,13 +37,16 @@ from typing import Any
 
 import textarena as ta
 
-from tabletop_gym.registry import game_spec
+from tabletop_gym.registry import RegistryView, game_spec, game_specs
 from tabletop_gym.text.env import TextEnv
 from tabletop_gym.text.moves import LEGAL, other_move_names, parse_move
 from tabletop_gym.text.rules import system_prompt
 
-ENV_IDS = {"RapaNui-v0": "rapa_nui", "Positano-v0": "positano"}
-"""TextArena ids :func:`register_envs` registers (default wrappers), and their games."""
+ENV_IDS: RegistryView[str, str] = RegistryView(lambda: {
+    spec.benchmark.textarena_id: spec.name for spec in game_specs()
+    if spec.benchmark.textarena_id is not None})
+"""TextArena ids :func:`register_envs` registers (default wrappers), and their games (each game's
+benchmark block's ``textarena_id``)."""
 
 VERSIONS = ("", "-train", "-raw")
 """The suffixes TextArena's ``register_with_versions`` gives: default, training and no wrappers."""

@@ -452,6 +452,9 @@ def make_single_agent(
 def make_registered(game: str, **kwargs: Any) -> SingleAgentEnv:
     """The single-agent view of a registered game with its registered defaults.
 
+    The Gymnasium entry point of every game's configurable id (``gymnasium.make("Positano-v0")``
+    calls it with ``game="positano"``).
+
     Args:
         game: A game name, env name or Gymnasium id (see :mod:`tabletop_gym.registry`).
         **kwargs: The wrapper's arguments and the game's config; they override the defaults.
@@ -460,13 +463,3 @@ def make_registered(game: str, **kwargs: Any) -> SingleAgentEnv:
 
     spec = game_spec(game)
     return make_single_agent(spec.envs().raw_env, **{**spec.single_agent_defaults, **kwargs})
-
-
-def make_positano(**kwargs: Any) -> SingleAgentEnv:
-    """Entry point of ``Positano-v0`` (default: the solo game against Otto Amalfi)."""
-    return make_registered("positano", **kwargs)
-
-
-def make_rapa_nui(**kwargs: Any) -> SingleAgentEnv:
-    """Entry point of ``RapaNui-v0`` (default: 2 players against the heuristic bot)."""
-    return make_registered("rapa_nui", **kwargs)
