@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
@@ -1046,10 +1046,3 @@ class PositanoHeuristic:
         "remodel": _remodel_scores,
     }
     """The scoring of each decision of the action layout (``ACTIONS.decision_of``)."""
-
-
-if TYPE_CHECKING:
-    # What the bot offers beyond ``act`` (tabletop_gym.agents.base): it is reseeded.
-    from tabletop_gym.agents.base import SeedableAgent
-
-    _seed: type[SeedableAgent] = PositanoHeuristic

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from operator import mul, sub
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
@@ -943,14 +943,3 @@ class _DrawValues:
                 margin = self.bot._margin(self.v, self._gains.est)
                 self._end = (_END_VALUE if margin > 0 else -_END_VALUE) + margin
         return self._end
-
-
-if TYPE_CHECKING:
-    # What the bot offers beyond ``act`` (tabletop_gym.agents.base): it decides from the parts
-    # of its observation, plays forced moves blind and is as good as new after a reseed.
-    from tabletop_gym.agents.base import BlindToForcedMoves, PartsAgent, ResetBySeed, SeedableAgent
-
-    _parts: type[PartsAgent] = RapaNuiHeuristic
-    _blind: type[BlindToForcedMoves] = RapaNuiHeuristic
-    _reset: type[ResetBySeed] = RapaNuiHeuristic
-    _seed: type[SeedableAgent] = RapaNuiHeuristic
