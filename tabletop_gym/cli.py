@@ -406,10 +406,11 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     from tabletop_gym.agents.base import choose_action
     from tabletop_gym.agents.kinds import make_agent
+    from tabletop_gym.arena.envs import people_env
 
     cfg = _parse_kv(args.set)
     cfg["num_players"] = args.players
-    env = game_spec(args.game).people_env(split=not args.one_step_bid, render_mode="ansi", **cfg)
+    env = people_env(args.game, split=not args.one_step_bid, render_mode="ansi", **cfg)
     n = env.game.num_players
     if not 0 <= args.seat < n:
         raise CLIError(f"--seat {args.seat} is not a seat of a {n}-player game; choose 0..{n - 1}")

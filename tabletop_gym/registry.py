@@ -314,33 +314,6 @@ class GameSpec:
         """The versioned PettingZoo env module (imported on first use)."""
         return importlib.import_module(self.env_module)
 
-    def people_env(self, split: bool = True, **kwargs: Any) -> Any:
-        """The raw AEC env a person plays (the CLI's ``play`` and the web app).
-
-        With ``split``, each simultaneous action is entered as sub-decisions wherever the
-        configuration has one (a Positano bid as two clicks, the card and then the booster,
-        rather than one of 42 pairs). A configuration without a simultaneous action to split
-        (Positano solo, where the player bids alone) refuses :attr:`split_switch`, and is then
-        played with single decisions.
-
-        Args:
-            split: Turn :attr:`split_switch` on where the configuration allows it.
-            **kwargs: ``raw_env`` keywords (config switches, ``render_mode``).
-
-        Raises:
-            ConfigError: For a bad configuration (the env's own message).
-        """
-        # Imported here: core's records and playthroughs import this module.
-        from tabletop_gym.core.game import ConfigError
-
-        cls = self.envs().raw_env
-        if split and self.split_switch is not None:
-            try:
-                return cls(**{**kwargs, self.split_switch: True})
-            except ConfigError:
-                pass
-        return cls(**kwargs)
-
     def batched_spec(self) -> Any:
         """The function binding the batched engine to a config (imports JAX).
 

@@ -22,6 +22,7 @@ import numpy as np
 from tabletop_gym.agents.base import choose_action
 from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.agents.llm import transcript_lines
+from tabletop_gym.arena.envs import people_env
 from tabletop_gym.core.aec import TabletopAECEnv
 from tabletop_gym.core.game import ConfigError, GameConfig, State, as_int, shown
 from tabletop_gym.core.records import GameRecord
@@ -174,7 +175,7 @@ class LiveGame:
         seed_int = as_int(seed)
         if seed_int is None or not 0 <= seed_int <= MAX_SEED:
             raise WebError(400, f"seed must be an integer in 0..{MAX_SEED}, got {shown(seed)}")
-        self.env = game_spec(game).people_env(**kwargs)
+        self.env = people_env(game, **kwargs)
         self.env.reset(seed=seed_int)
         rng = np.random.default_rng(seed_int)
         self.seats = [s.strip() for s in seats]
