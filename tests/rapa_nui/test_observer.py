@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from tabletop_gym.envs.rapa_nui import RapaNuiGame, RapaNuiObserver, RapaNuiState
-from tabletop_gym.envs.rapa_nui.observer import CH_PHASE
+from tabletop_gym.envs.rapa_nui.facts import CH_PHASE
 from tabletop_gym.envs.rapa_nui.render import render_text
 from tabletop_gym.envs.rapa_nui.rules import NUM_ACTIONS, PHASES
 from tests.rapa_nui.helpers import FISH, GRAIN, MULB, SWEET, M, P, W, disp, load, position
