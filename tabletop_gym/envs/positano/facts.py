@@ -1,19 +1,21 @@
-"""Positano's observable facts: the observation layout and the flat array the engine keeps.
+"""Positano's observable facts: the observation layout, the facts array and its event handlers.
 
-One layout for every configuration (see :mod:`.observer` for its meaning). The engine keeps the
-facts of a position in one flat ``array('f')`` laid out as the observation of seat 0 (absolute
-colours: colour ``c``'s entries where seat 0 sees relative colour ``c``), followed by every
-colour's hand and a constant zero; the handler of each change event writes the entries it
+One layout for every configuration (see :mod:`.observer` for its meaning). The observer keeps
+the facts of a position in one flat ``array('f')`` laid out as the observation of seat 0
+(absolute colours: colour ``c``'s entries where seat 0 sees relative colour ``c``), followed by
+every colour's hand and a constant zero; the handler of each change event writes the entries it
 changed, in place. The values are small whole numbers, exact in float32, the observation's default
 dtype: an observer turns that array into any seat's ego-centric vector with one precomputed
 gather, which is also the fresh copy it hands out. The entries that say whose turn it is
 (phase, seats to act, decider, acting colour, the pending build or 2X/3X context) are rewritten
 by :func:`turn` when an observer reads a changed position, not by every rule.
 
-The array is created from scratch by the observer the first time a position is observed; the
+The array is created from scratch (:func:`build`) the first time a position is observed; the
 observer then listens to the position's change events (:mod:`.events`) and calls the writer of
-each (:data:`HANDLERS`), so the engine pays for the facts only while someone observes, and
-knows nothing of them. Pure standard library.
+each (:data:`HANDLERS`) with the array and the game's :class:`Tables`, so the engine pays for the
+facts only while someone observes, and knows nothing of them (core/events.py: the handlers read
+the position's public attributes and accessors, and nothing is kept on the state or the game).
+Pure standard library.
 """
 
 from __future__ import annotations

@@ -8,12 +8,11 @@ height bonus, extra action, gelato), because tile index ``t`` means different ti
 5×5 sets. Values are raw counts and flags; every slice's bounds are proven maxima over all
 configurations (see :mod:`.facts`, which holds the layout).
 
-How a vector is made: the engine keeps the position's observable facts in one flat float32
+How a vector is made: the observer keeps the position's observable facts in one flat float32
 array laid out as seat 0's view (:mod:`.facts`; built from scratch the first time a position is
 observed, then written in place by the handler of each change event the engine tells, see
-:mod:`.events`). A seat's vector is one
-precomputed gather from that array (its ego-centric order, its own hand), so an observation
-costs about a copy.
+:mod:`.events`). A seat's vector is one precomputed gather from that array (its ego-centric
+order, its own hand), so an observation costs about a copy.
 
 Never encoded (information hygiene): the order of the face-down lot, block and build stacks (only
 their contents, which are public by elimination), the order of Otto's undrawn cards (only how many
@@ -68,7 +67,8 @@ class PositanoObserver(SharedObserver):
 
     The layout (:attr:`layout`) is identical for every configuration; its slices are listed in
     the env's docs page (generated from :meth:`ObservationLayout.markdown_table`). The shared
-    vector is the engine's own facts array (:mod:`.facts`), read in place.
+    vector is the position's facts array (:mod:`.facts`), which every Positano observer shares
+    and reads in place.
     """
 
     game: PositanoGame
