@@ -349,10 +349,6 @@ class PositanoGame(Game):
 
     # --- set-up (rules §2, §7) ------------------------------------------------------------------
 
-    def __getstate__(self) -> dict[str, Any]:
-        # Whatever a view derived from the config and cached here is rebuilt, not carried.
-        return {k: v for k, v in self.__dict__.items() if not k.startswith("_view_")}
-
     def new_initial_state(self, rng: random.Random) -> PositanoState:
         """Set up a game (rules §2; solo §7); every chance event is drawn from ``rng``.
 
