@@ -310,12 +310,12 @@ def write(s: Any, a: array, mask: int, sh: Shared) -> None:
         i = at["phase"]
         end = at["draws"]
         a[i:end] = sh.zero_meta[code]
-        a[i + s.phase_index()] = 1
-        a[at["active"] + s.active_player()] = 1
-        cur = s.current_player()
+        phase, active, cur, draws = s.turn_counters()  # one call: read on every action
+        a[i + phase] = 1
+        a[at["active"] + active] = 1
         if cur != TERMINAL:
             a[at["decider"] + cur] = 1
-        a[end] = s.draws_left()
+        a[end] = draws
     if mask & (CH_HANDS | CH_DISPLAYS):
         t = NUM_CARD_TYPES
         seats = sh.seats_of[(mask >> _SEAT_SHIFT) & 15]

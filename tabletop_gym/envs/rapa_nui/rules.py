@@ -526,9 +526,13 @@ class RapaNuiState(State):
     # What the observer reads when an event marked a fact group changed (core/events.py: a
     # listener reads declared accessors); no copies, since it copies what it reads anyway.
 
-    def phase_index(self) -> int:
-        """Index of :meth:`phase` in :data:`PHASES`."""
-        return self._phase
+    def turn_counters(self) -> tuple[int, int, int, int]:
+        """``(phase, active, decider, draws_left)`` at once.
+
+        The index of :meth:`phase` in :data:`PHASES`, :meth:`active_player`,
+        :meth:`current_player` and :meth:`draws_left`.
+        """
+        return self._phase, self._active, self._cur, self._draws_left
 
     def all_hands(self) -> Sequence[int]:
         """Every seat's hand, count per card id, seat-major (each private to its seat)."""
