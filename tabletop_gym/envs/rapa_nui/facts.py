@@ -13,7 +13,7 @@ nothing of it. Pure standard library.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tabletop_gym.core.events import Handler
@@ -39,7 +39,7 @@ from tabletop_gym.envs.rapa_nui.components import (
     START_PILE,
     WOODCUTTER,
 )
-from tabletop_gym.envs.rapa_nui.rules import RapaNuiConfig, RapaNuiGame
+from tabletop_gym.envs.rapa_nui.rules import RapaNuiConfig, RapaNuiGame, RapaNuiState
 
 __all__ = ["MAX_SEATS", "Shared", "event_groups", "handlers", "parts", "write"]
 
@@ -171,6 +171,15 @@ CH_SEAT = 1 << 12
 """Seat ``p``'s bit (bits 12-15, 4 seats at most) is ``CH_SEAT << p``."""
 CH_COLUMN = 1 << 16
 """Column ``c``'s bit (bits 16-19) is ``CH_COLUMN << c``."""
+_PLAIN_GROUPS: tuple[tuple[int, str, Callable[[RapaNuiState], Sequence[int]]], ...] = (
+    (CH_WOOD, "wood", RapaNuiState.all_wood),
+    (CH_VP, "vp", RapaNuiState.all_vp),
+    (CH_UNITS, "units", RapaNuiState.all_moai_units),
+    (CH_STONE, "stone", RapaNuiState.stone_face_up_counts),
+    (CH_SUPPLY, "supply", RapaNuiState.supply_counts),
+)
+"""The groups the shared vector holds exactly as the state's accessor lists them: bit, group,
+accessor."""
 _PLAIN = CH_UNITS | CH_WOOD | CH_VP | CH_STONE | CH_SUPPLY
 _SEAT_SHIFT = CH_SEAT.bit_length() - 1
 _COLUMN_SHIFT = CH_COLUMN.bit_length() - 1
@@ -257,6 +266,7 @@ class Shared:
     Attributes:
         at: The first entry of each group (entries 0 and 1 hold the constants 0 and 1).
         size: Length of the shared vector.
+        plain: ``(bit, first entry, accessor)`` of each group held as its accessor lists it.
     """
 
     def __init__(self, n: int):
@@ -283,6 +293,7 @@ class Shared:
         self.n = n
         self.size = at
         self.at = place
+        self.plain = tuple((bit, place[name], read) for bit, name, read in _PLAIN_GROUPS)
         # The seats named by the 4 seat bits of a mask: hands and displays are rewritten for
         # those seats only.
         self.seats_of = tuple(tuple(q for q in range(n) if bits >> q & 1) for bits in range(16))
@@ -344,21 +355,10 @@ def write(s: Any, a: array, mask: int, sh: Shared) -> None:
         counts = [sum(h[b : b + 4]) for b in range(0, 4 * n, 4)]
         a[i : i + 5 * n + 1] = array(code, h + counts + [sum(counts)])
     if mask & _PLAIN:
-        if mask & CH_WOOD:
-            i = at["wood"]
-            a[i : i + n] = array(code, s.all_wood())
-        if mask & CH_VP:
-            i = at["vp"]
-            a[i : i + n] = array(code, s.all_vp())
-        if mask & CH_UNITS:
-            i = at["units"]
-            a[i : i + n] = array(code, s.all_moai_units())
-        if mask & CH_STONE:
-            i = at["stone"]
-            a[i : i + NUM_KINDS] = array(code, s.stone_face_up_counts())
-        if mask & CH_SUPPLY:
-            i = at["supply"]
-            a[i : i + NUM_KINDS] = array(code, s.supply_counts())
+        for bit, i, read in sh.plain:
+            if mask & bit:
+                values = read(s)
+                a[i : i + len(values)] = array(code, values)
     if mask & CH_COLUMNS:
         start = at["columns"]
         block = COLUMN_SIZE * NUM_CARD_TYPES
