@@ -103,3 +103,56 @@ def test_a_game_without_events_refuses_a_listener():
     with pytest.raises(TypeError, match="reports no change events"):
         state.listen(lambda *a: None)
     assert state._on is None
+
+
+def _random_step(state, rng: random.Random) -> None:
+    if state.current_player() >= 0:
+        state.apply_action(rng.choice(state.legal_actions()))
+    else:
+        state.apply_joint_action([rng.choice(state.legal_actions(q))
+                                  for q in range(state.game.num_players)])
+
+
+@pytest.mark.parametrize("game", [RapaNuiGame(num_players=3), PositanoGame(num_players=1),
+                                  PositanoGame(num_players=3)], ids=["rapa_nui", "solo", "3p"])
+def test_every_event_is_told_after_its_change(game):
+    # core/events.py: a handler sees its change made, the turn moved on included. So the last
+    # event of every action sees the position the action leaves, whatever the rules did after
+    # the decision (Positano: the solo drafts and the refresh, §7, §3.4; Rapa Nui: the turn
+    # scoring, §4).
+    state = game.new_initial_state(random.Random(3))
+    seen: list[tuple[int, tuple, dict]] = []
+    state.listen(lambda s, code, *a: seen.append((code, a, s.to_dict())))
+    rng = random.Random(3)
+    while not state.is_terminal():
+        seen.clear()
+        _random_step(state, rng)
+        assert seen, "every action tells at least one event"
+        assert seen[-1][2] == state.to_dict(), seen[-1][:2]
+
+
+def test_a_rapa_nui_draw_is_told_with_the_card_in_hand_before_its_scoring():
+    # §3: the drawn card is in the hand (the column refilled from the pile when emptied) when
+    # DREW is told; the turn scoring it triggers (§4) is told after it, once paid.
+    game = RapaNuiGame(num_players=2)
+    state = game.new_initial_state(random.Random(5))
+    told: list[tuple[int, tuple, int, int, str]] = []
+    state.listen(lambda s, code, *a: told.append(
+        (code, a, s.hand_size(a[0]) if code == rev.DREW else -1, s.draw_pile_size(), s.phase())))
+    rng = random.Random(5)
+    drew = scored = 0
+    while not state.is_terminal() and scored < 3:
+        before = state.hand_size(state.current_player())
+        told.clear()
+        _random_step(state, rng)
+        codes = [c for c, *_ in told]
+        if rev.DREW in codes:
+            drew += 1
+            _, (seat, column), hand, pile, _ = told[codes.index(rev.DREW)]
+            assert hand == before + 1
+            if rev.SCORED in codes:
+                scored += 1
+                assert codes.index(rev.SCORED) > codes.index(rev.DREW)
+                # Told once paid and the turn moved on: to the next seat's purchase, or a split.
+                assert told[-1][0] == rev.SCORED and told[-1][4] == state.phase()
+    assert drew and scored == 3

@@ -11,6 +11,7 @@ bids).
 from __future__ import annotations
 
 import copy
+import gc
 import pickle
 import random
 
@@ -157,10 +158,33 @@ def test_a_copy_has_no_listener_and_shares_no_kept_vector(game, make):
     observer.encode(state, 0)
     assert state._on is not None
     dup = make(state)
-    assert dup._on is None and "_kept_observations" not in dup.__dict__
+    assert dup._on is None
     kept = observer.encode(state, 0)
     while not dup.is_terminal():
         dup.apply_action(dup.legal_actions()[0]) if dup.current_player() >= 0 else \
             dup.apply_joint_action([dup.legal_actions(q)[0] for q in range(game.num_players)])
     np.testing.assert_array_equal(observer.encode(state, 0), kept)
     np.testing.assert_array_equal(observer.encode(dup, 0), _fresh(observer, dup, 0))
+
+
+@pytest.mark.parametrize("game", [RapaNuiGame(num_players=2), PositanoGame(num_players=2)])
+def test_an_observer_keeps_its_vectors_itself_and_drops_them_with_the_state(game):
+    # core/events.py: a listener keeps its data, not the engine. Observing adds nothing to the
+    # state but its listener, and nothing to the game; the kept vector goes with the state.
+    observer = RapaNuiObserver(game) if isinstance(game, RapaNuiGame) else PositanoObserver(game)
+    game_attrs = set(vars(game))
+    states = [game.new_initial_state(random.Random(seed)) for seed in range(5)]
+    attrs = set(vars(states[0]))
+    kept = observer._kept  # the observer's own store (shared by every Positano observer)
+    start = len(kept)
+    for state in states:
+        observer.encode(state, 1)
+    assert set(vars(states[0])) == attrs | {"_on"} and set(vars(game)) == game_attrs
+    assert len(kept) == start + 5
+    del state
+    states.pop()
+    gc.collect()
+    assert len(kept) == start + 4
+    # A new state gets a fresh vector, though it may reuse the id of the one that went.
+    fresh = game.new_initial_state(random.Random(4))
+    np.testing.assert_array_equal(observer.encode(fresh, 1), _fresh(observer, fresh, 1))

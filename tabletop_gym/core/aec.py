@@ -540,9 +540,7 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         # One object per agent, returned every call: PettingZoo's seed test seeds these.
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self._num_actions) for a in self.possible_agents}
-        self._agent_seat = list(range(n))
-        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
-        self._seat_agent = list(self.possible_agents)
+        self._assign_seats(list(range(n)))
         self._actions: list[int] = []
         self._start_state: State | None = None
         self._episode = 0
@@ -555,6 +553,17 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         self._acting_seat = -1
         self._info_acting: str | None = None
         self._info_phase: str | None = None
+
+    def _assign_seats(self, seats: list[int]) -> None:
+        """Seat ``possible_agents[i]`` at ``seats[i]``: the one seat map, and its inverse.
+
+        ``_seat_of`` (agent -> seat) and ``_seat_agent`` (seat -> agent) are both read on every
+        step, so both are kept, made here together.
+        """
+        self._seat_of = {a: seats[i] for i, a in enumerate(self.possible_agents)}
+        self._seat_agent = [""] * len(seats)
+        for i, seat in enumerate(seats):
+            self._seat_agent[seat] = self.possible_agents[i]
 
     # --- construction hooks -------------------------------------------------------------------
 
@@ -613,11 +622,7 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
             start = None
         self._np_random_gen = rng
         self._engine_seed = engine_seed
-        self._agent_seat = seats
-        self._seat_of = {a: seats[i] for i, a in enumerate(self.possible_agents)}
-        self._seat_agent = [""] * n
-        for i, s in enumerate(seats):
-            self._seat_agent[s] = self.possible_agents[i]
+        self._assign_seats(seats)
         self.state_obj = state
         self._start_state = start
         self._episode += 1
@@ -913,7 +918,7 @@ class TabletopAECEnv(TabletopEnvBase, AECEnv):
         """
         return self._seeded_record(actions=list(self._actions),
                                    transform=getattr(self.game, "transform_name", None),
-                                   seats=list(self._agent_seat))
+                                   seats=[self._seat_of[a] for a in self.possible_agents])
 
     def __str__(self) -> str:
         return str(self.metadata["name"])

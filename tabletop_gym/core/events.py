@@ -5,10 +5,10 @@ Standard library only: the pure rules engines import this module.
 Each game declares its events once, in one :class:`Vocabulary` (a Positano lot drafted, a bid
 revealed, a building changed; a Rapa Nui card drawn from a column, a card offered face down).
 An event is a small integer code with positional arguments, named and documented in the
-vocabulary. The engine tells its events to an optional listener as each change is made, and
-knows nothing of who listens or why (the state is passed, not kept, so a listener holds no
-reference back to it); with nobody listening (search, a clone, an engine stepped alone) it pays
-one ``None`` test per change.
+vocabulary. The engine tells its events to an optional listener, and knows nothing of who
+listens or why (the state is passed, not kept, so a listener holds no reference back to it);
+with nobody listening (search, a clone, an engine stepped alone) it pays one ``None`` test per
+change.
 
 A listener is either a plain callable ``listener(state, code, *args)`` or :class:`Handlers`, one
 callable per code, ``handler(state, *args)``. The engine calls the handler of the event's code
@@ -16,6 +16,22 @@ straight from a tuple (``on[code](state, *args)``), so a listener given as handl
 call per event and no dispatch of its own; a plain callable is given a table of small adapters.
 The incremental observer (:class:`~tabletop_gym.core.observer.SharedObserver`) is the listener
 that keeps a position's observation vector current, and it gives handlers.
+
+The contract every game's engine and every listener follow:
+
+* **When.** An event is told *after* its change: when a handler runs, the state already shows
+  what the event names (a card drawn is in the hand, the column refilled; a bid revealed is
+  played). An event that ends or moves a turn is told after the turn moved too. Events made
+  within one action are told in the order their changes were made (a Rapa Nui draw is told
+  before the scoring it triggers, whose own event follows once the scoring is done).
+* **What a handler reads.** The event's arguments, and the state through its public attributes
+  and declared accessors (the methods a game's state documents for its views), never a private
+  engine field (a name with a leading underscore). What an event cannot be read back from
+  afterwards (a building's owner, height and roof before it changed) is in its arguments.
+* **Where a listener keeps its data.** In the listener itself (an observer keeps its vectors in
+  its own store, keyed by the state's identity, dropped when the state is), never on the state
+  or the game: the engine holds nothing of a listener but the handler table
+  :meth:`~tabletop_gym.core.game.State.listen` gave it.
 
 A listener belongs to one state object: :meth:`~tabletop_gym.core.game.State.clone`, pickling
 and deep copies never carry it (a copy has changes of its own).
@@ -30,7 +46,7 @@ from typing import Any
 __all__ = ["EventKind", "Handler", "Handlers", "Listener", "Vocabulary", "chain", "handlers_of"]
 
 Listener = Callable[..., None]
-"""``listener(state, code, *args)``: told every event of a state as the engine makes the change."""
+"""``listener(state, code, *args)``: told every event of a state once the change is made."""
 
 Handler = Callable[..., None]
 """``handler(state, *args)``: told every event of one code."""

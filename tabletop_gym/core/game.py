@@ -676,10 +676,9 @@ class State(abc.ABC):
     pickle or deep copy carries ``None`` in their place."""
 
     def __getstate__(self) -> dict[str, Any]:
-        # A pickle carries the game, not the observers' kept vectors (keyed by the observers'
-        # ids, which a copy does not keep), their listener, nor the caches a subclass names.
+        # A pickle carries the game, not the listener (a copy's changes are its own), nor the
+        # caches a subclass names.
         state = self.__dict__.copy()
-        state.pop("_kept_observations", None)
         state.pop("_on", None)
         for name in self._unpickled_empty:
             if name in state:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -164,20 +165,13 @@ def check_obs_dtype(layout: ObservationLayout, obs_dtype: Any, what: str) -> np.
     return np.dtype(name)
 
 
-def kept_store(state: State) -> dict[Any, list[Any]]:
-    """The dict of kept vectors observers keep on ``state`` (a clone starts without one)."""
-    store: dict[Any, list[Any]] | None = state.__dict__.get("_kept_observations")
-    if store is None:
-        store = state.__dict__["_kept_observations"] = {}
-    return store
-
-
 class Observer(abc.ABC):
     """Encodes a state as one seat sees it.
 
     Subclasses build :attr:`layout` in ``__init__`` and implement :meth:`_fill`, writing only
-    what ``player`` may know into a zeroed vector; :class:`SharedObserver` keeps its vector on
-    the state and follows the engine's change log instead (see the module docstring).
+    what ``player`` may know into a zeroed vector; :class:`SharedObserver` keeps a vector per
+    state in its own store and follows the engine's change events instead (see the module
+    docstring).
     """
 
     layout: ObservationLayout
@@ -250,6 +244,25 @@ def _rebuilt_observer(cls: type[Observer], args: tuple[Any, ...], dtype: str) ->
     return observer
 
 
+_SHARED_STORES: dict[Any, dict[int, list[Any]]] = {}
+"""The stores of kept vectors shared by observers, by :attr:`SharedObserver._shared_key`."""
+
+
+class _Forget:
+    """Drops a state's entry from an observer's store when the state goes (a weakref callback)."""
+
+    __slots__ = ("kept", "key")
+
+    def __init__(self, kept: dict[int, list[Any]], key: int):
+        self.kept = kept
+        self.key = key
+
+    def __call__(self, ref: weakref.ref[Any]) -> None:
+        entry = self.kept.get(self.key)
+        if entry is not None and entry[2] is ref:
+            del self.kept[self.key]
+
+
 ZERO = 0
 """Index of the entry of a shared vector that always holds 0 (see :class:`SharedObserver`)."""
 ONE = 1
@@ -282,52 +295,61 @@ class SharedObserver(Observer):
     zero_index: int = ZERO
     """An entry of the shared vector that always holds 0 (a wrapper pads its gather with it)."""
 
+    def __init__(self, game: Game):
+        """Bind the observer to a game, with an empty store of kept vectors."""
+        super().__init__(game)
+        key = self._shared_key
+        self._kept: dict[int, list[Any]] = (
+            {} if key is None else _SHARED_STORES.setdefault(key, {})
+        )
+
     @abc.abstractmethod
     def _write_shared(self, state: State, vec: np.ndarray, pending: int) -> None:
         """Rewrite in ``vec`` every fact group whose bit is in ``pending`` (-1: all of them)."""
 
     @abc.abstractmethod
-    def _listener(self, entry: list[Any]) -> Listener | Handlers:
-        """The listener (best as handlers) that follows a state's events into its kept ``entry``.
+    def _listener(self, state: State, entry: list[Any]) -> Listener | Handlers:
+        """The listener (best as handlers) that follows ``state``'s events into its ``entry``.
 
-        ``entry`` is ``[vector, pending, observer]``: the listener writes changed facts into
-        the vector, or ORs fact-group bits into ``entry[1]`` for the next read to rewrite.
+        ``entry`` is ``[vector, pending, ref]`` (``ref`` a weak reference to ``state``): the
+        listener writes changed facts into the vector, or ORs fact-group bits into ``entry[1]``
+        for the next read to rewrite.
         """
 
     _shared_key: Any = None
-    """The key of this observer's vector in :func:`kept_store`; ``None``: its own (its id)."""
-
-    def _kept_key(self) -> Any:
-        return id(self) if self._shared_key is None else self._shared_key
+    """The key of a store of kept vectors shared by every observer with that key (one vector
+    per state whichever of them reads it); ``None``: the observer keeps its own."""
 
     def kept_entry(self, state: State) -> list[Any] | None:
-        """``[vector, pending, observer]`` kept on ``state`` for this observer, or ``None``.
+        """``[vector, pending, ref]`` this observer keeps for ``state``, or ``None``.
 
         The first call on a state that reports events writes the vector from scratch and
-        subscribes to the state's events; ``None`` for a game that reports none.
+        subscribes to the state's events; ``None`` for a game that reports none. The entry is
+        kept in the observer's store under the state's identity, and dropped when the state is
+        (the engine holds only the listener, :mod:`tabletop_gym.core.events`).
         """
         if state.EVENTS is None:
             return None
-        store = state.__dict__.get("_kept_observations")
-        key = self._kept_key()
-        entry = None if store is None else store.get(key)
+        kept = self._kept
+        key = id(state)
+        entry = kept.get(key)
         if entry is None:
-            # The observer in the entry keeps its id unique while the entry lives.
-            entry = [self._new_shared(state), 0, self]
-            kept_store(state)[key] = entry
-            state.listen(self._listener(entry))
+            entry = [self._new_shared(state), 0, None]
+            # The weak reference's callback drops the entry as the state goes, before its id
+            # can name another state.
+            entry[2] = weakref.ref(state, _Forget(kept, key))
+            kept[key] = entry
+            state.listen(self._listener(state, entry))
         return entry
 
     def shared_vector(self, state: State) -> np.ndarray:
-        """The shared vector kept on ``state``, brought up to date (do not modify it).
+        """The shared vector kept for ``state``, brought up to date (do not modify it).
 
         Privileged: it holds every seat's private facts. For a game that reports no events it
         is built afresh on every call.
         """
-        store = state.__dict__.get("_kept_observations")
         # The usual case, a state already followed: one lookup, no call.
-        entry = None if store is None else store.get(
-            id(self) if self._shared_key is None else self._shared_key)
+        entry = self._kept.get(id(state))
         if entry is None:
             entry = self.kept_entry(state)
             if entry is None:

@@ -12,10 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tabletop_gym.core.game import ConfigError
 from tabletop_gym.envs.rapa_nui import RapaNuiGame, RapaNuiObserver, RapaNuiState
-from tabletop_gym.envs.rapa_nui.observer import CH_PHASE
+from tabletop_gym.envs.rapa_nui.facts import CH_PHASE, parts
+from tabletop_gym.envs.rapa_nui.observer import observation_layout
 from tabletop_gym.envs.rapa_nui.render import render_text
-from tabletop_gym.envs.rapa_nui.rules import NUM_ACTIONS, PHASES
+from tabletop_gym.envs.rapa_nui.rules import NUM_ACTIONS, PHASES, RapaNuiConfig
 from tests.rapa_nui.helpers import FISH, GRAIN, MULB, SWEET, M, P, W, disp, load, position
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "envs" / "rapa_nui.md"
@@ -60,6 +62,26 @@ def test_docs_page_holds_the_generated_layout_table() -> None:
 def test_layout_is_the_same_for_every_player_count() -> None:
     sizes = {RapaNuiObserver(RapaNuiGame(num_players=n)).size for n in (2, 3, 4)}
     assert len(sizes) == 1
+
+
+def test_the_layout_is_declared_at_module_level_for_each_config() -> None:
+    # envs/rapa_nui/facts.py declares the slices per config (what a batched twin reads without
+    # an observer); only offering_supply_limited moves a bound. Limited (§1.4): 25 cards per
+    # kind, 100 in all. Unlimited: a seat gains at most one card of a kind at set-up, one per
+    # turn's purchase (48 turns) and two per H&G scoring with the majority bonus (47 scorings),
+    # so 1 + 48 + 94 = 143 of one kind, and 4 + 48 + 94 = 146 in all.
+    assert observation_layout().size == 213
+    for config in CONFIGS:
+        layout = observation_layout(RapaNuiConfig(**config))
+        observer = RapaNuiObserver(RapaNuiGame(**config))
+        assert layout.markdown_table() == observer.layout.markdown_table()
+    limited = observation_layout({"offering_supply_limited": True})
+    unlimited = observation_layout({"num_players": 4, "offering_supply_limited": False})
+    assert (limited["own_holdings"].high, limited["holding_counts"].high) == (25, 100)
+    assert (unlimited["own_holdings"].high, unlimited["holding_counts"].high) == (143, 146)
+    assert [p[0] for p in parts()] == list(limited.slices)
+    with pytest.raises(ConfigError, match="moai_choice"):
+        parts({"moai_choice": "some"})
 
 
 @pytest.mark.parametrize("config", CONFIGS)

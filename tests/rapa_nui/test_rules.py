@@ -1033,10 +1033,10 @@ def test_rules_module_is_pure_stdlib() -> None:
     engine = ("tabletop_gym.core.game", "tabletop_gym.core.layout", "tabletop_gym.core.events",
               "tabletop_gym.envs.rapa_nui", "tabletop_gym.envs.rapa_nui.components",
               "tabletop_gym.envs.rapa_nui.events", "tabletop_gym.envs.rapa_nui.rules",
-              "tabletop_gym.envs.rapa_nui.state_json")
+              "tabletop_gym.envs.rapa_nui.state_json", "tabletop_gym.envs.rapa_nui.actions")
     here = Path(rules.__file__)
     for path in (here, here.with_name("state_json.py"), here.with_name("components.py"),
-                 here.with_name("events.py")):
+                 here.with_name("events.py"), here.with_name("actions.py")):
         _check_pure(ast.parse(path.read_text(encoding="utf-8")), engine)
 
 

@@ -1,23 +1,26 @@
-"""Positano's observable facts: the observation layout and the flat array the engine keeps.
+"""Positano's observable facts: the observation layout, the facts array and its event handlers.
 
-One layout for every configuration (see :mod:`.observer` for its meaning). The engine keeps the
-facts of a position in one flat ``array('f')`` laid out as the observation of seat 0 (absolute
-colours: colour ``c``'s entries where seat 0 sees relative colour ``c``), followed by every
-colour's hand and a constant zero; the handler of each change event writes the entries it
+One layout for every configuration (see :mod:`.observer` for its meaning). The observer keeps
+the facts of a position in one flat ``array('f')`` laid out as the observation of seat 0
+(absolute colours: colour ``c``'s entries where seat 0 sees relative colour ``c``), followed by
+every colour's hand and a constant zero; the handler of each change event writes the entries it
 changed, in place. The values are small whole numbers, exact in float32, the observation's default
 dtype: an observer turns that array into any seat's ego-centric vector with one precomputed
 gather, which is also the fresh copy it hands out. The entries that say whose turn it is
 (phase, seats to act, decider, acting colour, the pending build or 2X/3X context) are rewritten
 by :func:`turn` when an observer reads a changed position, not by every rule.
 
-The array is created from scratch by the observer the first time a position is observed; the
+The array is created from scratch (:func:`build`) the first time a position is observed; the
 observer then listens to the position's change events (:mod:`.events`) and calls the writer of
-each (:data:`HANDLERS`), so the engine pays for the facts only while someone observes, and
-knows nothing of them. Pure standard library.
+each (:data:`HANDLERS`) with the array and the game's :class:`Tables`, so the engine pays for the
+facts only while someone observes, and knows nothing of them (core/events.py: the handlers read
+the position's public attributes and accessors, and nothing is kept on the state or the game).
+Pure standard library.
 """
 
 from __future__ import annotations
 
+import functools
 from array import array
 from collections.abc import Sequence
 from typing import Any
@@ -25,32 +28,33 @@ from typing import Any
 from tabletop_gym.core.game import SIMULTANEOUS
 from tabletop_gym.core.layout import Grid, Part, ego_labels
 from tabletop_gym.envs.positano import components as C
+
+# The phases and tile types are the rules' (components.py): the layout names them, and the JAX
+# twin reads the phases' indices from here (hence the imports this module does not use).
+from tabletop_gym.envs.positano.components import MAX_HEIGHT as MAX_HEIGHT
+from tabletop_gym.envs.positano.components import MAX_TILES, NUM_LOTS, TILE_TYPES
+from tabletop_gym.envs.positano.components import PHASE_ADD_ON as ADD_ON
+from tabletop_gym.envs.positano.components import PHASE_BID as BID  # noqa: F401
+from tabletop_gym.envs.positano.components import PHASE_BLOCK_CHOICE as BLOCK_CHOICE
+from tabletop_gym.envs.positano.components import PHASE_BUILD as BUILD
+from tabletop_gym.envs.positano.components import PHASE_DRAFT_BLOCK as DRAFT_BLOCK  # noqa: F401
+from tabletop_gym.envs.positano.components import PHASE_DRAFT_BUILD as DRAFT_BUILD  # noqa: F401
+from tabletop_gym.envs.positano.components import PHASE_DRAFT_LOT as DRAFT_LOT  # noqa: F401
+from tabletop_gym.envs.positano.components import PHASE_OVER as OVER  # noqa: F401
+from tabletop_gym.envs.positano.components import PHASE_REMODEL as REMODEL
+from tabletop_gym.envs.positano.components import PHASES as PHASES
 from tabletop_gym.envs.positano.scoring import hidden_blocks
 
-# The phases and tile types are the rules' (components.py); the layout names them.
-PHASES = C.PHASES
-BID, DRAFT_LOT, DRAFT_BLOCK, BLOCK_CHOICE, DRAFT_BUILD, BUILD, ADD_ON, REMODEL, OVER = (
-    C.PHASE_BID, C.PHASE_DRAFT_LOT, C.PHASE_DRAFT_BLOCK, C.PHASE_BLOCK_CHOICE,
-    C.PHASE_DRAFT_BUILD, C.PHASE_BUILD, C.PHASE_ADD_ON, C.PHASE_REMODEL, C.PHASE_OVER)
-PHASE_INDEX = C.PHASE_INDEX
-PHASE_KIND = C.PHASE_KIND
-TILE_TYPES = C.TILE_TYPES
-_BLOCK_CHOICE = BLOCK_CHOICE
 _BUILD_PHASES = (BUILD, ADD_ON, REMODEL)
-_CONTEXT_PHASES = (_BLOCK_CHOICE, *_BUILD_PHASES)
+_CONTEXT_PHASES = (BLOCK_CHOICE, *_BUILD_PHASES)
 
 MAX_COLOURS = 6
 """Per-colour blocks are padded to this many colours (the most players of any config)."""
-
-NUM_LOTS = C.NUM_LOTS
-
-MAX_TILES = C.MAX_TILES
 
 NUM_CARDS = len(C.BID_CARDS)
 NUM_BOOSTERS = len(C.BOOSTERS)
 NUM_GOALS = len(C.GOAL_NAMES)
 MAX_ROUNDS = max(C.ROUNDS.values())
-MAX_HEIGHT = C.MAX_HEIGHT
 MAX_BID = max(max(card.values) for card in C.BID_CARDS) + max(b.value for b in C.BOOSTERS)
 
 BLOCK_KINDS: tuple[str, ...] = ("1", "2", "3", "4", "5", "2X", "3X")
@@ -505,16 +509,15 @@ def _zeros(n: int) -> array:
     return array("f", bytes(4 * n))
 
 
+@functools.lru_cache(maxsize=64)
 def tables(game: Any) -> Tables:
-    """The :class:`Tables` of ``game``, made on first use and kept on it (never pickled).
+    """The :class:`Tables` of ``game``, made on first use and kept here.
 
-    The engine knows nothing of them: the observer's first read of a position of ``game`` makes
-    them, and a pickle of the game leaves them behind (its ``_view_`` attributes).
+    Games are equal, and hash alike, when their configs are: equal games share their tables.
+    The engine knows nothing of them, and nothing is kept on the game: the observer binds the
+    tables of a position's game into its handlers.
     """
-    t: Tables | None = game.__dict__.get("_view_fact_tables")
-    if t is None:
-        t = game.__dict__["_view_fact_tables"] = Tables(game)
-    return t
+    return Tables(game)
 
 
 class Tables:
@@ -525,8 +528,8 @@ class Tables:
             in ``beach_blocks`` / ``beach_builds`` and their values.
         build_feats: Per build tile, its ``build_tile`` context values.
         block_kind, build_kind: Per tile, its kind index.
-        card_gelato, booster_gelato, lot_gelato, block_gelato, build_gelato: Gelato per bid
-            card, booster, lot position and tile index (rules §5.2).
+        lot_gelato, block_gelato, build_gelato: Gelato per lot position and tile index
+            (rules §5.2).
         columns: Per cliff column, its lot positions front row first.
         shaded: Per lot, the lot and the lots behind it in its column.
         solo: Whether the game is solo (the leftmost tiles are facts then).
@@ -564,8 +567,6 @@ class Tables:
         self.lot_gelato = [0] * NUM_LOTS
         for pos, lot in game.lot_tiles.items():
             self.lot_gelato[pos] = lot.gelato
-        self.card_gelato = _CARD_GELATO
-        self.booster_gelato = _BOOSTER_GELATO
         self.block_gelato = [t.gelato for t in game.block_tiles]
         self.build_gelato = [t.gelato for t in game.build_tiles]
         self.columns = [list(C.column_lots(c, game.size)) for c in range(game.size)]
@@ -599,7 +600,7 @@ def hands(s: Any, f: Any) -> None:
             f[HAND_BOOSTERS + c * NUM_BOOSTERS + x] = 1
 
 
-def play_bid(f: Any, s: Any, c: int, card: int, booster: int) -> None:
+def play_bid(f: Any, t: Tables, s: Any, c: int, card: int, booster: int) -> None:
     """Colour ``c`` played (and revealed) ``card`` with ``booster`` this round."""
     f[HAND_CARDS + c * NUM_CARDS + card] = 0
     f[HAND_BOOSTERS + c * NUM_BOOSTERS + booster] = 0
@@ -615,10 +616,10 @@ def play_bid(f: Any, s: Any, c: int, card: int, booster: int) -> None:
         f[_OTTO_DECK + 1] = len(s.hand_boosters[1])
 
 
-def orders(f: Any, s: Any) -> None:
+def orders(f: Any, t: Tables, s: Any) -> None:
     """This round's draft orders were set: every colour's 1-based place per tile type."""
-    for k, order in enumerate(s._orders):
-        for place, c in enumerate(order):
+    for k in range(len(TILE_TYPES)):
+        for place, c in enumerate(s.draft_order(k)):
             f[_RANK + c * 3 + k] = place + 1
 
 
@@ -629,7 +630,7 @@ _NO_COLOUR = _zeros(MAX_COLOURS)
 _NO_CONTEXT = _zeros(_CONTEXT_END - _CONTEXT)
 
 
-def turn(s: Any, f: Any) -> None:
+def turn(s: Any, f: Any, t: Tables) -> None:
     """Write who decides now and for what.
 
     Phase, seats to act, decider, acting colour and the pending 2X/3X choice or build context;
@@ -666,9 +667,8 @@ def turn(s: Any, f: Any) -> None:
     if acting < 0:
         return
     f[_ACTING + acting] = 1
-    if ph == _BLOCK_CHOICE:
+    if ph == BLOCK_CHOICE:
         # What each option of the drafted 2X/3X tile would gain (rules §1.6).
-        t = s.game._view_fact_tables
         tile = s.blocks_taken[acting][-1]
         mult = t.multiplier[tile]
         gen = s.general[acting]
@@ -677,7 +677,6 @@ def turn(s: Any, f: Any) -> None:
         f[_GAIN + 1] = min(t.flat[tile], gen)
     elif ph in _BUILD_PHASES:
         # The build tile in play, the height limit and the lot built on this turn (rules §4).
-        t = s.game._view_fact_tables
         tile = s.builds_taken[acting][-1]
         lot = s.lots_taken[acting][s.round - 1]
         f[_BUILD_TILE : _BUILD_TILE + 7] = t.build_feats[tile]
@@ -693,24 +692,22 @@ def _leftmost(s: Any, f: Any, kind: int, row: list[int]) -> None:
         f[base + row[0]] = 1
 
 
-def take_lot(f: Any, s: Any, c: int, pos: int) -> None:
+def take_lot(f: Any, t: Tables, s: Any, c: int, pos: int) -> None:
     """Colour ``c`` drafted the lot tile ``pos`` from the Beach Board."""
     f[_OPEN + pos] = 0
     f[_BEACH_LOTS + pos] = 0
     f[_THIS_ROUND + c * NUM_LOTS + pos] = 1
-    t = s.game._view_fact_tables
     f[_GELATO + c] += t.lot_gelato[pos]
     if t.solo:
         _leftmost(s, f, 0, s.lot_row)
 
 
-def take_tile(f: Any, s: Any, c: int, kind: int, tile: int) -> None:
+def take_tile(f: Any, t: Tables, s: Any, c: int, kind: int, tile: int) -> None:
     """Colour ``c`` drafted ``tile`` of the block (``kind`` 1) or build (2) row.
 
     The supply a block tile brings is written by :func:`supply`; a build tile drafted without a
     block leaves the colour's lot empty for good (rules §4).
     """
-    t = s.game._view_fact_tables
     start, values = t.features[kind][tile]
     f[start : start + len(values)] = t.no_features[kind]
     f[_GELATO + c] += t.tile_gelato[kind][tile]
@@ -720,19 +717,20 @@ def take_tile(f: Any, s: Any, c: int, kind: int, tile: int) -> None:
         f[_EMPTY + s.lots_taken[c][s.round - 1]] = 1
 
 
-def supply(f: Any, s: Any, c: int) -> None:
+def supply(f: Any, t: Tables, s: Any, c: int) -> None:
     """Colour ``c``'s personal and general supply changed."""
     f[_PERSONAL + c] = s.personal[c]
     f[_GENERAL + c] = s.general[c]
 
 
-def roofs(f: Any, s: Any) -> None:
+def roofs(f: Any, t: Tables, s: Any) -> None:
     """The roof pieces left changed."""
     left = s.roofs_left
     f[_ROOFS_LEFT], f[_ROOFS_LEFT + 1], f[_ROOFS_LEFT + 2] = left[0], left[1], left[2]
 
 
-def building(f: Any, s: Any, pos: int, old_owner: int, old_height: int, old_roof: int) -> None:
+def building(f: Any, t: Tables, s: Any, pos: int, old_owner: int, old_height: int,
+             old_roof: int) -> None:
     """The building at ``pos`` changed from ``(old_owner, old_height, old_roof)``.
 
     Its facts and those of the lots behind it are cleared (what a lot shows of the sea depends
@@ -740,7 +738,7 @@ def building(f: Any, s: Any, pos: int, old_owner: int, old_height: int, old_roof
     written anew from the position.
     """
     owner, roof, height = s.owner, s.roof, s.height
-    shaded = s.game._view_fact_tables.shaded[pos]
+    shaded = t.shaded[pos]
     for p in shaded:
         if p == pos:
             h, o, r = old_height, old_owner, old_roof
@@ -773,8 +771,8 @@ def _column(s: Any, f: Any, column: Sequence[int]) -> None:
             f[_POINTS + o] += vis * r
 
 
-def refresh(f: Any, s: Any, old_round: int, lots: Sequence[int], blocks: Sequence[int],
-            builds: Sequence[int]) -> None:
+def refresh(f: Any, t: Tables, s: Any, old_round: int, lots: Sequence[int],
+            blocks: Sequence[int], builds: Sequence[int]) -> None:
     """Round ``old_round`` ended: its draft orders are gone.
 
     On a new round these ``lots``, ``blocks`` and ``builds`` came face up from the stacks, and
@@ -784,7 +782,6 @@ def refresh(f: Any, s: Any, old_round: int, lots: Sequence[int], blocks: Sequenc
         # The game is over: the last round's bids and lots stay this round's.
         f[_RANK:_BIDS_END] = _NO_RANKS
         return
-    t = s.game._view_fact_tables
     f[_ROUND] = s.round
     f[_ROUNDS_LEFT] = t.num_rounds - s.round
     for c, taken in enumerate(s.lots_taken):
@@ -827,9 +824,11 @@ def _face_up(s: Any, f: Any, t: Tables, lots: Sequence[int], blocks: Sequence[in
         _leftmost(s, f, 2, s.build_row)
 
 
-def build(s: Any) -> array:
-    """The facts of position ``s`` from scratch (every slice; the per-turn ones stay zero)."""
-    t = tables(s.game)  # made here on the first read; the handlers then find it
+def build(s: Any, t: Tables) -> array:
+    """The facts of position ``s`` (of the game of tables ``t``) from scratch.
+
+    Every slice is written; the per-turn ones stay zero (:func:`turn` writes them).
+    """
     f = array("f", t.template)
     nc = len(s.lots_taken)
     rnd = s.round
@@ -867,10 +866,9 @@ def build(s: Any) -> array:
             b = _BID_VALUES + c * 3
             f[b], f[b + 1], f[b + 2] = C.BID_VALUES[card][booster]
         f[_STAR + c * C.NUM_STAR_SETS + s.star_sets[c] - 1] = 1
-        supply(f, s, c)
-    if s._orders is not None:
-        orders(f, s)
-    roofs(f, s)
+        supply(f, t, s, c)
+    orders(f, t, s)  # nothing before the bids are revealed (no draft order yet)
+    roofs(f, t, s)
     if t.solo:
         f[_OTTO_DECK] = len(s.hand_cards[1])
         f[_OTTO_DECK + 1] = len(s.hand_boosters[1])
@@ -888,6 +886,7 @@ HANDLERS: tuple[Any, ...] = (
     building,  # BUILDING
     refresh,  # ROUND_ENDED
 )
-"""The writer of each event of :data:`.events.EVENTS`, by code: ``handler(facts, state, *args)``
-(the facts first, so the observer binds them with :func:`functools.partial` and the engine
-calls the bound writer straight from its handler table); ``None`` for ``TURN``."""
+"""The writer of each event of :data:`.events.EVENTS`, by code:
+``handler(facts, tables, state, *args)`` (the facts and the game's :class:`Tables` first, so the
+observer binds them with :func:`functools.partial` and the engine calls the bound writer straight
+from its handler table); ``None`` for ``TURN``."""

@@ -8,12 +8,11 @@ height bonus, extra action, gelato), because tile index ``t`` means different ti
 5×5 sets. Values are raw counts and flags; every slice's bounds are proven maxima over all
 configurations (see :mod:`.facts`, which holds the layout).
 
-How a vector is made: the engine keeps the position's observable facts in one flat float32
+How a vector is made: the observer keeps the position's observable facts in one flat float32
 array laid out as seat 0's view (:mod:`.facts`; built from scratch the first time a position is
 observed, then written in place by the handler of each change event the engine tells, see
-:mod:`.events`). A seat's vector is one
-precomputed gather from that array (its ego-centric order, its own hand), so an observation
-costs about a copy.
+:mod:`.events`). A seat's vector is one precomputed gather from that array (its ego-centric
+order, its own hand), so an observation costs about a copy.
 
 Never encoded (information hygiene): the order of the face-down lot, block and build stacks (only
 their contents, which are public by elimination), the order of Otto's undrawn cards (only how many
@@ -24,7 +23,7 @@ observer adds only the seat's own).
 from __future__ import annotations
 
 import functools
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -33,31 +32,31 @@ from tabletop_gym.core.game import State
 from tabletop_gym.core.observer import ObservationLayout, SharedObserver
 from tabletop_gym.envs.positano import facts as F
 from tabletop_gym.envs.positano.events import EVENTS
-from tabletop_gym.envs.positano.rules import (
-    PositanoGame,
-    PositanoState,
+from tabletop_gym.envs.positano.facts import (
+    BLOCK_FEATURES,
+    BLOCK_KINDS,
+    BUILD_FEATURES,
+    BUILD_KINDS,
+    MAX_BID,
+    MAX_COLOURS,
+    NUM_BOOSTERS,
+    NUM_CARDS,
+    NUM_LOTS,
 )
+from tabletop_gym.envs.positano.rules import PositanoGame
 
 __all__ = [
     "BLOCK_FEATURES",
     "BLOCK_KINDS",
     "BUILD_FEATURES",
     "BUILD_KINDS",
+    "MAX_BID",
     "MAX_COLOURS",
+    "NUM_BOOSTERS",
+    "NUM_CARDS",
+    "NUM_LOTS",
     "PositanoObserver",
 ]
-
-MAX_COLOURS = F.MAX_COLOURS
-NUM_LOTS = F.NUM_LOTS
-MAX_TILES = F.MAX_TILES
-NUM_CARDS = F.NUM_CARDS
-NUM_BOOSTERS = F.NUM_BOOSTERS
-MAX_BID = F.MAX_BID
-BLOCK_KINDS = F.BLOCK_KINDS
-BUILD_KINDS = F.BUILD_KINDS
-BLOCK_FEATURES = F.BLOCK_FEATURES
-BUILD_FEATURES = F.BUILD_FEATURES
-
 
 _FACTS_KEY = "positano-facts"
 """Key of a position's facts among its kept observations (shared by every Positano observer)."""
@@ -68,7 +67,8 @@ class PositanoObserver(SharedObserver):
 
     The layout (:attr:`layout`) is identical for every configuration; its slices are listed in
     the env's docs page (generated from :meth:`ObservationLayout.markdown_table`). The shared
-    vector is the engine's own facts array (:mod:`.facts`), read in place.
+    vector is the position's facts array (:mod:`.facts`), which every Positano observer shares
+    and reads in place.
     """
 
     game: PositanoGame
@@ -81,6 +81,7 @@ class PositanoObserver(SharedObserver):
         self.layout = ObservationLayout(F.PARTS)
         self._o = {name: sl.start for name, sl in self.layout.slices.items()}
         self._nc = game.num_colours
+        self._own_tables = F.tables(game)
         self.gather = np.stack([self._permutation(p) for p in range(game.num_players)])
 
     def _permutation(self, player: int) -> np.ndarray:
@@ -114,29 +115,34 @@ class PositanoObserver(SharedObserver):
     # their gathers and output dtypes).
     _shared_key = _FACTS_KEY
 
+    def _tables(self, state: State) -> F.Tables:
+        # The tables of the position's game (this observer's, but for a position of another).
+        return self._own_tables if state.game is self.game else F.tables(state.game)
+
     def _new_shared(self, state: State) -> np.ndarray:
         # A float32 view over the facts' array('f'): the handlers write through the array
         # (``vec.base.obj``), the gathers read the view.
-        s = cast(PositanoState, state)  # the observer of a Positano game sees only these
-        f = F.build(s)
-        F.turn(s, f)
+        t = self._tables(state)
+        f = F.build(state, t)
+        F.turn(state, f, t)
         return np.frombuffer(f, dtype=np.float32)
 
-    def _listener(self, entry: list[Any]) -> Handlers:
+    def _listener(self, state: State, entry: list[Any]) -> Handlers:
         f = entry[0].base.obj
+        t = self._tables(state)
 
         def turn(state: Any) -> None:
             # TURN, told after every action: whose turn it is is rewritten when next read (the
             # other events come within an action, so before its TURN).
             entry[1] = 1
 
-        return Handlers(EVENTS, [turn if h is None else functools.partial(h, f)
+        return Handlers(EVENTS, [turn if h is None else functools.partial(h, f, t)
                                  for h in F.HANDLERS])
 
     def _write_shared(self, state: State, vec: np.ndarray, pending: int) -> None:
         # Everything but the turn's entries is written by the event handlers as it changes.
         view: Any = vec.base  # the memoryview over the facts' array('f') (_new_shared)
-        F.turn(state, view.obj)
+        F.turn(state, view.obj, self._tables(state))
 
     def encode(self, state: State, player: int) -> np.ndarray:
         """A fresh vector of what ``player`` may know of ``state`` (one gather)."""

@@ -30,7 +30,13 @@ from tabletop_gym.core.draw import (
 )
 from tabletop_gym.core.game import State
 from tabletop_gym.envs.positano import components as C
-from tabletop_gym.envs.positano.render import GOAL_TEXT
+from tabletop_gym.envs.positano.render import (
+    GOAL_TEXT,
+    bid_label,
+    card_label,
+    decision_line,
+    seat_label,
+)
 from tabletop_gym.envs.positano.rules import PositanoState
 from tabletop_gym.envs.positano.scoring import visible_blocks
 
@@ -60,17 +66,6 @@ def frame_size(size: int, num_colours: int) -> tuple[int, int]:
     right = HEADER + 310
     table = 26 + num_colours * ROW_H + 8 + 3 * 22 + 8
     return WIDTH, max(_cliff_height(size), right) + table
-
-
-def _who(s: PositanoState, colour: int) -> str:
-    if s.game.solo:
-        return "Otto Amalfi" if colour == 1 else "You (seat 0)"
-    return f"Seat {colour}"
-
-
-def _card(card: int) -> str:
-    c = C.BID_CARDS[card]
-    return f"#{c.number} {c.lot}/{c.block}/{c.build}"
 
 
 def _draw_building(cv: Scene, x: float, base: float, height: int, seen: int, roof: int,
@@ -199,12 +194,9 @@ def _goals(cv: Scene, s: PositanoState, x0: float, y: float) -> float:
 
 
 def _bid_text(s: PositanoState, colour: int, sealed: list[bool], own: str | None) -> str:
-    b = s.bid(colour)
-    if b is not None:
-        vals = s.bid_values(colour)
-        assert vals is not None
-        return (f"{_card(b[0])} +{C.BOOSTERS[b[1]].value}  ->  lot {vals[0]}, block {vals[1]}, "
-                f"build {vals[2]}")
+    shown = bid_label(s, colour, long=True)
+    if shown is not None:
+        return shown
     if own is not None:
         return f"committed: {own} (hidden from the others)"
     if sealed[colour]:
@@ -228,7 +220,7 @@ def _table(cv: Scene, s: PositanoState, y: float, viewer: int | None, sealed: li
     for c in range(g.num_colours):
         colour = SEAT_COLOURS[c]
         cv.rect((cols[0], y + 4, cols[0] + 18, y + 22), fill=colour, radius=3)
-        cv.text((cols[0] + 26, y + 6), _who(s, c), 14)
+        cv.text((cols[0] + 26, y + 6), seat_label(s, c, long=True), 14)
         buildings = sum(1 for p in range(25) if s.height[p] and s.owner[p] == c)
         cv.text((cols[1], y + 6), f"{s.personal[c]} / {s.general[c]}", 14)
         cv.text((cols[2], y + 6), str(s.gelato(c)), 14)
@@ -248,12 +240,12 @@ def _table(cv: Scene, s: PositanoState, y: float, viewer: int | None, sealed: li
     y += 8
     orders = [s.draft_order(k) for k in range(3)]
     if orders[0]:
-        parts = [f"{name}: " + " > ".join(_who(s, c) for c in orders[k])
+        parts = [f"{name}: " + " > ".join(seat_label(s, c, long=True) for c in orders[k])
                  for k, name in enumerate(("lots", "blocks", "builds"))]
         cv.text((16, y), "Draft order  " + "   ".join(parts), 13)
     y += 22
     if viewer is not None:
-        cards = "  ".join(_card(x) for x in s.hand_cards[viewer]) or "-"
+        cards = "  ".join(card_label(x, long=True) for x in s.hand_cards[viewer]) or "-"
         boosters = " ".join(f"+{C.BOOSTERS[x].value}" for x in s.hand_boosters[viewer]) or "-"
         cv.text((16, y), cv.fit(f"Your hand (seat {viewer}): {cards}   boosters {boosters}",
                                 WIDTH - 32, 13), 13)
@@ -267,28 +259,11 @@ def _table(cv: Scene, s: PositanoState, y: float, viewer: int | None, sealed: li
             line = f"Final: min(own {b['own']}, Otto {b['otto']}) = {b['total']}"
         else:
             line = "Final scores: " + ", ".join(
-                f"{_who(s, c)} {r['total']} (buildings {r['building_points']}, gelato "
-                f"{r['gelato']}, goals {sum(r['goals'].values())})"
+                f"{seat_label(s, c, long=True)} {r['total']} (buildings "
+                f"{r['building_points']}, gelato {r['gelato']}, goals "
+                f"{sum(r['goals'].values())})"
                 for c, r in enumerate(per_colour))
         cv.text((16, y), cv.fit(line, WIDTH - 32, 13), 13, (160, 30, 30))
-
-
-def _decision(s: PositanoState, sealed: list[bool], bidder: int) -> str:
-    if s.is_terminal():
-        return "game over"
-    ph = s.phase()
-    c = s.acting_colour()
-    if ph == "bid":
-        if s.game.solo:
-            return "you bid (Otto's card and booster are revealed)"
-        if bidder >= 0:
-            return f"Seat {bidder} commits a sealed bid ({sum(sealed)} of {len(sealed)} in)"
-        return "every seat bids secretly; the bids are revealed together"
-    names = {"draft_lot": "drafts a lot", "draft_block": "drafts a block tile",
-             "block_choice": "chooses 2X/3X: multiply or flat", "draft_build":
-             "drafts a build tile", "build": "builds", "add_on": "may Add-On",
-             "remodel": "may Remodel"}
-    return f"{_who(s, c)} {names.get(ph, ph)}"
 
 
 def scene_positano(state: State, viewer: int | None = None) -> Scene:
@@ -324,7 +299,7 @@ def scene_positano(state: State, viewer: int | None = None) -> Scene:
     mode = "solo against Otto Amalfi" if g.solo else f"{n} players"
     cv.rect((0, 0, w, HEADER - 8), fill=(40, 70, 110))
     title = (f"Positano  |  {mode}, {g.size}x{g.size}  |  round {min(s.round, g.num_rounds)} of "
-             f"{g.num_rounds}  |  {_decision(s, sealed, bidder)}")
+             f"{g.num_rounds}  |  {decision_line(s, brief=True, sealed=sealed, bidder=bidder)}")
     cv.text((14, 12), cv.fit(title, w - 200, 18), 18, (255, 255, 255))
     view = "public view" if viewer is None else f"view of seat {viewer}"
     cv.text((w - 14, 14), view, 14, (220, 230, 245), anchor="ra")

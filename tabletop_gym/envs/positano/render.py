@@ -9,13 +9,14 @@ Amalfi's undrawn cards only as counts.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import cast
 
 from tabletop_gym.core.game import SIMULTANEOUS, State
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano.rules import PositanoState
 
-__all__ = ["GOAL_TEXT", "render_text"]
+__all__ = ["GOAL_TEXT", "bid_label", "card_label", "decision_line", "render_text", "seat_label"]
 
 GOAL_TEXT: dict[str, str] = {
     "grande": "most buildings above regulation height (6/3)",
@@ -38,27 +39,38 @@ _ROOF_LETTER = "-BSG"
 _ORDINAL = ("1st", "2nd", "3rd", "4th", "5th", "6th")
 
 
-def _who(s: PositanoState, colour: int) -> str:
-    """Seat label of a colour: ``P<seat>``; in solo Otto Amalfi's colour is ``Otto``."""
-    if s.game.solo and colour == 1:
-        return "Otto"
-    return f"P{colour}"
+def seat_label(s: PositanoState, colour: int, *, long: bool = False) -> str:
+    """How the renders name a colour's seat: the text's short label or the picture's long one.
+
+    Short: ``P<seat>``, and in solo Otto Amalfi's colour ``Otto``. Long: ``Seat <seat>``, and in
+    solo ``You (seat 0)`` and ``Otto Amalfi``.
+    """
+    if s.game.solo:
+        if colour == 1:
+            return "Otto Amalfi" if long else "Otto"
+        if long:
+            return "You (seat 0)"
+    return f"Seat {colour}" if long else f"P{colour}"
 
 
-def _card(card: int) -> str:
+def card_label(card: int, *, long: bool = False) -> str:
+    """A base bid card and its lot/block/build values: ``#3 (12/7/9)``; long: ``#3 12/7/9``."""
     c = C.BID_CARDS[card]
-    return f"#{c.number} ({c.lot}/{c.block}/{c.build})"
+    values = f"{c.lot}/{c.block}/{c.build}"
+    return f"#{c.number} {values}" if long else f"#{c.number} ({values})"
 
 
-def _bid(s: PositanoState, colour: int) -> str:
+def bid_label(s: PositanoState, colour: int, *, long: bool = False) -> str | None:
+    """A colour's revealed bid and the values it makes, or ``None`` before the reveal."""
     b = s.bid(colour)
     if b is None:
-        return "-"
+        return None
     values = s.bid_values(colour)
     assert values is not None
+    arrow = "  ->  " if long else " -> "
     return (
-        f"{_card(b[0])} +{C.BOOSTERS[b[1]].value} -> lot {values[0]}, block {values[1]}, "
-        f"build {values[2]}"
+        f"{card_label(b[0], long=long)} +{C.BOOSTERS[b[1]].value}{arrow}lot {values[0]}, "
+        f"block {values[1]}, build {values[2]}"
     )
 
 
@@ -82,11 +94,34 @@ def _build_tile(s: PositanoState, t: int) -> str:
     return text
 
 
-def _decision(s: PositanoState) -> str:
-    g = s.game
-    cur = s.current_player()
+_BRIEF = {"draft_lot": "drafts a lot", "draft_block": "drafts a block tile",
+          "block_choice": "chooses 2X/3X: multiply or flat", "draft_build": "drafts a build tile",
+          "build": "builds", "add_on": "may Add-On", "remodel": "may Remodel"}
+
+
+def decision_line(s: PositanoState, *, brief: bool = False, sealed: Sequence[bool] = (),
+                  bidder: int = -1) -> str:
+    """Who decides now and what: the text render's full line, or the picture's brief one.
+
+    Args:
+        s: The position.
+        brief: The picture's line (no tile details; a seat's sealed bid shown as committed).
+        sealed: Brief only: per colour, whether its bid is committed (a flattened bid).
+        bidder: Brief only: the seat committing a sealed bid now, or -1.
+    """
     if s.is_terminal():
         return "game over"
+    if brief:
+        ph = s.phase()
+        if ph == "bid":
+            if s.game.solo:
+                return "you bid (Otto's card and booster are revealed)"
+            if bidder >= 0:
+                return f"Seat {bidder} commits a sealed bid ({sum(sealed)} of {len(sealed)} in)"
+            return "every seat bids secretly; the bids are revealed together"
+        return f"{seat_label(s, s.acting_colour(), long=True)} {_BRIEF.get(ph, ph)}"
+    g = s.game
+    cur = s.current_player()
     if cur == SIMULTANEOUS:
         return "every seat bids a base bid card and a booster; the bids are revealed together"
     colour = s.acting_colour()
@@ -146,13 +181,13 @@ def _cliff(s: PositanoState) -> list[str]:
         for col in range(size):
             p = C.lot_position(r, col)
             if s.height[p]:
-                cell = f"{_who(s, s.owner[p])} {s.height[p]}{_ROOF_LETTER[s.roof[p]]}"
+                cell = f"{seat_label(s, s.owner[p])} {s.height[p]}{_ROOF_LETTER[s.roof[p]]}"
             elif p in removed:
                 cell = "xx"
             elif p in empty:
-                cell = f"{_who(s, drafted[p])} --"
+                cell = f"{seat_label(s, drafted[p])} --"
             elif p in drafted:
-                cell = f"({_who(s, drafted[p])})"
+                cell = f"({seat_label(s, drafted[p])})"
             else:
                 cell = "."
             cells.append(f"{cell:^{width}}")
@@ -194,22 +229,23 @@ def _players(s: PositanoState) -> list[str]:
     lines = []
     orders = [s.draft_order(k) for k in range(3)]
     if orders[0]:
-        parts = [f"{C.TILE_TYPES[k]} " + " > ".join(_who(s, c) for c in orders[k])
+        parts = [f"{C.TILE_TYPES[k]} " + " > ".join(seat_label(s, c) for c in orders[k])
                  for k in range(3)]
         lines.append("Draft order: " + "; ".join(parts))
     for c in range(g.num_colours):
         name = "Otto Amalfi" if g.solo and c == 1 else f"Seat {c}"
         buildings = [p for p in range(25) if s.height[p] and s.owner[p] == c]
         lines.append(
-            f"{name} ({_who(s, c)}): star set {s.star_sets[c]}; blocks {s.personal[c]} personal, "
-            f"{s.general[c]} general; gelato {s.gelato(c)}; {len(buildings)} building(s)"
+            f"{name} ({seat_label(s, c)}): star set {s.star_sets[c]}; blocks "
+            f"{s.personal[c]} personal, {s.general[c]} general; gelato {s.gelato(c)}; "
+            f"{len(buildings)} building(s)"
         )
         played = ", ".join(
             f"#{C.BID_CARDS[x].number} +{C.BOOSTERS[y].value}"
             for x, y in zip(s.played_cards[c], s.played_boosters[c], strict=True)
         )
         lines.append(f"  played: {played or '-'}")
-        lines.append(f"  this round's bid: {_bid(s, c)}")
+        lines.append(f"  this round's bid: {bid_label(s, c) or '-'}")
         if g.solo and c == 1:
             lines.append(
                 f"  deck: {len(s.hand_cards[1])} base bid cards and {len(s.hand_boosters[1])} "
@@ -226,7 +262,7 @@ def _results(s: PositanoState) -> list[str]:
     for c, res in enumerate(per_colour):
         goals = ", ".join(f"{k} {v}" for k, v in res["goals"].items())
         lines.append(
-            f"  {_who(s, c)}: buildings {res['building_points']} + gelato {res['gelato']} + "
+            f"  {seat_label(s, c)}: buildings {res['building_points']} + gelato {res['gelato']} + "
             f"goals {sum(res['goals'].values())} ({goals}) = {res['total']}"
         )
     if g.solo:
@@ -235,7 +271,7 @@ def _results(s: PositanoState) -> list[str]:
             f"{breakdown[0]['total']}"
         )
     else:
-        lines.append("  winner(s): " + ", ".join(_who(s, c) for c in s.winners()))
+        lines.append("  winner(s): " + ", ".join(seat_label(s, c) for c in s.winners()))
     return lines
 
 
@@ -264,7 +300,7 @@ def render_text(state: State, player: int | None = None) -> str:
     lines = [
         f"Positano - {mode}, {g.size}x{g.size} cliff - round {s.round} of {g.num_rounds} - "
         f"phase {s.phase()}",
-        f"Decision: {_decision(s)}",
+        f"Decision: {decision_line(s)}",
     ]
     lines += _cliff(s)
     lines += _beach(s)
@@ -276,7 +312,7 @@ def render_text(state: State, player: int | None = None) -> str:
     if s.is_terminal():
         lines += _results(s)
     if player is not None:
-        cards = " ".join(_card(x) for x in s.hand_cards[player]) or "-"
+        cards = " ".join(card_label(x) for x in s.hand_cards[player]) or "-"
         boosters = " ".join(f"+{C.BOOSTERS[x].value}" for x in s.hand_boosters[player]) or "-"
         lines.append(f"Your hand (seat {player}): cards {cards}; boosters {boosters}")
     return "\n".join(lines)
@@ -297,12 +333,14 @@ def describe_events(before: State, action: int, after: State) -> list[str]:
     b = cast(PositanoState, getattr(before, "inner", before))
     lines = []
     if b.phase() == "bid" and a.phase() != "bid":
-        bids = "; ".join(f"{_who(a, c)} {_bid(a, c)}" for c in range(a.game.num_colours))
+        bids = "; ".join(f"{seat_label(a, c)} {bid_label(a, c) or '-'}"
+                         for c in range(a.game.num_colours))
         lines.append(f"Bids revealed: {bids}")
         orders = [a.draft_order(k) for k in range(3)]
         if orders[0]:
             parts = [
-                f"{C.TILE_TYPES[k]} " + " > ".join(_who(a, c) for c in orders[k]) for k in range(3)
+                f"{C.TILE_TYPES[k]} " + " > ".join(seat_label(a, c) for c in orders[k])
+                for k in range(3)
             ]
             lines.append("Draft order: " + "; ".join(parts))
     if a.round != b.round and not a.is_terminal():

@@ -75,8 +75,11 @@ from tabletop_gym.envs.positano.components import PHASE_BUILD as BUILD
 from tabletop_gym.envs.positano.components import PHASE_DRAFT_BLOCK as DRAFT_BLOCK
 from tabletop_gym.envs.positano.components import PHASE_DRAFT_BUILD as DRAFT_BUILD
 from tabletop_gym.envs.positano.components import PHASE_DRAFT_LOT as DRAFT_LOT
+from tabletop_gym.envs.positano.components import PHASE_KIND as _PHASE_KIND
 from tabletop_gym.envs.positano.components import PHASE_OVER as OVER
 from tabletop_gym.envs.positano.components import PHASE_REMODEL as REMODEL
+from tabletop_gym.envs.positano.components import PHASES as PHASES
+from tabletop_gym.envs.positano.components import TILE_TYPES as TILE_TYPES
 from tabletop_gym.envs.positano.events import (
     BID_PLAYED,
     BUILDING,
@@ -101,13 +104,6 @@ __all__ = [
     "PositanoState",
 ]
 
-PHASES = C.PHASES
-
-_PHASE_INDEX = C.PHASE_INDEX
-
-TILE_TYPES = C.TILE_TYPES
-# The tile type whose bid order a phase follows.
-_PHASE_KIND = C.PHASE_KIND
 
 _LOT_NAMES = tuple(C.lot_name(p) for p in range(C.NUM_POSITIONS))
 _NUM_CARDS = len(C.BID_CARDS)
@@ -352,10 +348,6 @@ class PositanoGame(Game):
         return (ACTIONS["bid_card"].encode(card), ACTIONS["bid_booster"].encode(booster))
 
     # --- set-up (rules §2, §7) ------------------------------------------------------------------
-
-    def __getstate__(self) -> dict[str, Any]:
-        # Whatever a view derived from the config and cached here is rebuilt, not carried.
-        return {k: v for k, v in self.__dict__.items() if not k.startswith("_view_")}
 
     def new_initial_state(self, rng: random.Random) -> PositanoState:
         """Set up a game (rules §2; solo §7); every chance event is drawn from ``rng``.
@@ -685,7 +677,8 @@ class PositanoState(State):
     # --- applying actions ----------------------------------------------------------------------
 
     def _changed(self) -> None:
-        # After every action: the caches go, and whose turn it is changed.
+        # After every action, its automatic steps included: the caches go, and whose turn it is
+        # changed (TURN is the last event an action tells, core/events.py).
         self._legal = None
         self._legal_sim = None
         on = self._on
@@ -739,8 +732,8 @@ class PositanoState(State):
                 if on is not None:
                     on[ROOFS](self)
             self._end_build_turn()
-        self._changed()
         self._advance()
+        self._changed()
 
     def apply_trusted_action(self, action: int) -> None:
         """Apply an action the caller checked against this position (see :class:`State`)."""
@@ -797,8 +790,8 @@ class PositanoState(State):
         on = self._on
         if on is not None:
             on[ORDERS_SET](self)
-        self._changed()
         self._advance()
+        self._changed()
 
     def _advance(self) -> None:
         """Run the automatic steps (solo allocation, phase ends, refresh) up to a decision."""

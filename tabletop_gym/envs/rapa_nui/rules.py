@@ -25,8 +25,9 @@ Offering kinds (offering cards, the supply stacks, the offering stone): 0 Fish, 
 Seat *i* starts with its Woodcutter in the display, one H&G of every kind except kind *i* in
 hand, one offering card of each kind and ``2 + i`` wood; seat 0 starts (§2, Decisions table).
 
-Action ids: :data:`ACTIONS`, 45 ids as named ranges, one layout for every player count and
-phase (playing *c* H&G of kind *k* is ``ACTIONS["play_hg"].encode(k, c - 1)``).
+Action ids: :data:`~.actions.ACTIONS` (:mod:`.actions`), 45 ids as named ranges, one layout for
+every player count and phase (playing *c* H&G of kind *k* is
+``ACTIONS["play_hg"].encode(k, c - 1)``).
 
 The JSON ``"state"`` object and its loader live in
 :mod:`tabletop_gym.envs.rapa_nui.state_json`, which also holds the consistency checks behind
@@ -37,11 +38,63 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from tabletop_gym.core.game import TERMINAL, Game, GameConfig, State, as_int, shuffle
-from tabletop_gym.core.layout import ActionLayout
 from tabletop_gym.envs.rapa_nui import events as ev
+from tabletop_gym.envs.rapa_nui.actions import (
+    ACTIONS as ACTIONS,
+)
+from tabletop_gym.envs.rapa_nui.actions import (
+    BUY as BUY,
+)
+from tabletop_gym.envs.rapa_nui.actions import (
+    DRAW as DRAW,
+)
+from tabletop_gym.envs.rapa_nui.actions import (
+    HG_ID,
+    HG_OF,
+)
+from tabletop_gym.envs.rapa_nui.actions import (
+    MOAI_VP as MOAI_VP,
+)
+from tabletop_gym.envs.rapa_nui.actions import (
+    NO_BUY as NO_BUY,
+)
+from tabletop_gym.envs.rapa_nui.actions import (
+    NUM_ACTIONS as NUM_ACTIONS,
+)
+from tabletop_gym.envs.rapa_nui.actions import (
+    OFFER as OFFER,
+)
+from tabletop_gym.envs.rapa_nui.actions import (
+    PLAY_HG as PLAY_HG,
+)
+from tabletop_gym.envs.rapa_nui.actions import (
+    PLAY_HG_RANGE as PLAY_HG_RANGE,
+)
+from tabletop_gym.envs.rapa_nui.actions import (
+    PLAY_MOAI as PLAY_MOAI,
+)
+from tabletop_gym.envs.rapa_nui.actions import (
+    PLAY_PRIEST as PLAY_PRIEST,
+)
+from tabletop_gym.envs.rapa_nui.actions import (
+    PLAY_WOODCUTTER as PLAY_WOODCUTTER,
+)
+from tabletop_gym.envs.rapa_nui.actions import (
+    REMOVE_MOAI as REMOVE_MOAI,
+)
+from tabletop_gym.envs.rapa_nui.actions import (
+    SUPPLY as SUPPLY,
+)
+from tabletop_gym.envs.rapa_nui.actions import (
+    SUPPLY_SKIP as SUPPLY_SKIP,
+)
+from tabletop_gym.envs.rapa_nui.actions import (
+    play_hg_action as play_hg_action,
+)
 from tabletop_gym.envs.rapa_nui.components import (
     _BUY,
     _DRAW,
@@ -156,90 +209,13 @@ from tabletop_gym.envs.rapa_nui.components import (
 from tabletop_gym.envs.rapa_nui.events import EVENTS
 from tabletop_gym.envs.rapa_nui.state_json import check_state, load_state
 
-# --- actions ---------------------------------------------------------------------------------
-
-ACTIONS = ActionLayout(
-    [
-        (
-            "buy",
-            NUM_KINDS,
-            "buy",
-            f"phase 1: buy an offering card of kind k (cost max(0, {BUY_BASE_COST} − own H&G of "
-            "kind k in the display))",
-        ),
-        ("no_buy", 1, "buy", "phase 1: make no purchase"),
-        ("play_woodcutter", 1, "play", "phase 2: play a Woodcutter"),
-        ("play_priest", 1, "play", "phase 2: play a Priest"),
-        (
-            "play_moai",
-            1,
-            "play",
-            f"phase 2: build a Moai ({MOAI_COST} wood; starts an offering round)",
-        ),
-        (
-            "play_hg",
-            (NUM_KINDS, HAND_SIZE),
-            "play",
-            f"phase 2: play c = 1..{HAND_SIZE} H&G of kind k (c − 1 wood), index (k, c − 1)",
-        ),
-        ("remove_moai", 1, "play", "phase 2: remove a Moai from the game (three Moai in hand)"),
-        ("draw", NUM_COLUMNS, "draw", "phase 3: take the front card of column c (0-based)"),
-        (
-            "offer",
-            NUM_KINDS,
-            "offer",
-            "offering round: place an own offering card of kind k (face up by the other "
-            "players, face down by the active one)",
-        ),
-        (
-            "supply",
-            NUM_KINDS,
-            "supply_offer",
-            "offering round: the active player offers kind k from the supply, face up",
-        ),
-        (
-            "supply_skip",
-            1,
-            "supply_offer",
-            "offering round: no supply card (only with active_supply_offering_optional)",
-        ),
-        (
-            "moai_vp",
-            MAX_MOAI_UNITS + 1,
-            "moai_split",
-            f"Moai scoring: take v = 0..{MAX_MOAI_UNITS} of the units as VP, the rest as wood",
-        ),
-    ]
-)
-"""Every action id, as named ranges (one layout for every player count and phase)."""
-
-PLAY_HG_RANGE = ACTIONS["play_hg"]
-"""Playing H&G cards: ``PLAY_HG_RANGE.encode(kind, count - 1)``."""
-BUY = ACTIONS["buy"].start
-NO_BUY = ACTIONS["no_buy"].start
-PLAY_WOODCUTTER = ACTIONS["play_woodcutter"].start
-PLAY_PRIEST = ACTIONS["play_priest"].start
-PLAY_MOAI = ACTIONS["play_moai"].start
-PLAY_HG = PLAY_HG_RANGE.start
-REMOVE_MOAI = ACTIONS["remove_moai"].start
-DRAW = ACTIONS["draw"].start
-OFFER = ACTIONS["offer"].start
-SUPPLY = ACTIONS["supply"].start
-SUPPLY_SKIP = ACTIONS["supply_skip"].start
-MOAI_VP = ACTIONS["moai_vp"].start
-NUM_ACTIONS = ACTIONS.size
-# (kind, count - 1) of each H&G id, and back, looked up in the engine's hot paths.
-_HG_OF = tuple((k, c) for k, c in map(PLAY_HG_RANGE.decode, range(PLAY_HG, PLAY_HG_RANGE.stop)))
-_HG_ID = tuple(
-    tuple(PLAY_HG_RANGE.encode(k, c) for c in range(HAND_SIZE)) for k in range(NUM_KINDS)
-)
-
 
 def _action_event(action: int) -> tuple[int, tuple[int, ...]]:
     """The event an action makes, and its arguments after the seat.
 
-    Offers aside: those say at once whether the card went face down
-    (:meth:`RapaNuiState._apply_action`).
+    Draws and offers aside: those are told where the change is made
+    (:meth:`RapaNuiState._draw`, before the scoring it may trigger; an offer says whether the
+    card went face down).
     """
     if action < NO_BUY:
         return ev.BOUGHT, (action - BUY,)
@@ -264,11 +240,6 @@ def _action_event(action: int) -> tuple[int, tuple[int, ...]]:
 
 
 _ACTION_EVENT = tuple(_action_event(a) for a in range(NUM_ACTIONS))
-
-
-def play_hg_action(kind: int, count: int) -> int:
-    """Action id of playing ``count`` (1..3) H&G cards of ``kind``."""
-    return PLAY_HG_RANGE.encode(kind, count - 1)
 
 
 def buy_cost(hg_in_display: int) -> int:
@@ -551,6 +522,58 @@ class RapaNuiState(State):
         """Moai units ``player`` still has to split into wood and VP (public)."""
         return self._units[player]
 
+    # --- every seat at once, seat-major (the engine's own lists: read, never change them) ----
+    # What the observer reads when an event marked a fact group changed (core/events.py: a
+    # listener reads declared accessors); no copies, since it copies what it reads anyway.
+
+    def turn_counters(self) -> tuple[int, int, int, int]:
+        """``(phase, active, decider, draws_left)`` at once.
+
+        The index of :meth:`phase` in :data:`PHASES`, :meth:`active_player`,
+        :meth:`current_player` and :meth:`draws_left`.
+        """
+        return self._phase, self._active, self._cur, self._draws_left
+
+    def all_hands(self) -> Sequence[int]:
+        """Every seat's hand, count per card id, seat-major (each private to its seat)."""
+        return self._hands
+
+    def all_displays(self) -> Sequence[int]:
+        """Every seat's display, count per card id, seat-major (public)."""
+        return self._displays
+
+    def all_holdings(self) -> Sequence[int]:
+        """Every seat's offering cards per kind, seat-major (kinds private to each seat)."""
+        return self._holdings
+
+    def all_face_down(self) -> Sequence[int]:
+        """Every seat's face-down stone cards per kind, seat-major (kinds private to each)."""
+        return self._face_down
+
+    def all_wood(self) -> Sequence[int]:
+        """Every seat's wood (public)."""
+        return self._wood
+
+    def all_vp(self) -> Sequence[int]:
+        """Every seat's VP tiles (public)."""
+        return self._vp
+
+    def all_moai_units(self) -> Sequence[int]:
+        """Moai units every seat still has to split (public)."""
+        return self._units
+
+    def stone_face_up_counts(self) -> Sequence[int]:
+        """:meth:`stone_face_up` without the copy."""
+        return self._stone_up
+
+    def supply_counts(self) -> Sequence[int]:
+        """:meth:`supply` without the copy."""
+        return self._supply
+
+    def column(self, c: int) -> Sequence[int]:
+        """Column ``c`` of the general display, front card first (public; no copy)."""
+        return self._columns[c]
+
     # --- actions ------------------------------------------------------------------------------
 
     def _legal_actions(self) -> list[int]:
@@ -595,7 +618,7 @@ class RapaNuiState(State):
             for k in range(NUM_KINDS):
                 for c in range(1, h[b + HG + k] + 1):
                     if c - 1 <= wood:
-                        out.append(_HG_ID[k][c - 1])
+                        out.append(HG_ID[k][c - 1])
             return tuple(out)
         if ph == _DRAW:
             return tuple(DRAW + c for c in range(NUM_COLUMNS) if self._columns[c])
@@ -618,10 +641,6 @@ class RapaNuiState(State):
         self._legal = None
         ph = self._phase
         p = self._cur
-        on = self._on
-        if on is not None and ph != _OFFER:
-            code, args = _ACTION_EVENT[action]
-            on[code](self, p, *args)
         if ph == _BUY:
             if action != NO_BUY:
                 k = action - BUY
@@ -631,7 +650,9 @@ class RapaNuiState(State):
         elif ph == _PLAY:
             self._play(p, action)
         elif ph == _DRAW:
+            # The draw tells its own event, before the turn scoring it may trigger tells its.
             self._draw(p, action - DRAW)
+            return
         elif ph == _OFFER:
             k = action - OFFER
             self._holdings[p * NUM_KINDS + k] -= 1
@@ -640,9 +661,11 @@ class RapaNuiState(State):
                 self._face_down[p * NUM_KINDS + k] += 1
             else:
                 self._stone_up[k] += 1
+            self._next_offerer(p)
+            on = self._on
             if on is not None:
                 on[ev.OFFERED](self, p, k, down)
-            self._next_offerer(p)
+            return
         elif ph == _SUPPLY:
             if action != SUPPLY_SKIP:
                 k = action - SUPPLY
@@ -657,6 +680,11 @@ class RapaNuiState(State):
             self._wood[p] += u - v
             self._units[p] = 0
             self._next_splitter(p)
+        # Told once the change is made (core/events.py), the turn moved on included.
+        on = self._on
+        if on is not None:
+            code, args = _ACTION_EVENT[action]
+            on[code](self, p, *args)
 
     # The envs hand over only ids they checked against this position's legal actions.
     apply_trusted_action = _apply_action
@@ -689,7 +717,7 @@ class RapaNuiState(State):
             self._removed += 1
             self._draws_left = 1
         else:
-            k, c = _HG_OF[action - PLAY_HG]
+            k, c = HG_OF[action - PLAY_HG]
             c += 1
             h[b + HG + k] -= c
             self._displays[b + HG + k] += c
@@ -728,6 +756,7 @@ class RapaNuiState(State):
         card = col.pop(0)
         self._hands[p * NUM_CARD_TYPES + card] += 1
         self._draws_left -= 1
+        on = self._on
         if not col:
             pile = self._pile
             if len(pile) < COLUMN_SIZE:
@@ -735,9 +764,13 @@ class RapaNuiState(State):
                 self._phase = _TERMINAL
                 self._cur = TERMINAL
                 self._draws_left = 0
+                if on is not None:
+                    on[ev.DREW](self, p, c)
                 return
             col.extend(pile[:COLUMN_SIZE])
             del pile[:COLUMN_SIZE]
+        if on is not None:
+            on[ev.DREW](self, p, c)
         if self._draws_left == 0:
             self._score(col[0])
 
@@ -765,9 +798,6 @@ class RapaNuiState(State):
         a = self._active
         disp = self._displays
         bonus = self._sole_majority(card)
-        on = self._on
-        if on is not None:
-            on[ev.SCORED](self, card)
         if card in (WOODCUTTER, PRIEST):
             gains = self._wood if card == WOODCUTTER else self._vp
             for q in range(n):
@@ -777,6 +807,7 @@ class RapaNuiState(State):
             if any(self._units):
                 self._phase = _SPLIT
                 self._next_splitter(a, start=True)
+                self._scored(card)
                 return
         else:
             k = card - HG
@@ -790,6 +821,13 @@ class RapaNuiState(State):
                     if q == bonus:
                         self._gain(q, k)
         self._next_turn()
+        self._scored(card)
+
+    def _scored(self, card: int) -> None:
+        # The turn scoring of ``card`` is done (and the turn moved on): told after the change.
+        on = self._on
+        if on is not None:
+            on[ev.SCORED](self, card)
 
     def _next_splitter(self, current: int, start: bool = False) -> None:
         """Hand the Moai split to the next seat clockwise from the active one with units."""
