@@ -239,7 +239,7 @@ register_game(GameSpec(
         Playthrough("rapa_nui_2p", {"num_players": 2}, 2024),
         Playthrough("rapa_nui_4p", {"num_players": 4}, 7),
     ),
-    batched="tabletop_gym.jax.rapa_nui:batched_spec",
+    batched="tabletop_gym.envs.rapa_nui.batched:batched_spec",
 ))
 
 register_game(GameSpec(
@@ -273,5 +273,5 @@ register_game(GameSpec(
         Playthrough("positano_solo", {"num_players": 1}, 3),
         Playthrough("positano_3p_split", {"num_players": 3, "split_bids": True}, 8),
     ),
-    batched="tabletop_gym.jax.positano:batched_spec",
+    batched="tabletop_gym.envs.positano.batched:batched_spec",
 ))

@@ -9,11 +9,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from tabletop_gym.envs.positano import batched as P
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano.actions import A_LOT
 from tabletop_gym.envs.positano.observer import PositanoObserver
 from tabletop_gym.envs.positano.rules import PositanoConfig, PositanoGame
-from tabletop_gym.jax import positano as P
 from tabletop_gym.jax.core import make
 from tests.jax.diff import vmapped_deal
 from tests.jax.positano_diff import SHAPES, all_configs, compare
@@ -136,7 +136,7 @@ def test_observe_assembles_the_declared_parts_by_name_and_refuses_a_mismatch():
     import jax.numpy as jnp
 
     from tabletop_gym.envs.positano import facts as F
-    from tabletop_gym.jax.positano import _assemble
+    from tabletop_gym.envs.positano.batched import _assemble
 
     parts = {name: jnp.full(size, float(i)) for i, (name, size, *_rest) in enumerate(F.PARTS)}
     # Given in reverse, laid out in the declared order.

@@ -9,6 +9,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from tabletop_gym.core.batched import exact_ratio
+from tabletop_gym.envs.rapa_nui import batched as R
 from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
 from tabletop_gym.envs.rapa_nui.rules import (
     DECK_COUNTS,
@@ -17,8 +19,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
     RapaNuiConfig,
     RapaNuiGame,
 )
-from tabletop_gym.jax import rapa_nui as R
-from tabletop_gym.jax.core import exact_ratio, make
+from tabletop_gym.jax.core import make
 from tests.jax.diff import vmapped_deal
 from tests.jax.rapa_nui_diff import all_configs, compare
 

@@ -34,6 +34,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from tabletop_gym.core.batched import BatchedGame, bind_module, exact_ratio, returns, shuffle_tail
 from tabletop_gym.core.game import REWARD_TYPES, TERMINAL
 from tabletop_gym.core.turn_based import TurnBasedState
 from tabletop_gym.envs.positano import components as C
@@ -70,7 +71,6 @@ from tabletop_gym.envs.positano.rules import (
     PositanoGame,
     PositanoState,
 )
-from tabletop_gym.jax.core import BatchedGame, bind_module, exact_ratio, returns, shuffle_tail
 
 OBSERVATION_SIZE = F.OBS_SIZE
 """Length of one observation (the reference observer's layout)."""
@@ -1451,7 +1451,9 @@ def batched_spec(config: PositanoConfig) -> BatchedGame:
     """This engine's functions bound to a validated config (what ``core.make`` returns)."""
     ref = PositanoGame(config)
     deck, ends = deck_layout(config.num_players, ref.size, not ref.fixed_goals)
-    return bind_module(sys.modules[__name__], config, deck, min_decisions(config), ends)
+    return bind_module(
+        sys.modules[__name__], config, deck, min_decisions(config), ends, name=PositanoGame.name
+    )
 
 
 __all__ = [

@@ -23,6 +23,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from tabletop_gym.core.batched import (
+    BatchedGame,
+    bind_module,
+    deal_counts,
+    returns,
+    shuffled_pool,
+)
 from tabletop_gym.core.game import REWARD_TYPES, TERMINAL
 from tabletop_gym.envs.rapa_nui.rules import (
     BUY_BASE_COST,
@@ -59,13 +66,6 @@ from tabletop_gym.envs.rapa_nui.rules import (
     RapaNuiConfig,
     RapaNuiGame,
     RapaNuiState,
-)
-from tabletop_gym.jax.core import (
-    BatchedGame,
-    bind_module,
-    deal_counts,
-    returns,
-    shuffled_pool,
 )
 
 _BUY, _PLAY, _DRAW, _OFFER, _SUPPLY, _SPLIT, _TERMINAL = range(len(PHASES))
@@ -794,4 +794,6 @@ def config_of(s: State) -> RapaNuiConfig:
 
 def batched_spec(config: RapaNuiConfig) -> BatchedGame:
     """This engine's functions bound to a validated config (what ``core.make`` returns)."""
-    return bind_module(sys.modules[__name__], config, BASE_DECK, MIN_DECISIONS)
+    return bind_module(
+        sys.modules[__name__], config, BASE_DECK, MIN_DECISIONS, name=RapaNuiGame.name
+    )
