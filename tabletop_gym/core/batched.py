@@ -13,15 +13,19 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from tabletop_gym.core.game import REWARD_TYPES
+
+if TYPE_CHECKING:
+    from tabletop_gym.core.layout import ActionRange
+    from tabletop_gym.core.observer import ObservationLayout
 
 
 @functools.cache
@@ -121,6 +125,63 @@ def shuffle_tail(key: jax.Array, order: jax.Array, start: jax.Array) -> jax.Arra
     return jnp.where(hidden, seq[src], order.astype(jnp.int32)).astype(order.dtype)
 
 
+# --- the action layout, traced ----------------------------------------------------------------
+
+
+@functools.cache
+def _decode_table(rng: ActionRange) -> np.ndarray:
+    # Row i is rng.decode(rng.start + i): the layout's own decoding, looked up.
+    return np.array([rng.decode(a) for a in range(rng.start, rng.stop)], np.int32)
+
+
+def decode(rng: ActionRange, action: jax.Array) -> tuple[jax.Array, ...]:
+    """:meth:`ActionRange.decode` of traced ids: the index of ``action`` in ``rng``, per axis.
+
+    Int32 arrays of ``action``'s shape, one per axis of ``rng.shape``. An id outside the range
+    gives the index of the range's nearest end (callers mask it out).
+    """
+    table = jnp.asarray(_decode_table(rng))
+    rows = table[jnp.clip(jnp.asarray(action, jnp.int32) - rng.start, 0, rng.size - 1)]
+    return tuple(rows[..., axis] for axis in range(len(rng.shape)))
+
+
+# --- the observation, part by part ------------------------------------------------------------
+
+
+def one_hot(index: jax.Array | int, size: int) -> jax.Array:
+    """Float32 ``(size,)``: 1 at ``index``, zeros elsewhere (all zeros for an index outside)."""
+    return (jnp.arange(size) == index).astype(jnp.float32)
+
+
+def assemble(layout: ObservationLayout, parts: Mapping[str, Any]) -> jax.Array:
+    """The observation vector: each named part flattened into its slice of ``layout``.
+
+    A twin's ``observe`` computes its parts by the names the game's
+    :class:`~tabletop_gym.core.observer.ObservationLayout` declares; the layout alone says
+    their order and sizes, and this checks them when ``observe`` is traced.
+
+    Args:
+        layout: The game's observation layout (the reference observer's).
+        parts: Every slice's values by name, in any order and shape (``size`` entries each).
+
+    Raises:
+        ValueError: At trace time, when a declared part is missing, an undeclared one is given,
+            or a part's size differs from the layout's.
+    """
+    names = list(layout.slices)
+    if set(parts) != set(names):
+        raise ValueError(f"observe: parts missing {sorted(set(names) - set(parts))}, "
+                         f"undeclared {sorted(set(parts) - set(names))}")
+    flat = []
+    for name, sl in layout.slices.items():
+        x = jnp.asarray(parts[name]).astype(jnp.float32).reshape(-1)
+        if x.shape[0] != sl.size:
+            raise ValueError(f"observe: part {name!r} has {x.shape[0]} entries, the layout "
+                             f"declares {sl.size}")
+        flat.append(x)
+    return jnp.concatenate(flat)
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class BatchedGame:
     """One game and config with its pure functions bound (hashable: usable as a static arg).
@@ -207,9 +268,12 @@ def bind_module(
 __all__ = [
     "REWARD_TYPES",
     "BatchedGame",
+    "assemble",
     "bind_module",
     "deal_counts",
+    "decode",
     "exact_ratio",
+    "one_hot",
     "returns",
     "shuffle_tail",
     "shuffled_pool",

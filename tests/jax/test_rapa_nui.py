@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from tabletop_gym.core.batched import exact_ratio
+from tabletop_gym.core.batched import decode, exact_ratio
 from tabletop_gym.envs.rapa_nui import batched as R
 from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
 from tabletop_gym.envs.rapa_nui.rules import (
@@ -104,6 +104,21 @@ def test_exact_ratio_is_the_correctly_rounded_quotient():
     assert float(exact_ratio(jnp.array([17]), 3, 100)[0]) == float(np.float32(17 / 3))
 
 
+def test_decode_is_the_action_layouts_decoding_of_traced_ids():
+    from tabletop_gym.envs.positano.actions import BIDS
+    from tabletop_gym.envs.rapa_nui.rules import PLAY_HG, PLAY_HG_RANGE
+
+    # docs/rules/rapa_nui.md §3 phase 2: id 16 plays 3 H&G of kind 2 (index (2, 2): count − 1);
+    # id 8, the first of the range, plays 1 of kind 0. An id outside the range reads as its
+    # nearest end (the twin masks those out).
+    kind, less = jax.jit(lambda a: decode(PLAY_HG_RANGE, a))(jnp.array([16, PLAY_HG, 0, 44]))
+    assert np.asarray(kind).tolist() == [2, 0, 0, 3] and np.asarray(less).tolist() == [2, 0, 0, 2]
+    # Positano's bids: card c with booster b is id 6c + b (rules §3.1: 7 cards × 6 boosters).
+    card, booster = decode(BIDS, jnp.array([[23, 41], [0, -1]], jnp.int8))
+    assert np.asarray(card).tolist() == [[3, 6], [0, 0]]
+    assert np.asarray(booster).tolist() == [[5, 5], [0, 0]]
+
+
 def test_make_binds_a_config_and_vmaps():
     g = make("rapa_nui", num_players=2, moai_choice="all_same")
     states, obs, mask = vmapped_deal(g, 5, jax.random.PRNGKey(1))
@@ -113,3 +128,29 @@ def test_make_binds_a_config_and_vmaps():
     assert g.observation_size == RapaNuiObserver(RapaNuiGame()).layout.size
     # rules §3 phase 1: seat 0 (2 wood, no H&G in the display) can only pass.
     assert np.asarray(mask).sum(1).tolist() == [1] * 5
+
+
+def test_observe_reads_its_parts_from_the_observer_layout_when_traced(monkeypatch):
+    # The observer's layout alone says the parts, their order and sizes: observe lays its parts
+    # out by name in that order, and a layout it does not match is refused while it is traced.
+    from tabletop_gym.core.observer import ObservationLayout
+
+    config = RapaNuiConfig(num_players=3)
+    state = R.init(jax.random.PRNGKey(0), config)
+    declared = [sl.part for sl in R._observation_layout(config).slices.values()]
+    assert R.OBSERVATION_SIZE == sum(p[1] for p in declared) == 213
+    # The same parts declared in another order come out in that order.
+    swapped = [declared[1], declared[0], *declared[2:]]
+    monkeypatch.setattr(R, "_observation_layout", lambda cfg: ObservationLayout(swapped))
+    obs = np.asarray(R.observe(state, 1))
+    assert obs[:4].tolist() == [0, 1, 0, 0]  # seat 1 of 4 one-hot first
+    assert obs[4:7].tolist() == [0, 1, 0]  # then the player count 2, 3, 4: three
+    wide = [(p[0], 2, *p[2:]) if p[0] == "removed_moai" else p for p in declared]
+    monkeypatch.setattr(R, "_observation_layout", lambda cfg: ObservationLayout(wide))
+    # A fresh function each time: no trace an earlier test cached is reused.
+    with pytest.raises(ValueError, match="part 'removed_moai' has 1 entries, the layout declares 2"):
+        jax.eval_shape(lambda st: R.observe(st, 0), state)
+    extra = [*declared, ("extra", 1, 0, 1, "")]
+    monkeypatch.setattr(R, "_observation_layout", lambda cfg: ObservationLayout(extra))
+    with pytest.raises(ValueError, match=r"parts missing \['extra'\]"):
+        jax.eval_shape(lambda st: R.observe(st, 0), state)
