@@ -46,6 +46,7 @@ import numpy as np
 
 from tabletop_gym.core.game import Game, State
 from tabletop_gym.core.observer import Observer
+from tabletop_gym.registry import game_spec
 
 DEFAULT_POLICY = "heuristic-net"
 DEFAULT_WORLDS = 8
@@ -160,7 +161,8 @@ def _engine(game_name: str) -> Any:
     if game_name not in ("positano", "rapa_nui"):
         raise ValueError(f"the search agent plays the games with a batched engine (positano, "
                          f"rapa_nui), not {game_name!r}")
-    return importlib.import_module(f"tabletop_gym.jax.{game_name}")
+    # The game's twin (envs/<game>/batched.py): the module of the registry's batched binding.
+    return importlib.import_module(game_spec(game_name).batched_spec().__module__)
 
 
 def _scores(module: Any, s: Any) -> jax.Array:
