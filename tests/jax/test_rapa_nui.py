@@ -9,7 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from tabletop_gym.core.batched import decode, exact_ratio
+from tabletop_gym.core.batched import exact_ratio
 from tabletop_gym.envs.rapa_nui import batched as R
 from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
 from tabletop_gym.envs.rapa_nui.rules import (
@@ -102,21 +102,6 @@ def test_exact_ratio_is_the_correctly_rounded_quotient():
         assert (got == want).all()
     # 17 / 3 rounds down in float32 (5.6666665), which plain vectorised division misses.
     assert float(exact_ratio(jnp.array([17]), 3, 100)[0]) == float(np.float32(17 / 3))
-
-
-def test_decode_is_the_action_layouts_decoding_of_traced_ids():
-    from tabletop_gym.envs.positano.actions import BIDS
-    from tabletop_gym.envs.rapa_nui.rules import PLAY_HG, PLAY_HG_RANGE
-
-    # docs/rules/rapa_nui.md §3 phase 2: id 16 plays 3 H&G of kind 2 (index (2, 2): count − 1);
-    # id 8, the first of the range, plays 1 of kind 0. An id outside the range reads as its
-    # nearest end (the twin masks those out).
-    kind, less = jax.jit(lambda a: decode(PLAY_HG_RANGE, a))(jnp.array([16, PLAY_HG, 0, 44]))
-    assert np.asarray(kind).tolist() == [2, 0, 0, 3] and np.asarray(less).tolist() == [2, 0, 0, 2]
-    # Positano's bids: card c with booster b is id 6c + b (rules §3.1: 7 cards × 6 boosters).
-    card, booster = decode(BIDS, jnp.array([[23, 41], [0, -1]], jnp.int8))
-    assert np.asarray(card).tolist() == [[3, 6], [0, 0]]
-    assert np.asarray(booster).tolist() == [[5, 5], [0, 0]]
 
 
 def test_make_binds_a_config_and_vmaps():
