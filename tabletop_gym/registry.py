@@ -258,7 +258,7 @@ class GameSpec:
         test_configs: ``(id, config)`` of every configuration the generic tests run over.
         playthroughs: The golden playthroughs that pin the game's trajectories.
         batched: ``"module:function"`` binding the batched JAX engine to a config
-            (``function(config) -> tabletop_gym.jax.core.BatchedGame``); ``None``: the game has
+            (``function(config) -> tabletop_gym.core.batched.BatchedGame``); ``None``: the game has
             none. Needs the ``jax`` extra.
         benchmark: What the benchmark floors need (:class:`Benchmark`).
     """

@@ -82,7 +82,7 @@ def test_positano_bid_values_have_one_table():
     # (60/50/10) with +22 bids 82/72/32; card #7 (20/30/70) with +5 bids 25/35/75.
     assert C.BID_VALUES[0][5] == (82, 72, 32)
     assert C.BID_VALUES[6][0] == (25, 35, 75)
-    from tabletop_gym.jax import positano as jax_positano
+    from tabletop_gym.envs.positano import batched as jax_positano
 
     np.testing.assert_array_equal(jax_positano._BID_VALUE, np.array(C.BID_VALUES))
 

@@ -130,13 +130,6 @@ def test_a_registry_view_follows_registrations(nim):
 
 PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "tabletop_gym"
 
-MOVING_TODAY = {
-    "jax/positano.py",  # -> envs/positano/batched.py
-    "jax/rapa_nui.py",  # -> envs/rapa_nui/batched.py
-}
-"""Temporary exceptions: files other branches of this round move into the games' packages.
-Each must exist (so the merge that moves it must take it out of this set)."""
-
 PROSE_WORDS = 4
 """A string of at least this many words is prose written for people."""
 
@@ -214,18 +207,15 @@ def test_no_module_outside_a_games_package_names_a_game():
     ``"rapa_nui"``, ``"RapaNui-v0"``, task ids, ``envs.rapa_nui`` module paths and names such
     as ``POSITANO_STANDARD``). Prose may use a game as an example: docstrings, comments, and
     strings written for people (help texts, messages, page templates), which are the string
-    constants or f-strings of at least :data:`PROSE_WORDS` words. :data:`MOVING_TODAY` lists
-    the files other branches move into the games' packages.
+    constants or f-strings of at least :data:`PROSE_WORDS` words.
     """
     specs = game_specs()
     tokens = {_norm(t) for spec in specs for t in (spec.name, spec.title)}
     own = [p for spec in specs for p in _game_files(spec)]
-    for rel in MOVING_TODAY:
-        assert (PACKAGE / rel).is_file(), f"{rel} has moved: take it out of MOVING_TODAY"
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE).as_posix()
-        if rel == "registry.py" or rel in MOVING_TODAY or any(rel.startswith(o) for o in own):
+        if rel == "registry.py" or any(rel.startswith(o) for o in own):
             continue
         for line, word in _names_in_code(ast.parse(path.read_text(), rel)):
             if any(t in _norm(word) for t in tokens):

@@ -36,7 +36,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tabletop_gym.jax.core import BatchedGame, make
+from tabletop_gym.core.batched import BatchedGame
+from tabletop_gym.jax.core import make
 
 
 class EnvState(NamedTuple):
@@ -84,7 +85,7 @@ class TimeStep(NamedTuple):
 
 @dataclasses.dataclass(frozen=True)
 class BatchedEnv:
-    """``batch_size`` games of one :class:`~tabletop_gym.jax.core.BatchedGame`.
+    """``batch_size`` games of one :class:`~tabletop_gym.core.batched.BatchedGame`.
 
     Attributes:
         game: The batched game.

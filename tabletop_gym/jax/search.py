@@ -2,7 +2,7 @@
 
 At each decision the agent turns the Python position into the batched engine's state
 (``from_reference``), draws ``worlds`` full states from what its seat knows
-(:func:`~tabletop_gym.jax.rapa_nui.resample_hidden`, the same distribution as the Python
+(:func:`~tabletop_gym.envs.rapa_nui.batched.resample_hidden`, the same distribution as the Python
 resamplers), tries each candidate move in every world and continues every one of those games to
 the end with a policy network playing every seat greedily from its own observation, all in one
 ``jax.jit`` over ``candidates × worlds`` games. A finished game is worth to the seat what it is

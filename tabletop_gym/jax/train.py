@@ -45,7 +45,8 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from tabletop_gym.jax.core import BatchedGame, make
+from tabletop_gym.core.batched import BatchedGame
+from tabletop_gym.jax.core import make
 from tabletop_gym.jax.env import BatchedEnv, EnvState, TimeStep
 
 MASKED_LOGIT = -1e9

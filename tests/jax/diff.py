@@ -63,7 +63,7 @@ def random_rollout(
     last states).
 
     Args:
-        module: The engine module (``tabletop_gym.jax.rapa_nui`` or ``positano``).
+        module: The engine module (``tabletop_gym.envs.rapa_nui.batched`` or ``positano``).
         states: A batch of states (a leading axis on every field).
         key: The key of the random actions.
         steps: Scan length: at least the longest game.

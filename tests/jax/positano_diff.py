@@ -25,10 +25,10 @@ import jax
 import numpy as np
 
 from tabletop_gym.core.game import REWARD_TYPES
+from tabletop_gym.envs.positano import batched as P
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano.observer import PositanoObserver
 from tabletop_gym.envs.positano.rules import NUM_ACTIONS, PositanoConfig, PositanoGame
-from tabletop_gym.jax import positano as P
 from tests.jax import diff
 
 # Four goal lists, 3 cards each, that together show every face of the six cards (rules §1.8).

@@ -19,9 +19,9 @@ import jax
 import numpy as np
 
 from tabletop_gym.core.game import REWARD_TYPES
+from tabletop_gym.envs.rapa_nui import batched as R
 from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
 from tabletop_gym.envs.rapa_nui.rules import NUM_ACTIONS, RapaNuiConfig, RapaNuiGame
-from tabletop_gym.jax import rapa_nui as R
 from tests.jax import diff
 
 

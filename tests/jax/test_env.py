@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tabletop_gym.core.game import ConfigError
-from tabletop_gym.jax import rapa_nui as R
+from tabletop_gym.envs.rapa_nui import batched as R
 from tabletop_gym.jax.core import make
 from tabletop_gym.jax.env import BatchedEnv, VectorEnv
 
@@ -112,8 +112,8 @@ def test_every_deal_is_a_full_deck_and_an_early_end_still_gets_a_full_shuffle():
 
 
 def test_positano_deals_shuffle_each_chance_segment_apart():
+    from tabletop_gym.envs.positano import batched as P
     from tabletop_gym.envs.positano.rules import PositanoGame
-    from tabletop_gym.jax import positano as P
 
     g = make("positano", num_players=2, reward_type="win_loss")
     env = BatchedEnv(g, 8)

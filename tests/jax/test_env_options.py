@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from tabletop_gym.jax import rapa_nui as R
+from tabletop_gym.envs.rapa_nui import batched as R
 from tabletop_gym.jax.core import make
 from tabletop_gym.jax.env import BatchedEnv
 

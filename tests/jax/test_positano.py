@@ -9,11 +9,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from tabletop_gym.envs.positano import batched as P
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano.actions import A_LOT
 from tabletop_gym.envs.positano.observer import PositanoObserver
 from tabletop_gym.envs.positano.rules import PositanoConfig, PositanoGame
-from tabletop_gym.jax import positano as P
 from tabletop_gym.jax.core import make
 from tests.jax.diff import vmapped_deal
 from tests.jax.positano_diff import SHAPES, all_configs, compare
@@ -135,16 +135,38 @@ def test_make_binds_a_config_and_vmaps():
 def test_observe_assembles_the_declared_parts_by_name_and_refuses_a_mismatch():
     import jax.numpy as jnp
 
+    from tabletop_gym.core.batched import assemble
     from tabletop_gym.envs.positano import facts as F
-    from tabletop_gym.jax.positano import _assemble
 
+    layout = P._LAYOUT
+    assert [(sl.name, sl.size) for sl in layout.slices.values()] == [p[:2] for p in F.PARTS]
     parts = {name: jnp.full(size, float(i)) for i, (name, size, *_rest) in enumerate(F.PARTS)}
     # Given in reverse, laid out in the declared order.
-    vec = _assemble(dict(reversed(list(parts.items()))))
+    vec = assemble(layout, dict(reversed(list(parts.items()))))
     first, size = F.PARTS[0][0], F.PARTS[0][1]
     assert first == "num_players" and float(vec[0]) == 0.0 and float(vec[size]) == 1.0
     assert vec.shape[0] == sum(p[1] for p in F.PARTS)
     with pytest.raises(ValueError, match=r"parts missing \['build_lot'\], undeclared \['extra'\]"):
-        _assemble({**{k: v for k, v in parts.items() if k != "build_lot"}, "extra": jnp.zeros(1)})
+        assemble(layout, {**{k: v for k, v in parts.items() if k != "build_lot"},
+                          "extra": jnp.zeros(1)})
     with pytest.raises(ValueError, match="part 'round' has 2 entries, the layout declares 1"):
-        _assemble({**parts, "round": jnp.zeros(2)})
+        assemble(layout, {**parts, "round": jnp.zeros(2)})
+
+
+def test_observe_reads_its_parts_from_the_observer_layout_when_traced(monkeypatch):
+    # The layout alone says the parts: a layout whose `round` slice is 2 wide, or that declares
+    # a part observe does not compute, is refused while observe is traced (no compile needed).
+    from tabletop_gym.core.observer import ObservationLayout
+
+    state = P.init(jax.random.PRNGKey(0), PositanoConfig(num_players=2))
+    declared = [sl.part for sl in P._LAYOUT.slices.values()]
+    wide = [(p[0], 2, *p[2:]) if p[0] == "round" else p for p in declared]
+    monkeypatch.setattr(P, "_LAYOUT", ObservationLayout(wide))
+    # A fresh function each time: no trace an earlier test cached is reused.
+    with pytest.raises(ValueError, match="part 'round' has 1 entries, the layout declares 2"):
+        jax.eval_shape(lambda st: P.observe(st, 0), state)
+    monkeypatch.setattr(P, "_LAYOUT", ObservationLayout([*declared, ("extra", 1, 0, 1, "")]))
+    with pytest.raises(ValueError, match=r"parts missing \['extra'\]"):
+        jax.eval_shape(lambda st: P.observe(st, 0), state)
+
+

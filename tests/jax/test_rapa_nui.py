@@ -9,6 +9,8 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+from tabletop_gym.core.batched import exact_ratio
+from tabletop_gym.envs.rapa_nui import batched as R
 from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
 from tabletop_gym.envs.rapa_nui.rules import (
     DECK_COUNTS,
@@ -17,8 +19,7 @@ from tabletop_gym.envs.rapa_nui.rules import (
     RapaNuiConfig,
     RapaNuiGame,
 )
-from tabletop_gym.jax import rapa_nui as R
-from tabletop_gym.jax.core import exact_ratio, make
+from tabletop_gym.jax.core import make
 from tests.jax.diff import vmapped_deal
 from tests.jax.rapa_nui_diff import all_configs, compare
 
@@ -112,3 +113,29 @@ def test_make_binds_a_config_and_vmaps():
     assert g.observation_size == RapaNuiObserver(RapaNuiGame()).layout.size
     # rules §3 phase 1: seat 0 (2 wood, no H&G in the display) can only pass.
     assert np.asarray(mask).sum(1).tolist() == [1] * 5
+
+
+def test_observe_reads_its_parts_from_the_observer_layout_when_traced(monkeypatch):
+    # The observer's layout alone says the parts, their order and sizes: observe lays its parts
+    # out by name in that order, and a layout it does not match is refused while it is traced.
+    from tabletop_gym.core.observer import ObservationLayout
+
+    config = RapaNuiConfig(num_players=3)
+    state = R.init(jax.random.PRNGKey(0), config)
+    declared = [sl.part for sl in R._observation_layout(config).slices.values()]
+    assert R.OBSERVATION_SIZE == sum(p[1] for p in declared) == 213
+    # The same parts declared in another order come out in that order.
+    swapped = [declared[1], declared[0], *declared[2:]]
+    monkeypatch.setattr(R, "_observation_layout", lambda cfg: ObservationLayout(swapped))
+    obs = np.asarray(R.observe(state, 1))
+    assert obs[:4].tolist() == [0, 1, 0, 0]  # seat 1 of 4 one-hot first
+    assert obs[4:7].tolist() == [0, 1, 0]  # then the player count 2, 3, 4: three
+    wide = [(p[0], 2, *p[2:]) if p[0] == "removed_moai" else p for p in declared]
+    monkeypatch.setattr(R, "_observation_layout", lambda cfg: ObservationLayout(wide))
+    # A fresh function each time: no trace an earlier test cached is reused.
+    with pytest.raises(ValueError, match="part 'removed_moai' has 1 entries, the layout declares 2"):
+        jax.eval_shape(lambda st: R.observe(st, 0), state)
+    extra = [*declared, ("extra", 1, 0, 1, "")]
+    monkeypatch.setattr(R, "_observation_layout", lambda cfg: ObservationLayout(extra))
+    with pytest.raises(ValueError, match=r"parts missing \['extra'\]"):
+        jax.eval_shape(lambda st: R.observe(st, 0), state)

@@ -24,10 +24,10 @@ import numpy as np
 import pytest
 
 from tabletop_gym.core.turn_based import TurnBasedGame
+from tabletop_gym.envs.positano import batched as P
 from tabletop_gym.envs.positano.rules import PositanoGame
+from tabletop_gym.envs.rapa_nui import batched as R
 from tabletop_gym.envs.rapa_nui.rules import NUM_CARD_TYPES, RapaNuiGame
-from tabletop_gym.jax import positano as P
-from tabletop_gym.jax import rapa_nui as R
 from tabletop_gym.jax.core import make
 
 DRAWS = 1500

@@ -1,12 +1,11 @@
 """A batched JAX twin of the toy Nim (tests/toy/nim.py), small enough for exact best responses.
 
-It binds the same functions a real game's batched engine defines (``tabletop_gym.jax.core``), so
+It binds the same functions a real game's batched engine defines (``tabletop_gym.core.batched``), so
 the trainer, the batched env and ``exploit`` run on it unchanged.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from typing import Any, NamedTuple
 
@@ -14,8 +13,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from tabletop_gym.core.batched import BatchedGame, bind_module, returns
 from tabletop_gym.core.game import REWARD_TYPES, TERMINAL
-from tabletop_gym.jax.core import BatchedGame, bind_module, returns
 
 NUM_ACTIONS = 2
 OBSERVATION_SIZE = 2
@@ -85,6 +84,5 @@ def rewards(s: State) -> jax.Array:
 
 def batched_spec(config: Any) -> BatchedGame:
     """Nim's batched engine bound to ``config``."""
-    bound = bind_module(sys.modules[__name__], config, np.zeros(1, np.int32),
-                        min_decisions=(config.pile + 1) // 2)
-    return dataclasses.replace(bound, name="nim")
+    return bind_module(sys.modules[__name__], config, np.zeros(1, np.int32),
+                       min_decisions=(config.pile + 1) // 2, name="nim")

@@ -111,7 +111,7 @@ SPEC = GameSpec(
         Playthrough("positano_solo", {"num_players": 1}, 3),
         Playthrough("positano_3p_split", {"num_players": 3, "split_bids": True}, 8),
     ),
-    batched="tabletop_gym.jax.positano:batched_spec",
+    batched="tabletop_gym.envs.positano.batched:batched_spec",
     benchmark=Benchmark(
         # Random goal cards, no fixed solo set.
         standard={"goals": [], "solo_goal_set": 0},

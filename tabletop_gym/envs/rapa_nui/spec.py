@@ -73,7 +73,7 @@ SPEC = GameSpec(
         Playthrough("rapa_nui_2p", {"num_players": 2}, 2024),
         Playthrough("rapa_nui_4p", {"num_players": 4}, 7),
     ),
-    batched="tabletop_gym.jax.rapa_nui:batched_spec",
+    batched="tabletop_gym.envs.rapa_nui.batched:batched_spec",
     benchmark=Benchmark(
         # The rulebook reading of each switch.
         standard={

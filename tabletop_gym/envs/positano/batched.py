@@ -18,10 +18,10 @@ in seat order (each kept hidden in ``pending`` until the last one reveals them a
 turn-based transform does), so one policy can play every seat. ``current_player`` is then the
 next seat to bid. The observation never shows a pending bid.
 
-Action ids, the observation vector (1392 floats) and the rewards are those of the reference
-engine and ``PositanoObserver``; the differential tests compare them at every step. An illegal
-action ends the game with −1 for the seat that took it and 0 for the others; a finished game is
-returned unchanged.
+Action ids, the observation vector (part by part, by the observer's layout) and the rewards are
+those of the reference engine and ``PositanoObserver``; the differential tests compare them at
+every step. An illegal action ends the game with −1 for the seat that took it and 0 for the
+others; a finished game is returned unchanged.
 """
 
 from __future__ import annotations
@@ -34,7 +34,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from tabletop_gym.core.batched import (
+    BatchedGame,
+    assemble,
+    bind_module,
+    decode,
+    exact_ratio,
+    one_hot,
+    returns,
+    shuffle_tail,
+)
 from tabletop_gym.core.game import REWARD_TYPES, TERMINAL
+from tabletop_gym.core.observer import ObservationLayout
 from tabletop_gym.core.turn_based import TurnBasedState
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano import facts as F
@@ -70,9 +81,10 @@ from tabletop_gym.envs.positano.rules import (
     PositanoGame,
     PositanoState,
 )
-from tabletop_gym.jax.core import BatchedGame, bind_module, exact_ratio, returns, shuffle_tail
 
-OBSERVATION_SIZE = F.OBS_SIZE
+_LAYOUT = ObservationLayout(F.PARTS)
+"""The reference observer's layout (``PositanoObserver.layout``): the observation's parts."""
+OBSERVATION_SIZE = _LAYOUT.size
 """Length of one observation (the reference observer's layout)."""
 MAX_COLOURS = F.MAX_COLOURS
 NUM_CARDS, NUM_BOOSTERS = BIDS.shape
@@ -94,13 +106,13 @@ class _Tables(NamedTuple):
     mult: np.ndarray  # 0, 2 or 3
     block_gel: np.ndarray
     block_feats: np.ndarray  # (25, 5) observer features of a face-up block tile
-    block_kind: np.ndarray  # 0..6, -1 padding
+    block_kind: np.ndarray  # index into F.BLOCK_KINDS, -1 padding
     roof: np.ndarray
     bonus: np.ndarray
     act: np.ndarray  # 0 none, 1 Add-On, 2 Remodel
     build_gel: np.ndarray
     build_feats: np.ndarray  # (25, 8)
-    build_kind: np.ndarray  # 0..26, -1 padding
+    build_kind: np.ndarray  # index into F.BUILD_KINDS, -1 padding
     lot_gel: np.ndarray  # (25,)
 
 
@@ -123,10 +135,7 @@ def _tables(size: int) -> _Tables:
         block_feats=pad(
             [[1, t.blocks, t.multiplier == 2, t.multiplier == 3, t.gelato] for t in blocks]
         ),
-        block_kind=pad(
-            [(5 if t.multiplier == 2 else 6) if t.multiplier else t.blocks - 1 for t in blocks],
-            fill=-1,
-        ),
+        block_kind=pad([F.block_kind(t) for t in blocks], fill=-1),
         roof=pad([t.roof for t in builds]),
         bonus=pad([t.bonus for t in builds]),
         act=pad([_ACTS.index(t.action) for t in builds]),
@@ -138,9 +147,7 @@ def _tables(size: int) -> _Tables:
                 for t in builds
             ]
         ),
-        build_kind=pad(
-            [((t.roof - 1) * 3 + t.bonus) * 3 + _ACTS.index(t.action) for t in builds], fill=-1
-        ),
+        build_kind=pad([F.build_kind(t) for t in builds], fill=-1),
         lot_gel=lot_gel,
     )
 
@@ -401,9 +408,14 @@ def _rows(s: State) -> jax.Array:
     return jnp.stack([lots, blocks, builds])
 
 
+_PHASE_KIND = np.maximum(np.array(C.PHASE_KIND), 0)
+"""Per phase, the tile type whose draft order it follows (the bid and the end read lots': their
+deciders are not read from a draft order)."""
+
+
 def _kind(phase: jax.Array) -> jax.Array:
     """The tile type whose draft order a phase follows (0 lot, 1 block, 2 build)."""
-    return jnp.array([0, 0, 1, 1, 2, 2, 2, 2, 0])[phase]
+    return jnp.asarray(_PHASE_KIND)[phase]
 
 
 def acting_colour(s: State) -> jax.Array:
@@ -535,10 +547,8 @@ def _reveal(s: State) -> State:
     """All bids are in: play them (rules §3.1) and start drafting."""
     r = _i32(s.round) - 1
     has = s.pending >= 0
-    # A pending bid id, as (card, booster): row-major in the bid range of the action layout.
-    index = jnp.maximum(s.pending, 0) - BIDS.start
-    card = index // NUM_BOOSTERS
-    boost = index % NUM_BOOSTERS
+    # A pending bid id as (card, booster): the action layout's decoding (-1, none, is masked).
+    card, boost = decode(BIDS, s.pending)
     played_c = s.played_cards.at[:, r].set(jnp.where(has, card, s.played_cards[:, r]))
     played_b = s.played_boosters.at[:, r].set(jnp.where(has, boost, s.played_boosters[:, r]))
     hand_c = s.hand_cards & ~((jnp.arange(NUM_CARDS)[None, :] == card[:, None]) & has[:, None])
@@ -934,27 +944,8 @@ def score_breakdown(s: State) -> dict[str, jax.Array]:
     solo min(own, Otto's)).
     """
     sh = _shape(s)
-    tab = _tables(sh.size)
-    h = _i32(s.height)
-    pts = visible_blocks(h) * _i32(s.roof)
-    colours = jnp.arange(sh.nc)
-    mine = (h[None, :] > 0) & (_i32(s.owner)[None, :] == colours[:, None])
-    bpts = (mine * pts[None, :]).sum(1)
-
-    def gel(table: Any, taken: jax.Array) -> jax.Array:
-        t = _i32(taken)
-        return jnp.where(t >= 0, jnp.asarray(table)[jnp.maximum(t, 0)], 0).sum(1)
-
-    parts = jnp.stack(
-        [
-            gel(_CARD_GEL, s.played_cards),
-            gel(_BOOST_GEL, s.played_boosters),
-            gel(tab.lot_gel, s.lots_taken),
-            gel(tab.block_gel, s.blocks_taken),
-            gel(tab.build_gel, s.builds_taken),
-        ],
-        axis=1,
-    )
+    pts, bpts = _building_points(s, visible_blocks(s.height))
+    parts = _gelato_parts(s)
     goals = _goal_table(s)[_i32(s.goals)].T  # (nc, 3)
     total = bpts + parts.sum(1) + goals.sum(1)
     result = jnp.minimum(total[0], total[1])[None] if sh.solo else total
@@ -967,6 +958,41 @@ def score_breakdown(s: State) -> dict[str, jax.Array]:
         "total": total,
         "result": result,
     }
+
+
+def _building_points(s: State, vis: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """Sea-view points per lot (25,) and per colour (nc,) for ``vis`` blocks seen (rules §5.1)."""
+    h = _i32(s.height)
+    pts = vis * _i32(s.roof)
+    colours = jnp.arange(_shape(s).nc)
+    mine = (h[None, :] > 0) & (_i32(s.owner)[None, :] == colours[:, None])
+    return pts, (mine * pts[None, :]).sum(1)
+
+
+def _gelato_parts(s: State) -> jax.Array:
+    """Int32 (nc, 5): each colour's gelato icons so far by source (rules §5.2).
+
+    Sources as ``PositanoState.gelato_parts``: played cards, boosters, drafted lots, block and
+    build tiles.
+    """
+    tab = _tables(_shape(s).size)
+
+    def gel(table: np.ndarray, taken: jax.Array) -> jax.Array:
+        t = _i32(taken)
+        if not table.any():  # no icon in this set (the 4×4 lots, rules §1.5): nothing to look up
+            return jnp.zeros(t.shape[0], jnp.int32)
+        return jnp.where(t >= 0, jnp.asarray(table)[jnp.maximum(t, 0)], 0).sum(1)
+
+    return jnp.stack(
+        [
+            gel(_CARD_GEL, s.played_cards),
+            gel(_BOOST_GEL, s.played_boosters),
+            gel(tab.lot_gel, s.lots_taken),
+            gel(tab.block_gel, s.blocks_taken),
+            gel(tab.build_gel, s.builds_taken),
+        ],
+        axis=1,
+    )
 
 
 def winners(s: State) -> jax.Array:
@@ -994,7 +1020,12 @@ def _returns(s: State) -> jax.Array:
 
 
 def observe(s: State, player: jax.Array) -> jax.Array:
-    """Float32 ``(1392,)``: what ``player`` may know, encoded exactly as ``PositanoObserver``."""
+    """Float32 ``(OBSERVATION_SIZE,)``: what ``player`` may know, as ``PositanoObserver`` sees it.
+
+    Each part is computed under its name in the observer's layout (``facts.PARTS``), which alone
+    gives the order and the sizes (:func:`~tabletop_gym.core.batched.assemble` checks them at
+    trace time).
+    """
     sh = _shape(s)
     tab = _tables(sh.size)
     nc, t = sh.nc, sh.t
@@ -1005,8 +1036,8 @@ def observe(s: State, player: jax.Array) -> jax.Array:
     r = rnd - 1
     ego = (player + jnp.arange(nc)) % nc  # relative colour j -> colour
 
-    def onehot(i: Any, size: int) -> jax.Array:
-        return (jnp.arange(size) == i).astype(jnp.float32)
+    def hot(name: str, i: Any) -> jax.Array:
+        return one_hot(i, _LAYOUT[name].size)
 
     def rel(c: jax.Array) -> jax.Array:
         return (c - player) % nc
@@ -1046,10 +1077,12 @@ def observe(s: State, player: jax.Array) -> jax.Array:
     unseen_blocks = unseen(s.block_order)
     unseen_builds = unseen(s.build_order)
     block_kinds = (
-        (jnp.asarray(tab.block_kind)[:, None] == jnp.arange(7)[None, :]) & unseen_blocks[:, None]
+        (jnp.asarray(tab.block_kind)[:, None] == jnp.arange(len(F.BLOCK_KINDS))[None, :])
+        & unseen_blocks[:, None]
     ).sum(0)
     build_kinds = (
-        (jnp.asarray(tab.build_kind)[:, None] == jnp.arange(27)[None, :]) & unseen_builds[:, None]
+        (jnp.asarray(tab.build_kind)[:, None] == jnp.arange(len(F.BUILD_KINDS))[None, :])
+        & unseen_builds[:, None]
     ).sum(0)
     # Drafted lots that stay empty for good (rules §4).
     lt = _i32(s.lots_taken)
@@ -1068,11 +1101,11 @@ def observe(s: State, player: jax.Array) -> jax.Array:
     beach_builds = in_build_row[:, None] * jnp.asarray(tab.build_feats)
     if sh.solo:
         def first(k: int) -> jax.Array:
-            return jnp.where(left[k].any(), onehot(rows[k][jnp.argmax(left[k])], 25), 0.0)
+            return jnp.where(left[k].any(), one_hot(rows[k][jnp.argmax(left[k])], F.MAX_TILES), 0.0)
 
         leftmost = jnp.concatenate([first(0), first(1), first(2)])
     else:
-        leftmost = jnp.zeros(75)
+        leftmost = jnp.zeros(_LAYOUT["beach_leftmost"].size)
     # Cards and bids.
     pc = _i32(s.played_cards)
     pb = _i32(s.played_boosters)
@@ -1094,14 +1127,15 @@ def observe(s: State, player: jax.Array) -> jax.Array:
     rank = place.sum(1).T  # (nc, 3)
     rank = jnp.where((ph != BID) & (ph != OVER), rank, 0)
     star = (_i32(s.star)[:, None] - 1) == jnp.arange(C.NUM_STAR_SETS)[None, :]
-    bd = score_breakdown_light(s, vis)
+    gelato = _gelato_parts(s).sum(1)
+    _, building_points = _building_points(s, vis)
     # Pending draft context of the acting colour.
     a = jnp.maximum(acting, 0)
     btile = jnp.maximum(_i32(s.blocks_taken[a, r]), 0)
     mult = jnp.asarray(tab.mult)[btile]
     gen = _i32(s.general[a])
     choosing = ph == BLOCK_CHOICE
-    block_choice = jnp.where(choosing, onehot(mult - 2, 2), 0.0)
+    block_choice = jnp.where(choosing, hot("block_choice", mult - 2), 0.0)
     gains = jnp.stack(
         [jnp.minimum(_i32(s.personal[a]) * (mult - 1), gen),
          jnp.minimum(jnp.asarray(tab.blocks)[btile], gen)]
@@ -1112,7 +1146,7 @@ def observe(s: State, player: jax.Array) -> jax.Array:
     lot = jnp.maximum(lt[a, r], 0)
     build_tile = jnp.where(building, jnp.asarray(tab.build_feats)[utile, 1:], 0)
     build_limit = jnp.where(building, _lot_level(lot) + jnp.asarray(tab.bonus)[utile], 0)
-    build_lot = jnp.where(building, onehot(lot, 25), 0.0)
+    build_lot = jnp.where(building, hot("build_lot", lot), 0.0)
     otto = (
         jnp.stack([NUM_CARDS - (pc[1] >= 0).sum(), NUM_BOOSTERS - (pb[1] >= 0).sum()])
         if sh.solo
@@ -1122,14 +1156,14 @@ def observe(s: State, player: jax.Array) -> jax.Array:
     # Every part of the declared layout by name (envs/positano/facts.py: PARTS); assembled in
     # that order below, so the order and the sizes have one home.
     parts = {
-        "num_players": onehot(sh.n - 1, m),
-        "board_size": onehot(sh.size - 4, 2),
+        "num_players": hot("num_players", sh.n - 1),
+        "board_size": hot("board_size", C.BOARD_SIZES.index(sh.size)),
         "round": rnd[None],
         "rounds_left": (sh.rounds - rnd)[None],
-        "phase": onehot(ph, 9),
+        "phase": hot("phase", ph),
         "own_turn": own_turn[None],
-        "decider": jnp.where(cur >= 0, onehot(rel(cur), m), 0.0),
-        "acting_colour": jnp.where(acting >= 0, onehot(rel(acting), m), 0.0),
+        "decider": jnp.where(cur >= 0, hot("decider", rel(cur)), 0.0),
+        "acting_colour": jnp.where(acting >= 0, hot("acting_colour", rel(acting)), 0.0),
         "goals": (jnp.arange(len(C.GOAL_NAMES))[:, None] == _i32(s.goals)[None, :]).any(1),
         "cliff_owner": (rel_owner[:, None] == jnp.arange(m)[None, :]),
         "cliff_height": h,
@@ -1160,8 +1194,8 @@ def observe(s: State, player: jax.Array) -> jax.Array:
         "star_set": per_colour(star),
         "personal": per_colour(s.personal),
         "general": per_colour(s.general),
-        "gelato": per_colour(bd["gelato"]),
-        "building_points": per_colour(bd["building_points"]),
+        "gelato": per_colour(gelato),
+        "building_points": per_colour(building_points),
         "roofs_left": s.roofs_left,
         "otto_deck": otto,
         "block_choice": block_choice,
@@ -1170,52 +1204,7 @@ def observe(s: State, player: jax.Array) -> jax.Array:
         "build_limit": build_limit[None],
         "build_lot": build_lot,
     }
-    return _assemble(parts)
-
-
-def _assemble(parts: dict[str, Any]) -> jax.Array:
-    """The observation vector: ``parts`` flattened in the declared layout's order.
-
-    Raises:
-        ValueError: At trace time, when a declared part is missing, an extra one is given, or a
-            part's size differs from the layout's.
-    """
-    names = [part[0] for part in F.PARTS]
-    if set(parts) != set(names):
-        raise ValueError(f"observe: parts missing {sorted(set(names) - set(parts))}, "
-                         f"undeclared {sorted(set(parts) - set(names))}")
-    flat = []
-    for name, size, *_ in F.PARTS:
-        x = jnp.asarray(parts[name]).astype(jnp.float32).reshape(-1)
-        if x.shape[0] != size:
-            raise ValueError(f"observe: part {name!r} has {x.shape[0]} entries, the layout "
-                             f"declares {size}")
-        flat.append(x)
-    return jnp.concatenate(flat)
-
-
-def score_breakdown_light(s: State, vis: jax.Array) -> dict[str, jax.Array]:
-    """Gelato and sea-view points per colour (the parts the observation shows while playing)."""
-    sh = _shape(s)
-    tab = _tables(sh.size)
-    h = _i32(s.height)
-    pts = vis * _i32(s.roof)
-    colours = jnp.arange(sh.nc)
-    mine = (h[None, :] > 0) & (_i32(s.owner)[None, :] == colours[:, None])
-
-    def gel(table: Any, taken: jax.Array) -> jax.Array:
-        t = _i32(taken)
-        return jnp.where(t >= 0, jnp.asarray(table)[jnp.maximum(t, 0)], 0).sum(1)
-
-    gelato = (
-        gel(_CARD_GEL, s.played_cards)
-        + gel(_BOOST_GEL, s.played_boosters)
-        + gel(tab.block_gel, s.blocks_taken)
-        + gel(tab.build_gel, s.builds_taken)
-    )
-    if sh.size == 5:
-        gelato = gelato + gel(tab.lot_gel, s.lots_taken)
-    return {"gelato": gelato, "building_points": (mine * pts[None, :]).sum(1)}
+    return assemble(_LAYOUT, parts)
 
 
 # --- hidden information -----------------------------------------------------------------------
@@ -1451,7 +1440,9 @@ def batched_spec(config: PositanoConfig) -> BatchedGame:
     """This engine's functions bound to a validated config (what ``core.make`` returns)."""
     ref = PositanoGame(config)
     deck, ends = deck_layout(config.num_players, ref.size, not ref.fixed_goals)
-    return bind_module(sys.modules[__name__], config, deck, min_decisions(config), ends)
+    return bind_module(
+        sys.modules[__name__], config, deck, min_decisions(config), ends, name=PositanoGame.name
+    )
 
 
 __all__ = [

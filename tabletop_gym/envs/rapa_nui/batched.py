@@ -23,7 +23,19 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from tabletop_gym.core.batched import (
+    BatchedGame,
+    assemble,
+    bind_module,
+    deal_counts,
+    decode,
+    one_hot,
+    returns,
+    shuffled_pool,
+)
 from tabletop_gym.core.game import REWARD_TYPES, TERMINAL
+from tabletop_gym.core.observer import ObservationLayout
+from tabletop_gym.envs.rapa_nui.observer import observation_layout
 from tabletop_gym.envs.rapa_nui.rules import (
     BUY_BASE_COST,
     COLUMN_SIZE,
@@ -60,19 +72,9 @@ from tabletop_gym.envs.rapa_nui.rules import (
     RapaNuiGame,
     RapaNuiState,
 )
-from tabletop_gym.jax.core import (
-    BatchedGame,
-    bind_module,
-    deal_counts,
-    returns,
-    shuffled_pool,
-)
 
 _BUY, _PLAY, _DRAW, _OFFER, _SUPPLY, _SPLIT, _TERMINAL = range(len(PHASES))
 DECK_SIZE = sum(DECK_COUNTS)
-MAX_SEATS = 4
-OBSERVATION_SIZE = 213
-"""Length of one observation (the reference observer's layout, checked by the tests)."""
 BASE_DECK = np.array([c for c, k in enumerate(DECK_COUNTS) for _ in range(k)], dtype=np.int8)
 """The 50 cards in id order; a deal is a permutation of it."""
 MIN_DECISIONS = 60
@@ -379,8 +381,8 @@ def _play(s: State, p: jax.Array, action: jax.Array) -> State:
     is_moai = action == PLAY_MOAI
     remove = action == REMOVE_MOAI
     is_hg = (action >= PLAY_HG) & (action < REMOVE_MOAI)
-    # (kind, count - 1): row-major in the H&G range of the action layout.
-    k, c = jnp.divmod(action - PLAY_HG, PLAY_HG_RANGE.shape[1])
+    # (kind, count - 1): the action layout's decoding of the H&G range (other ids are masked).
+    k, c = decode(PLAY_HG_RANGE, action)
     card = jnp.where(
         is_hg, HG + k, jnp.where(is_moai | remove, MOAI, action - PLAY_WOODCUTTER)
     )
@@ -573,15 +575,37 @@ def current_player(s: State) -> jax.Array:
 # --- observation ------------------------------------------------------------------------------
 
 
+@functools.cache
+def _observation_layout(config: RapaNuiConfig) -> ObservationLayout:
+    """The game's declared layout for ``config`` (``observer.observation_layout``).
+
+    Its names, order and sizes are the same for every config (the bounds alone depend on the
+    supply switch), so :func:`observe` reads them for the player count only.
+    """
+    return observation_layout(config)
+
+
+OBSERVATION_SIZE = _observation_layout(RapaNuiConfig()).size
+"""Length of one observation (the reference observer's layout)."""
+_FEWEST_PLAYERS = RapaNuiConfig.__dataclass_fields__["num_players"].metadata["range"][0]
+"""The player count the ``num_players`` one-hot starts at (the config's lower bound)."""
+
+
 def observe(s: State, player: jax.Array) -> jax.Array:
-    """Float32 ``(213,)``: what ``player`` may know, encoded exactly as ``RapaNuiObserver``."""
+    """Float32 ``(OBSERVATION_SIZE,)``: what ``player`` may know, as ``RapaNuiObserver`` encodes it.
+
+    Each part is computed under its name in the observer's layout, which alone gives the order
+    and the sizes (:func:`~tabletop_gym.core.batched.assemble` checks them at trace time).
+    """
     n = s.hands.shape[0]
+    layout = _observation_layout(RapaNuiConfig(num_players=n))
     player = jnp.asarray(player, jnp.int32)
     seats = (player + jnp.arange(n)) % n
-    pad = MAX_SEATS - n
+    # Per-seat parts list the seats in ego order, padded to the layout's seats with zeros.
+    pad = layout["seat"].size - n
 
-    def onehot(i: jax.Array | int, size: int) -> jax.Array:
-        return (jnp.arange(size) == i).astype(jnp.float32)
+    def hot(name: str, i: jax.Array | int) -> jax.Array:
+        return one_hot(i, layout[name].size)
 
     def per_seat(x: jax.Array) -> jax.Array:
         return jnp.pad(x[seats].astype(jnp.float32), (0, pad))
@@ -593,31 +617,31 @@ def observe(s: State, player: jax.Array) -> jax.Array:
     live = _i32(s.col_pos)[:, None] + pos[None, :] < COLUMN_SIZE
     cards = s.deck[jnp.minimum(idx, DECK_SIZE - 1)]
     columns = (cards[..., None] == jnp.arange(NUM_CARD_TYPES)) & live[..., None]
-    parts = [
-        onehot(n - 2, 3),
-        onehot(player, MAX_SEATS),
-        onehot(_i32(s.phase), len(PHASES)),
-        onehot((_i32(s.active) - player) % n, MAX_SEATS),
-        onehot(decider, MAX_SEATS),
-        s.draws_left[None],
-        per_seat(s.units),
-        s.hands[player],
-        s.holdings[player],
-        s.face_down[player],
-        jnp.pad(s.displays[seats], ((0, pad), (0, 0))).reshape(-1),
-        per_seat(s.wood),
-        per_seat(s.vp),
-        per_seat(_i32(s.hands).sum(1)),
-        per_seat(_i32(s.holdings).sum(1)),
-        per_seat(_i32(s.face_down).sum(1)),
-        columns.reshape(-1),
-        s.stone_up,
-        _i32(s.face_down).sum()[None],
-        s.supply,
-        (_i32(s.pile_end) - s.pile_pos)[None],
-        s.removed[None],
-    ]
-    return jnp.concatenate([jnp.asarray(x).astype(jnp.float32).reshape(-1) for x in parts])
+    parts = {
+        "num_players": hot("num_players", n - _FEWEST_PLAYERS),
+        "seat": hot("seat", player),
+        "phase": hot("phase", _i32(s.phase)),
+        "active_player": hot("active_player", (_i32(s.active) - player) % n),
+        "decider": hot("decider", decider),
+        "draws_left": s.draws_left,
+        "moai_units": per_seat(s.units),
+        "own_hand": s.hands[player],
+        "own_holdings": s.holdings[player],
+        "own_face_down": s.face_down[player],
+        "displays": jnp.pad(s.displays[seats], ((0, pad), (0, 0))),
+        "wood": per_seat(s.wood),
+        "vp": per_seat(s.vp),
+        "hand_sizes": per_seat(_i32(s.hands).sum(1)),
+        "holding_counts": per_seat(_i32(s.holdings).sum(1)),
+        "face_down_counts": per_seat(_i32(s.face_down).sum(1)),
+        "columns": columns,
+        "stone_face_up": s.stone_up,
+        "stone_face_down": _i32(s.face_down).sum(),
+        "supply": s.supply,
+        "draw_pile": _i32(s.pile_end) - s.pile_pos,
+        "removed_moai": s.removed,
+    }
+    return assemble(layout, parts)
 
 
 # --- hidden information -------------------------------------------------------------------------
@@ -794,4 +818,6 @@ def config_of(s: State) -> RapaNuiConfig:
 
 def batched_spec(config: RapaNuiConfig) -> BatchedGame:
     """This engine's functions bound to a validated config (what ``core.make`` returns)."""
-    return bind_module(sys.modules[__name__], config, BASE_DECK, MIN_DECISIONS)
+    return bind_module(
+        sys.modules[__name__], config, BASE_DECK, MIN_DECISIONS, name=RapaNuiGame.name
+    )
