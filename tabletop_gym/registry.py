@@ -261,6 +261,9 @@ class GameSpec:
             (``function(config) -> tabletop_gym.core.batched.BatchedGame``); ``None``: the game has
             none. Needs the ``jax`` extra.
         benchmark: What the benchmark floors need (:class:`Benchmark`).
+        docs_tables: ``"module:attribute"`` of the mapping ``name -> generator`` of the
+            tables its docs page holds (``tools/docs_tables.py`` writes each as
+            ``<game>-<name>``); ``None``: none.
     """
 
     name: str
@@ -280,6 +283,7 @@ class GameSpec:
     test_configs: tuple[tuple[str, Mapping[str, Any]], ...] = ()
     playthroughs: tuple[Playthrough, ...] = ()
     batched: str | None = None
+    docs_tables: str | None = None
     benchmark: Benchmark = dataclasses.field(default_factory=Benchmark)
 
     @property

@@ -24,136 +24,14 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from a source checkout
     sys.path.insert(0, str(ROOT))
 
+from tabletop_gym.core.layout import markdown_table as _table  # noqa: E402
+
 _BLOCK = re.compile(
     r"(?P<open><!-- generated: (?P<name>[\w-]+) \(python tools/docs_tables\.py\) -->\n)"
     r"(?P<body>.*?)"
     r"(?P<close><!-- end generated: (?P=name) -->)",
     re.S,
 )
-
-
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(out)
-
-
-# --- Rapa Nui -------------------------------------------------------------------------------------
-
-
-def rapa_nui_cards() -> str:
-    """Card ids with the counts of the deck and the start cards."""
-    from tabletop_gym.envs.rapa_nui import rules as r
-
-    rows = []
-    for card, (name, count) in enumerate(zip(r.CARD_NAMES, r.DECK_COUNTS, strict=True)):
-        if card == r.WOODCUTTER:
-            extra = f"{count} + 1 start card per seat"
-        elif card >= r.HG:
-            extra = f"{count} + 1 per seat other than seat {card - r.HG}"
-        else:
-            extra = str(count)
-        rows.append([str(card), name, extra])
-    return _table(["id", "card", "count"], rows)
-
-
-def rapa_nui_actions() -> str:
-    """One row per action id, from the id constants of the engine."""
-    from tabletop_gym.envs.rapa_nui import rules as r
-
-    rows: list[list[str]] = []
-    for k, kind in enumerate(r.KIND_NAMES):
-        rows.append([str(r.BUY + k), f"`BUY + {k}`", "buy",
-                     f"buy one {kind} offering card (cost max(0, {r.BUY_BASE_COST} − own {kind} "
-                     "H&G in the display))"])
-    rows.append([str(r.NO_BUY), "`NO_BUY`", "buy", "make no purchase"])
-    rows.append([str(r.PLAY_WOODCUTTER), "`PLAY_WOODCUTTER`", "play", "play a Woodcutter (free)"])
-    rows.append([str(r.PLAY_PRIEST), "`PLAY_PRIEST`", "play", "play a Priest (free)"])
-    rows.append([str(r.PLAY_MOAI), "`PLAY_MOAI`", "play",
-                 f"build a Moai ({r.MOAI_COST} wood); starts an offering round"])
-    for k, kind in enumerate(r.KIND_NAMES):
-        for c in (1, 2, 3):
-            i = 3 * k + c - 1
-            rows.append([str(r.PLAY_HG + i), f"`PLAY_HG + {i}`", "play",
-                         f"play {c} H&G {kind} ({c - 1} wood)"])
-    rows.append([str(r.REMOVE_MOAI), "`REMOVE_MOAI`", "play",
-                 "remove a Moai from the game (hand of three Moai)"])
-    for c in range(r.NUM_COLUMNS):
-        rows.append([str(r.DRAW + c), f"`DRAW + {c}`", "draw",
-                     f"take the front card of column {c + 1}"])
-    for k, kind in enumerate(r.KIND_NAMES):
-        rows.append([str(r.OFFER + k), f"`OFFER + {k}`", "offer",
-                     f"place an own {kind} offering card (face up; face down when the active "
-                     "player places it)"])
-    for k, kind in enumerate(r.KIND_NAMES):
-        rows.append([str(r.SUPPLY + k), f"`SUPPLY + {k}`", "supply_offer",
-                     f"place a {kind} card from the supply face up"])
-    rows.append([str(r.SUPPLY_SKIP), "`SUPPLY_SKIP`", "supply_offer",
-                 "no supply card (only with active_supply_offering_optional)"])
-    for v in range(r.MAX_MOAI_UNITS + 1):
-        rows.append([str(r.MOAI_VP + v), f"`MOAI_VP + {v}`", "moai_split",
-                     f"take {v} of the Moai units as VP, the rest as wood"])
-    assert [int(row[0]) for row in rows] == list(range(r.NUM_ACTIONS))
-    return _table(["id", "constant", "phase", "meaning"], rows)
-
-
-def rapa_nui_observation() -> str:
-    """The observation slices (2 players, default switches)."""
-    from tabletop_gym.envs.rapa_nui.observer import RapaNuiObserver
-    from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
-
-    return RapaNuiObserver(RapaNuiGame()).layout.markdown_table()
-
-
-# --- Positano -------------------------------------------------------------------------------------
-
-
-def positano_shapes() -> str:
-    """Observation shapes of the engine observer and the AEC env for every configuration."""
-    from tabletop_gym.core.turn_based import TurnBasedGame, TurnBasedObserver
-    from tabletop_gym.envs.positano.observer import PositanoObserver
-    from tabletop_gym.envs.positano.rules import PositanoGame
-
-    rows = []
-    for n, board, label in [(1, 4, "1 (solo)"), (2, 4, "2"), (3, 4, "3"), (4, 4, "4"),
-                            (4, 5, "4"), (5, 5, "5"), (6, 5, "6")]:
-        game = PositanoGame(num_players=n, board_size=board)
-        engine = PositanoObserver(game)
-        aec = [TurnBasedObserver(TurnBasedGame(game, split=s), PositanoObserver(game)).size
-               for s in (False, True)]
-        rows.append([label, f"{board}×{board}", f"`({aec[0]},)`", f"`({aec[1]},)`",
-                     f"`({engine.size},)`"])
-    return _table(["players", "board", "AEC env", "AEC env, `split_bids=True`",
-                   "parallel env (engine observer)"], rows)
-
-
-def positano_actions() -> str:
-    """The action-id ranges, from the engine's action layout."""
-    from tabletop_gym.envs.positano.actions import ACTIONS
-
-    return ACTIONS.markdown_table()
-
-
-def positano_observation() -> str:
-    """The engine observer's slices (2 players)."""
-    from tabletop_gym.envs.positano.observer import PositanoObserver
-    from tabletop_gym.envs.positano.rules import PositanoGame
-
-    return PositanoObserver(PositanoGame(num_players=2)).layout.markdown_table()
-
-
-def positano_events() -> str:
-    """The engine's change events, from its vocabulary."""
-    from tabletop_gym.envs.positano.events import EVENTS
-
-    return EVENTS.markdown_table()
-
-
-def rapa_nui_events() -> str:
-    """The engine's change events, from its vocabulary."""
-    from tabletop_gym.envs.rapa_nui.events import EVENTS
-
-    return EVENTS.markdown_table()
 
 
 # --- training -------------------------------------------------------------------------------------
@@ -447,14 +325,6 @@ def ladder_heuristic() -> str:
 
 
 GENERATORS: dict[str, Callable[[], str]] = {
-    "rapa_nui-cards": rapa_nui_cards,
-    "rapa_nui-actions": rapa_nui_actions,
-    "rapa_nui-observation": rapa_nui_observation,
-    "positano-shapes": positano_shapes,
-    "positano-actions": positano_actions,
-    "positano-observation": positano_observation,
-    "positano-events": positano_events,
-    "rapa_nui-events": rapa_nui_events,
     "training-budgets": training_budgets,
     "distilled-nets": distilled_nets,
     "gpu-speed": gpu_speed,
@@ -470,6 +340,18 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "ladder-ratings": ladder_ratings,
     "ladder-heuristic": ladder_heuristic,
 }
+"""The generators of the tables that are not a game's own."""
+
+
+def _game_tables() -> dict[str, Callable[[], str]]:
+    """Every registered game's own tables (its spec's ``docs_tables``), named ``<game>-<table>``."""
+    from tabletop_gym.registry import game_specs, resolve
+
+    return {f"{spec.name}-{name}": make for spec in game_specs() if spec.docs_tables
+            for name, make in resolve(spec.docs_tables).items()}
+
+
+GENERATORS.update(_game_tables())
 
 
 def regenerate(text: str, cache: dict[str, str] | None = None) -> tuple[str, list[str]]:

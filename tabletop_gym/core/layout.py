@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 __all__ = ["ActionLayout", "ActionRange", "Grid", "Part", "ego_labels"]
 
@@ -54,6 +54,13 @@ class Grid:
     def size(self) -> int:
         """Entries in the table (the slice's size)."""
         return len(self.rows) * len(self.columns)
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A Markdown table of ``rows`` under ``header`` (the docs' generated tables)."""
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
 
 
 def ego_labels(n: int) -> tuple[str, ...]:

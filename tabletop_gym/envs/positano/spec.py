@@ -112,6 +112,7 @@ SPEC = GameSpec(
         Playthrough("positano_3p_split", {"num_players": 3, "split_bids": True}, 8),
     ),
     batched="tabletop_gym.envs.positano.batched:batched_spec",
+    docs_tables="tabletop_gym.envs.positano.docs:TABLES",
     benchmark=Benchmark(
         # Random goal cards, no fixed solo set.
         standard={"goals": [], "solo_goal_set": 0},

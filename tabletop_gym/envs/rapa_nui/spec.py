@@ -74,6 +74,7 @@ SPEC = GameSpec(
         Playthrough("rapa_nui_4p", {"num_players": 4}, 7),
     ),
     batched="tabletop_gym.envs.rapa_nui.batched:batched_spec",
+    docs_tables="tabletop_gym.envs.rapa_nui.docs:TABLES",
     benchmark=Benchmark(
         # The rulebook reading of each switch.
         standard={
