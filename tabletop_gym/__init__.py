@@ -14,7 +14,7 @@ the installed PettingZoo has a registry, the AEC and parallel envs are registere
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from tabletop_gym.version import __version__
 
 from tabletop_gym.registration import register_envs
 

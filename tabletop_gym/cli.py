@@ -570,7 +570,7 @@ def _choices(names: Any) -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``tabletop-gym`` command."""
-    from tabletop_gym import __version__
+    from tabletop_gym.version import __version__
 
     p = argparse.ArgumentParser(prog="tabletop-gym", description=__doc__.splitlines()[0])
     p.add_argument("--version", action="version", version=f"tabletop-gym {__version__}")

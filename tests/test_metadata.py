@@ -64,7 +64,7 @@ def test_version_has_one_source():
     assert "version" in project["project"]["dynamic"]
     assert "version" not in project["project"]
     assert project["tool"]["setuptools"]["dynamic"]["version"] == {
-        "attr": "tabletop_gym.__version__"
+        "attr": "tabletop_gym.version.__version__"
     }
 
 

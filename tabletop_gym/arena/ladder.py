@@ -63,7 +63,7 @@ def fit_ladder(games_per_pair: int, seed: int = 0, bootstrap: int = 200) -> dict
         seed: First deal's seed.
         bootstrap: Bootstrap resamples for the members' intervals.
     """
-    from tabletop_gym import __version__
+    from tabletop_gym.version import __version__
 
     res = run_league(GAME, list(MEMBERS), games_per_pair=games_per_pair, seed=seed,
                      bootstrap=bootstrap, num_players=NUM_PLAYERS)

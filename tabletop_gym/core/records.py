@@ -274,7 +274,7 @@ class GameRecord:
             raise ValueError("a game record must be a JSON object")
         version = doc.pop("record", RECORD_VERSION)
         if version not in READABLE_VERSIONS:
-            from tabletop_gym import __version__
+            from tabletop_gym.version import __version__
 
             made_by = doc.get("provenance")
             by = made_by.get("package_version") if isinstance(made_by, dict) else None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tabletop_gym import __version__
+from tabletop_gym.version import __version__
 from tabletop_gym.registry import game_spec
 from tabletop_gym.tasks import (
     BASE_IDS,

@@ -265,7 +265,6 @@ def train(
     import torch
     from sb3_contrib import MaskablePPO
 
-    import tabletop_gym  # noqa: F401 - registers the env ids
     from tabletop_gym.integrations.sb3 import make_vec_env
 
     if env_id is None:
