@@ -14,9 +14,8 @@ the installed PettingZoo has a registry, the AEC and parallel envs are registere
 
 from __future__ import annotations
 
-from tabletop_gym.version import __version__
-
 from tabletop_gym.registration import register_envs
+from tabletop_gym.version import __version__
 
 register_envs()
 

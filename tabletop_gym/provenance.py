@@ -12,8 +12,8 @@ import platform
 from pathlib import Path
 from typing import Any
 
-from tabletop_gym.version import __version__
 from tabletop_gym._commit import commit_of
+from tabletop_gym.version import __version__
 
 LIBRARIES = (
     "numpy",

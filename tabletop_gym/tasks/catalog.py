@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tabletop_gym.version import __version__
 from tabletop_gym.registry import game_spec
 from tabletop_gym.tasks import (
     BASE_IDS,
@@ -20,6 +19,7 @@ from tabletop_gym.tasks import (
     _plain,
     describe,
 )
+from tabletop_gym.version import __version__
 
 SNAPSHOT_FIELDS = (
     "version", "game", "mode", "num_players", "board_size", "reward_type", "config",

@@ -106,9 +106,9 @@ def make_minari(task_id: str, policy: str, episodes: int, seed: int = 0,
     import gymnasium
     from minari.data_collector.episode_buffer import EpisodeBuffer
 
-    from tabletop_gym.version import __version__
     from tabletop_gym.agents.base import choose_action
     from tabletop_gym.agents.kinds import check_spec, make_agent
+    from tabletop_gym.version import __version__
     from tabletop_gym.wrappers.single_agent import SingleAgentEnv
 
     if isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 1:
