@@ -118,8 +118,8 @@ def _random_step(state, rng: random.Random) -> None:
 def test_every_event_is_told_after_its_change(game):
     # core/events.py: a handler sees its change made, the turn moved on included. So the last
     # event of every action sees the position the action leaves, whatever the rules did after
-    # the decision (Positano: the solo drafts and the refresh, §7, §3.4; Rapa Nui: the turn
-    # scoring, §4).
+    # the decision (Positano: the solo drafts, docs/rules/positano.md §7, and the refresh,
+    # docs/rules/positano.md §3.5; Rapa Nui: the turn scoring, docs/rules/rapa_nui.md §4).
     state = game.new_initial_state(random.Random(3))
     seen: list[tuple[int, tuple, dict]] = []
     state.listen(lambda s, code, *a: seen.append((code, a, s.to_dict())))
@@ -132,8 +132,9 @@ def test_every_event_is_told_after_its_change(game):
 
 
 def test_a_rapa_nui_draw_is_told_with_the_card_in_hand_before_its_scoring():
-    # §3: the drawn card is in the hand (the column refilled from the pile when emptied) when
-    # DREW is told; the turn scoring it triggers (§4) is told after it, once paid.
+    # docs/rules/rapa_nui.md §3: the drawn card is in the hand (the column refilled from the pile
+    # when emptied) when DREW is told; the turn scoring it triggers is told after it, paid
+    # (docs/rules/rapa_nui.md §4).
     game = RapaNuiGame(num_players=2)
     state = game.new_initial_state(random.Random(5))
     told: list[tuple[int, tuple, int, int, str]] = []

@@ -54,7 +54,7 @@ def test_decode_is_the_action_layouts_decoding_of_traced_ids():
     # nearest end (the twin masks those out).
     kind, less = jax.jit(lambda a: decode(PLAY_HG_RANGE, a))(jnp.array([16, PLAY_HG, 0, 44]))
     assert np.asarray(kind).tolist() == [2, 0, 0, 3] and np.asarray(less).tolist() == [2, 0, 0, 2]
-    # Positano's bids: card c with booster b is id 6c + b (rules §3.1: 7 cards × 6 boosters).
+    # Positano's bids: card c with booster b is id 6c + b (docs/rules/positano.md §3.1: 7 × 6).
     card, booster = decode(BIDS, jnp.array([[23, 41], [0, -1]], jnp.int8))
     assert np.asarray(card).tolist() == [[3, 6], [0, 0]]
     assert np.asarray(booster).tolist() == [[5, 5], [0, 0]]
