@@ -51,3 +51,58 @@ def test_the_command_clones_and_refuses_bad_widths(tmp_path, capsys):
     assert report["out"] == str(out) and out.is_file()
     assert main(["dataset", "clone", str(SAMPLE), "--out", str(out), "--hidden", "a,b"]) == 2
     assert "--hidden takes widths separated by commas" in capsys.readouterr().err
+
+
+def test_an_offline_baseline_makes_clones_and_scores_in_one_call(tmp_path):
+    from tabletop_gym.tasks.datasets.offline import bc_baseline, save
+
+    res = bc_baseline("RapaNui-2p-SelfPlay-v0", "heuristic", 4, "RapaNui-2p-vsHeuristic-v0",
+                      epochs=1, hidden=(8,), work=tmp_path, seeds=1, deals_per_seed=2)
+    ds = GameDataset(tmp_path / "games")
+    # The file's dataset is the one the call wrote, named by its checksum.
+    assert res["dataset"]["games"] == 4 == ds.num_games
+    assert res["dataset"]["decisions"] == len(ds)
+    assert res["dataset"]["sha256"] == ds.manifest["files"][0]["sha256"]
+    # 4 games: 3 fitted, the last held out; only decisions with a choice count.
+    arr = ds.arrays()
+    choice = arr["action_mask"].sum(axis=1) > 1
+    assert res["clone"]["train_decisions"] == int((choice & (arr["game_index"] < 3)).sum())
+    assert res["clone"]["valid_decisions"] == int((choice & (arr["game_index"] == 3)).sum())
+    # Scored as the suite scores: 1 seed x 2 deals, each from both seats = 4 games.
+    row = res["score"]["task"]
+    assert row["id"] == "RapaNui-2p-vsHeuristic-v0" and row["games"] == 4
+    assert res["score"]["protocol"]["deals_per_seed"] == {"RapaNui-2p-vsHeuristic-v0": 2}
+    assert res["command"].startswith("tabletop-gym dataset baseline --source-task "
+                                     "RapaNui-2p-SelfPlay-v0 --policy heuristic --games 4 ")
+    out = save(res, tmp_path / "r" / "bc.json")
+    assert json.loads(out.read_text())["clone"] == res["clone"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (("RapaNui-2p-SelfPlay-v0", "heuristic", 4, "Positano-2p-vsHeuristic-v0"),
+     "of different games"),
+    (("RapaNui-2p-SelfPlay-v0", "heuristic", 1, "RapaNui-2p-vsHeuristic-v0"),
+     "games must be at least 2"),
+    (("NoSuch-v0", "heuristic", 4, "RapaNui-2p-vsHeuristic-v0"), "unknown task 'NoSuch-v0'"),
+    (("RapaNui-2p-SelfPlay-v0", "heuristic", 4, "NoSuch-v0"), "unknown task 'NoSuch-v0'"),
+])
+def test_an_offline_baseline_refuses_bad_settings_before_any_game(tmp_path, args, message):
+    from tabletop_gym.tasks.datasets.offline import bc_baseline
+
+    with pytest.raises(ValueError, match=message):
+        bc_baseline(*args, work=tmp_path)
+    assert list(tmp_path.iterdir()) == []  # nothing was written
+
+
+def test_a_positano_clone_saves_the_game_config_without_the_env_switches(tmp_path):
+    # The games were played with split_bids=False (an env switch, not a rule of the game); the
+    # checkpoint names the game's configuration only, so jax:<path> loads it and plays.
+    sample = SAMPLE.parent / "positano_2p"
+    assert "split_bids" in GameDataset(sample).metadata["env_kwargs"]
+    out = tmp_path / "bc.npz"
+    clone(GameDataset(sample), out, hidden=(8,), epochs=1)
+    env = raw_env_factory("positano")(num_players=2)
+    agent = make_agent(f"jax:{out}", env.game, env.observer)
+    env.reset(seed=3)
+    for _ in range(5):
+        env.step(choose_action(agent, env, env.agent_selection))

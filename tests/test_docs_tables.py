@@ -38,6 +38,7 @@ PLACES = {
     "llm-probe-references": "docs/llm.md",
     "ladder-ratings": "docs/llm.md",
     "ladder-heuristic": "docs/llm.md",
+    "datasets-bc": "docs/datasets.md",
 }
 
 

@@ -80,6 +80,9 @@ REFUSED = [
       "--episodes", "2"], ("minari",), "datasets"),
     (["dataset", "verify", "out/games"], ("pyarrow",), "datasets"),
     (["dataset", "clone", "out/games", "--out", "out/policy.npz"], ("pyarrow",), "datasets"),
+    (["dataset", "baseline", "--source-task", "RapaNui-2p-SelfPlay-v0", "--policy", "heuristic",
+      "--games", "4", "--task", "RapaNui-2p-vsHeuristic-v0", "--out", "out/bc.json"],
+     ("pyarrow",), "datasets"),
 ]
 
 
@@ -99,6 +102,20 @@ def test_a_command_names_its_missing_extra_before_any_work(argv, blocked, extra,
         assert f"({blocked[0]} is not installed)" in line
     assert done.stdout == ""  # nothing played, trained or printed
     assert not (tmp_path / "out").exists()  # and nothing written
+
+
+def test_dataset_baseline_names_torch_before_playing_its_games(tmp_path):
+    # The clone needs torch after minutes of games: the command checks it before the first one.
+    argv = ["dataset", "baseline", "--source-task", "RapaNui-2p-SelfPlay-v0", "--policy",
+            "heuristic", "--games", "4", "--task", "RapaNui-2p-vsHeuristic-v0", "--out",
+            "out/bc.json"]
+    done = run_cli(argv, ("torch",), tmp_path)
+    assert done.returncode == 2, done.stderr
+    extra = "datasets" if CORE_ONLY else "train"  # a core install lacks pyarrow, checked first
+    assert re.fullmatch(rf"tabletop-gym dataset: error: .* needs the {extra} extra \([\w.]+ is "
+                        rf'not installed\): pip install "tabletop-gym\[{extra}\]"',
+                        done.stderr.strip()), done.stderr
+    assert done.stdout == "" and not (tmp_path / "out").exists()
 
 
 def test_league_without_matplotlib_says_first_that_it_skips_the_heatmap(tmp_path):

@@ -314,6 +314,41 @@ def ladder_ratings() -> str:
               f"{doc['games_per_pair']} games per pair (protocol {doc['protocol']}).")
 
 
+def datasets_bc() -> str:
+    """The behaviour-cloning rows, one per committed result (``benchmarks/datasets/bc/``)."""
+    from tabletop_gym.registry import game_spec
+    from tabletop_gym.tasks import TASKS
+
+    def norm(x: float, r: float, h: float) -> str:
+        return f"{(x - r) / (h - r):.2f}"
+
+    rows = []
+    for path in sorted((ROOT / "benchmarks" / "datasets" / "bc").glob("*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        data, fit, score = doc["dataset"], doc["clone"], doc["score"]
+        row = score["task"]
+        source = TASKS[data["task"]]
+        ref = row["reference"]
+        lo, hi = row["score_ci"]
+        seed_lo, seed_hi = score["aggregate"]["iqm_ci"]
+        vs = row["by_opponent"]["heuristic"]
+        rows.append([
+            "×".join(str(h) for h in fit["hidden"]) + f", {fit['epochs']} epochs",
+            f"{game_spec(source.game).title} {source.num_players}p {data['policy']}, "
+            f"{data['games']:,} games",
+            f"{fit['valid_accuracy']:.3f}",
+            f"`{row['id']}`",
+            f"{row['normalized']:.2f} [{norm(lo, ref['random'], ref['heuristic'])}, "
+            f"{norm(hi, ref['random'], ref['heuristic'])}]",
+            f"[{seed_lo:.2f}, {seed_hi:.2f}]",
+            f"{vs['win_rate']:.3f} [{vs['win_ci'][0]:.3f}, {vs['win_ci'][1]:.3f}]",
+            f"{data['cpu_seconds']:.0f} / {fit['cpu_seconds']:.0f} / {score['cpu_seconds']:.0f}",
+        ])
+    return _table(["clone", "trained on", "held-out accuracy", "task",
+                   "normalised score [95 %]", "seed interval (IQM)",
+                   "win rate against the heuristic", "CPU s: make / clone / score"], rows)
+
+
 def ladder_heuristic() -> str:
     """The heuristic rated under the protocol (``benchmarks/ladder/heuristic.json``)."""
     from tabletop_gym.arena.ladder import LadderRating
@@ -339,6 +374,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "llm-probe-references": llm_probe_references,
     "ladder-ratings": ladder_ratings,
     "ladder-heuristic": ladder_heuristic,
+    "datasets-bc": datasets_bc,
 }
 """The generators of the tables that are not a game's own."""
 

@@ -73,19 +73,35 @@ def cmd_clone(args: argparse.Namespace) -> int:
     from tabletop_gym.tasks.datasets.cloning import clone
     from tabletop_gym.tasks.datasets.games import GameDataset
 
-    try:
-        hidden = tuple(int(h) for h in args.hidden.split(","))
-    except ValueError:
-        raise ValueError(f"--hidden takes widths separated by commas, got {args.hidden!r}"
-                         ) from None
-    report = clone(GameDataset(args.path), args.out, hidden=hidden, epochs=args.epochs,
-                   batch_size=args.batch_size, lr=args.lr, seed=args.seed)
+    report = clone(GameDataset(args.path), args.out, hidden=_hidden(args.hidden),
+                   epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, seed=args.seed)
     print(json.dumps({"out": args.out, **vars(report)}))
     return 0
 
 
+def _hidden(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(h) for h in text.split(","))
+    except ValueError:
+        raise ValueError(f"--hidden takes widths separated by commas, got {text!r}") from None
+
+
+def cmd_baseline(args: argparse.Namespace) -> int:
+    """Make a games dataset, clone it and score the clone; write the result file."""
+    require("datasets", "dataset baseline", _PARQUET)
+    require("train", "dataset baseline", ("torch",))  # the clone, after minutes of games
+    from tabletop_gym.tasks.datasets.offline import bc_baseline, save
+
+    result = bc_baseline(args.source_task, args.policy, args.games, args.task,
+                         epochs=args.epochs, hidden=_hidden(args.hidden), seed=args.seed)
+    row = result["score"]["task"]
+    print(f"{args.task}: normalised {row['normalized']}, held-out accuracy "
+          f"{result['clone']['valid_accuracy']:.3f}; saved {save(result, args.out)}")
+    return 0
+
+
 def add_dataset_parser(sub: Any) -> None:
-    """Add ``dataset make``, ``verify`` and ``clone`` to the command's subparsers."""
+    """Add ``dataset make``, ``verify``, ``clone`` and ``baseline`` to the command's subparsers."""
     p = sub.add_parser("dataset", help="game datasets for offline RL and imitation: Minari "
                        "datasets of a task's single-agent view, whole games as Parquet")
     ss = p.add_subparsers(dest="dataset_command", required=True)
@@ -123,3 +139,15 @@ def add_dataset_parser(sub: Any) -> None:
     cl.add_argument("--lr", type=float, default=1e-3)
     cl.add_argument("--seed", type=int, default=0)
     cl.set_defaults(func=cmd_clone)
+    bl = ss.add_parser("baseline", help="an offline baseline from one command: play a games "
+                       "dataset, clone it (needs torch) and score the clone with the suite's "
+                       "protocol; the result file feeds docs/datasets.md")
+    bl.add_argument("--source-task", required=True, help="the task the dataset's games are of")
+    bl.add_argument("--policy", required=True, help="the agent spec of every seat")
+    bl.add_argument("--games", type=int, required=True, help="games in the dataset")
+    bl.add_argument("--task", required=True, help="the task the clone is scored on")
+    bl.add_argument("--epochs", type=int, default=10)
+    bl.add_argument("--hidden", default="256,256", help="hidden widths (default 256,256)")
+    bl.add_argument("--seed", type=int, default=0, help="first deal of the dataset; clone seed")
+    bl.add_argument("--out", required=True, help="the result file to write (.json)")
+    bl.set_defaults(func=cmd_baseline)

@@ -83,6 +83,7 @@ def clone(
     from tabletop_gym.agents.jax_policy import save_policy
     from tabletop_gym.arena.envs import raw_env_factory
     from tabletop_gym.provenance import metadata as provenance
+    from tabletop_gym.registry import game_spec
 
     if epochs < 1 or batch_size < 1 or lr <= 0 or not hidden or min(hidden) < 1:
         raise ValueError(f"epochs, batch_size, lr and every hidden width must be positive; got "
@@ -166,8 +167,12 @@ def clone(
 
     report = CloneReport(n_train, len(games) - n_train, accuracy(train), accuracy(valid),
                          round(seconds, 2))
+    # The game's configuration, without the env's own switches (Positano's split_bids), which
+    # the checkpoint's loader refuses as config keys.
+    fields = {f.name for f in dataclasses.fields(game_spec(meta["game"]).config_class())}
+    config = {k: v for k, v in meta["env_kwargs"].items() if k in fields}
     save_policy(out, arrays, {
-        "game": meta["game"], "config": meta["env_kwargs"],
+        "game": meta["game"], "config": config,
         "num_players": int(meta["num_players"]), "observation_size": size,
         "num_actions": int(meta["num_actions"]), "hidden": list(hidden), "activation": "relu",
         "critic": False,  # a clone learns moves, not values
