@@ -50,8 +50,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import pyspiel  # noqa: E402
-from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
-from open_spiel.python.algorithms import outcome_sampling_mccfr as os_mccfr  # noqa: E402
+from open_spiel.python.algorithms import (  # noqa: E402
+    ismcts,
+    mcts,
+    outcome_sampling_mccfr as os_mccfr,
+)
 
 from tabletop_gym.arena.stats import wilson_interval  # noqa: E402
 from tabletop_gym.integrations.openspiel import (  # noqa: E402

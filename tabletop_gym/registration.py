@@ -28,8 +28,7 @@ def register_envs() -> None:
             gymnasium.register(env_id, entry_point=entry, max_episode_steps=steps,
                                kwargs=dict(kwargs))
     try:
-        from pettingzoo import register as pz_register
-        from pettingzoo import spec as pz_spec
+        from pettingzoo import register as pz_register, spec as pz_spec
     except ImportError:  # PettingZoo before its registry existed
         return
     for (kind, env_id), entry in PZ_ENVS.items():

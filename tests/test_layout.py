@@ -8,10 +8,8 @@ import numpy as np
 import pytest
 
 from tabletop_gym.core.layout import ActionLayout
-from tabletop_gym.envs.positano import components as C
-from tabletop_gym.envs.positano import rules as positano_rules
-from tabletop_gym.envs.positano.actions import ACTIONS as POSITANO
-from tabletop_gym.envs.positano.actions import BID_ID, BID_PAIR, BIDS
+from tabletop_gym.envs.positano import components as C, rules as positano_rules
+from tabletop_gym.envs.positano.actions import ACTIONS as POSITANO, BID_ID, BID_PAIR, BIDS
 from tabletop_gym.envs.rapa_nui import rules as rapa_nui_rules
 from tabletop_gym.envs.rapa_nui.rules import ACTIONS as RAPA_NUI
 

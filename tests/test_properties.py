@@ -25,8 +25,7 @@ from typing import Any
 
 import gymnasium
 import numpy as np
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import tabletop_gym  # noqa: F401 - registers the ids
 from tabletop_gym.core.game import SIMULTANEOUS, Game, IllegalActionError, StateFormatError

@@ -51,8 +51,6 @@ from tabletop_gym.text.moves import (
 )
 from tabletop_gym.text.probes import (
     NO_ANSWER as PROBE_NO_ANSWER,
-)
-from tabletop_gym.text.probes import (
     VALID,
     Belief,
     game_probes,

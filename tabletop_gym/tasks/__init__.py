@@ -468,8 +468,7 @@ def register_tasks() -> None:
                                max_episode_steps=GAMES[task.game]["max_episode_steps"],
                                kwargs={"task": task.id})
     try:
-        from pettingzoo import register as pz_register
-        from pettingzoo import spec as pz_spec
+        from pettingzoo import register as pz_register, spec as pz_spec
     except ImportError:  # PettingZoo before its registry existed
         return
     for task in TASKS.values():

@@ -240,8 +240,7 @@ def iqm(values: Sequence[float]) -> float:
 
 def bootstrap_ci(values: Sequence[float], reps: int = 2000, seed: int = 0) -> tuple[float, float]:
     """95 % stratified-bootstrap interval of the IQM over seeds (one task: one stratum)."""
-    from tabletop_gym.arena.stats import iqm as _iqm
-    from tabletop_gym.arena.stats import stratified_bootstrap_ci
+    from tabletop_gym.arena.stats import iqm as _iqm, stratified_bootstrap_ci
 
     col = np.asarray(values, dtype=float).reshape(-1, 1)
     return stratified_bootstrap_ci(col, _iqm, reps=reps, seed=seed)

@@ -15,8 +15,7 @@ import random
 import numpy as np
 import pyspiel
 import pytest
-from open_spiel.python.algorithms import ismcts, mcts
-from open_spiel.python.algorithms import outcome_sampling_mccfr as os_mccfr
+from open_spiel.python.algorithms import ismcts, mcts, outcome_sampling_mccfr as os_mccfr
 from open_spiel.python.observation import make_observation
 
 from tabletop_gym.core.game import (

@@ -25,8 +25,7 @@ import jax
 import numpy as np
 
 from tabletop_gym.core.game import REWARD_TYPES
-from tabletop_gym.envs.positano import batched as P
-from tabletop_gym.envs.positano import components as C
+from tabletop_gym.envs.positano import batched as P, components as C
 from tabletop_gym.envs.positano.observer import PositanoObserver
 from tabletop_gym.envs.positano.rules import NUM_ACTIONS, PositanoConfig, PositanoGame
 from tests.jax import diff

@@ -9,8 +9,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from tabletop_gym.envs.positano import batched as P
-from tabletop_gym.envs.positano import components as C
+from tabletop_gym.envs.positano import batched as P, components as C
 from tabletop_gym.envs.positano.actions import A_LOT
 from tabletop_gym.envs.positano.observer import PositanoObserver
 from tabletop_gym.envs.positano.rules import PositanoConfig, PositanoGame

@@ -12,8 +12,7 @@ import random
 from typing import Any
 
 from tabletop_gym.core.game import SIMULTANEOUS
-from tabletop_gym.envs.positano import PositanoGame, PositanoState
-from tabletop_gym.envs.positano import components as C
+from tabletop_gym.envs.positano import PositanoGame, PositanoState, components as C
 
 GOALS = ["piccolo", "solitario", "eccesso"]
 

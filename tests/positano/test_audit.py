@@ -14,8 +14,7 @@ import random
 import pytest
 
 from tabletop_gym.core.game import StateFormatError
-from tabletop_gym.envs.positano import PositanoGame, scoring
-from tabletop_gym.envs.positano import components as C
+from tabletop_gym.envs.positano import PositanoGame, components as C, scoring
 from tabletop_gym.envs.positano.render import render_text
 from tests.configs import POSITANO, POSITANO_IDS
 

@@ -15,8 +15,7 @@ import pytest
 
 from tabletop_gym.core.game import SIMULTANEOUS
 from tabletop_gym.core.turn_based import TurnBasedGame, TurnBasedObserver
-from tabletop_gym.envs.positano import PositanoGame, PositanoState, scoring
-from tabletop_gym.envs.positano import components as C
+from tabletop_gym.envs.positano import PositanoGame, PositanoState, components as C, scoring
 from tabletop_gym.envs.positano.observer import BLOCK_KINDS, BUILD_KINDS, PositanoObserver
 from tabletop_gym.envs.positano.rules import PHASES
 from tests.positano.helpers import load, pos, random_step

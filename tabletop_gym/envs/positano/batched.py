@@ -47,9 +47,7 @@ from tabletop_gym.core.batched import (
 from tabletop_gym.core.game import REWARD_TYPES, TERMINAL
 from tabletop_gym.core.observer import ObservationLayout
 from tabletop_gym.core.turn_based import TurnBasedState
-from tabletop_gym.envs.positano import components as C
-from tabletop_gym.envs.positano import facts as F
-from tabletop_gym.envs.positano import scoring
+from tabletop_gym.envs.positano import components as C, facts as F, scoring
 from tabletop_gym.envs.positano.actions import (
     A_ADD_ON,
     A_BLOCK,

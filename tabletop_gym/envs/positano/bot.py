@@ -19,26 +19,31 @@ import numpy as np
 from tabletop_gym.core.game import Game
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.envs.positano import components as C
-from tabletop_gym.envs.positano.actions import A_ADD_ON as _A_ADD_ON
-from tabletop_gym.envs.positano.actions import A_BID_BOOSTER as _A_BID_BOOSTER
-from tabletop_gym.envs.positano.actions import A_BID_CARD as _A_BID_CARD
-from tabletop_gym.envs.positano.actions import A_BLOCK as _A_BLOCK
-from tabletop_gym.envs.positano.actions import A_BUILD_TILE as _A_BUILD_TILE
-from tabletop_gym.envs.positano.actions import A_HEIGHT as _A_HEIGHT
-from tabletop_gym.envs.positano.actions import A_LOT as _A_LOT
-from tabletop_gym.envs.positano.actions import A_MULTIPLY as _A_MULTIPLY
-from tabletop_gym.envs.positano.actions import A_REMODEL as _A_REMODEL
-from tabletop_gym.envs.positano.actions import A_SKIP_ADD_ON as _A_SKIP_ADD_ON
-from tabletop_gym.envs.positano.actions import A_SKIP_REMODEL as _A_SKIP_REMODEL
-from tabletop_gym.envs.positano.actions import ACTIONS, BID_ID, BID_PAIR, BIDS
+from tabletop_gym.envs.positano.actions import (
+    A_ADD_ON as _A_ADD_ON,
+    A_BID_BOOSTER as _A_BID_BOOSTER,
+    A_BID_CARD as _A_BID_CARD,
+    A_BLOCK as _A_BLOCK,
+    A_BUILD_TILE as _A_BUILD_TILE,
+    A_HEIGHT as _A_HEIGHT,
+    A_LOT as _A_LOT,
+    A_MULTIPLY as _A_MULTIPLY,
+    A_REMODEL as _A_REMODEL,
+    A_SKIP_ADD_ON as _A_SKIP_ADD_ON,
+    A_SKIP_REMODEL as _A_SKIP_REMODEL,
+    ACTIONS,
+    BID_ID,
+    BID_PAIR,
+    BIDS,
+)
 from tabletop_gym.envs.positano.observer import (
     BLOCK_FEATURES,
     BUILD_FEATURES,
+    MAX_BID as _MAX_BID,
     NUM_BOOSTERS,
     NUM_CARDS,
     NUM_LOTS,
 )
-from tabletop_gym.envs.positano.observer import MAX_BID as _MAX_BID
 from tabletop_gym.envs.positano.rules import TILE_TYPES, PositanoGame
 from tabletop_gym.envs.positano.scoring import REGION_GOALS, goal_points, hidden_blocks, in_region
 

@@ -31,18 +31,22 @@ from tabletop_gym.envs.positano import components as C
 
 # The phases and tile types are the rules' (components.py): the layout names them, and the JAX
 # twin reads the phases' indices from here (hence the imports this module does not use).
-from tabletop_gym.envs.positano.components import MAX_HEIGHT as MAX_HEIGHT
-from tabletop_gym.envs.positano.components import MAX_TILES, NUM_LOTS, TILE_TYPES
-from tabletop_gym.envs.positano.components import PHASE_ADD_ON as ADD_ON
-from tabletop_gym.envs.positano.components import PHASE_BID as BID  # noqa: F401
-from tabletop_gym.envs.positano.components import PHASE_BLOCK_CHOICE as BLOCK_CHOICE
-from tabletop_gym.envs.positano.components import PHASE_BUILD as BUILD
-from tabletop_gym.envs.positano.components import PHASE_DRAFT_BLOCK as DRAFT_BLOCK  # noqa: F401
-from tabletop_gym.envs.positano.components import PHASE_DRAFT_BUILD as DRAFT_BUILD  # noqa: F401
-from tabletop_gym.envs.positano.components import PHASE_DRAFT_LOT as DRAFT_LOT  # noqa: F401
-from tabletop_gym.envs.positano.components import PHASE_OVER as OVER  # noqa: F401
-from tabletop_gym.envs.positano.components import PHASE_REMODEL as REMODEL
-from tabletop_gym.envs.positano.components import PHASES as PHASES
+from tabletop_gym.envs.positano.components import (
+    MAX_HEIGHT as MAX_HEIGHT,
+    MAX_TILES,
+    NUM_LOTS,
+    PHASE_ADD_ON as ADD_ON,
+    PHASE_BID as BID,  # noqa: F401
+    PHASE_BLOCK_CHOICE as BLOCK_CHOICE,
+    PHASE_BUILD as BUILD,
+    PHASE_DRAFT_BLOCK as DRAFT_BLOCK,  # noqa: F401
+    PHASE_DRAFT_BUILD as DRAFT_BUILD,  # noqa: F401
+    PHASE_DRAFT_LOT as DRAFT_LOT,  # noqa: F401
+    PHASE_OVER as OVER,  # noqa: F401
+    PHASE_REMODEL as REMODEL,
+    PHASES as PHASES,
+    TILE_TYPES,
+)
 from tabletop_gym.envs.positano.scoring import hidden_blocks
 
 _BUILD_PHASES = (BUILD, ADD_ON, REMODEL)

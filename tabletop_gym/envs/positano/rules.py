@@ -44,8 +44,7 @@ from tabletop_gym.core.game import (
     as_int,
     shuffle,
 )
-from tabletop_gym.envs.positano import components as C
-from tabletop_gym.envs.positano import scoring
+from tabletop_gym.envs.positano import components as C, scoring
 from tabletop_gym.envs.positano.actions import (
     A_ADD_ON,
     A_BID,
@@ -68,18 +67,20 @@ from tabletop_gym.envs.positano.actions import (
     BOOSTERS_PER_CARD,
     NUM_ACTIONS,
 )
-from tabletop_gym.envs.positano.components import PHASE_ADD_ON as ADD_ON
-from tabletop_gym.envs.positano.components import PHASE_BID as BID
-from tabletop_gym.envs.positano.components import PHASE_BLOCK_CHOICE as BLOCK_CHOICE
-from tabletop_gym.envs.positano.components import PHASE_BUILD as BUILD
-from tabletop_gym.envs.positano.components import PHASE_DRAFT_BLOCK as DRAFT_BLOCK
-from tabletop_gym.envs.positano.components import PHASE_DRAFT_BUILD as DRAFT_BUILD
-from tabletop_gym.envs.positano.components import PHASE_DRAFT_LOT as DRAFT_LOT
-from tabletop_gym.envs.positano.components import PHASE_KIND as _PHASE_KIND
-from tabletop_gym.envs.positano.components import PHASE_OVER as OVER
-from tabletop_gym.envs.positano.components import PHASE_REMODEL as REMODEL
-from tabletop_gym.envs.positano.components import PHASES as PHASES
-from tabletop_gym.envs.positano.components import TILE_TYPES as TILE_TYPES
+from tabletop_gym.envs.positano.components import (
+    PHASE_ADD_ON as ADD_ON,
+    PHASE_BID as BID,
+    PHASE_BLOCK_CHOICE as BLOCK_CHOICE,
+    PHASE_BUILD as BUILD,
+    PHASE_DRAFT_BLOCK as DRAFT_BLOCK,
+    PHASE_DRAFT_BUILD as DRAFT_BUILD,
+    PHASE_DRAFT_LOT as DRAFT_LOT,
+    PHASE_KIND as _PHASE_KIND,
+    PHASE_OVER as OVER,
+    PHASE_REMODEL as REMODEL,
+    PHASES as PHASES,
+    TILE_TYPES as TILE_TYPES,
+)
 from tabletop_gym.envs.positano.events import (
     BID_PLAYED,
     BUILDING,

@@ -51,16 +51,21 @@ from typing import TYPE_CHECKING, Any
 from tabletop_gym.core.game import StateFormatError, shown
 from tabletop_gym.envs.positano import components as C
 from tabletop_gym.envs.positano.actions import BIDS
-from tabletop_gym.envs.positano.components import PHASE_ADD_ON as ADD_ON
-from tabletop_gym.envs.positano.components import PHASE_BID as BID
-from tabletop_gym.envs.positano.components import PHASE_BLOCK_CHOICE as BLOCK_CHOICE
-from tabletop_gym.envs.positano.components import PHASE_BUILD as BUILD
-from tabletop_gym.envs.positano.components import PHASE_DRAFT_BLOCK as DRAFT_BLOCK
-from tabletop_gym.envs.positano.components import PHASE_DRAFT_BUILD as DRAFT_BUILD
-from tabletop_gym.envs.positano.components import PHASE_DRAFT_LOT as DRAFT_LOT
-from tabletop_gym.envs.positano.components import PHASE_INDEX, PHASE_KIND, PHASES, TILE_TYPES
-from tabletop_gym.envs.positano.components import PHASE_OVER as OVER
-from tabletop_gym.envs.positano.components import PHASE_REMODEL as REMODEL
+from tabletop_gym.envs.positano.components import (
+    PHASE_ADD_ON as ADD_ON,
+    PHASE_BID as BID,
+    PHASE_BLOCK_CHOICE as BLOCK_CHOICE,
+    PHASE_BUILD as BUILD,
+    PHASE_DRAFT_BLOCK as DRAFT_BLOCK,
+    PHASE_DRAFT_BUILD as DRAFT_BUILD,
+    PHASE_DRAFT_LOT as DRAFT_LOT,
+    PHASE_INDEX,
+    PHASE_KIND,
+    PHASE_OVER as OVER,
+    PHASE_REMODEL as REMODEL,
+    PHASES,
+    TILE_TYPES,
+)
 
 if TYPE_CHECKING:  # the rules import this module; it needs their classes for annotations only
     from tabletop_gym.envs.positano.rules import PositanoGame, PositanoState

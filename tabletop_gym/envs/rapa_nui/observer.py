@@ -24,8 +24,7 @@ import numpy as np
 from tabletop_gym.core.events import Handlers
 from tabletop_gym.core.game import State
 from tabletop_gym.core.observer import ONE, ZERO, ObservationLayout, SharedObserver
-from tabletop_gym.envs.rapa_nui import events as ev
-from tabletop_gym.envs.rapa_nui import facts as F
+from tabletop_gym.envs.rapa_nui import events as ev, facts as F
 from tabletop_gym.envs.rapa_nui.rules import (
     NUM_CARD_TYPES,
     NUM_KINDS,

@@ -45,54 +45,22 @@ from tabletop_gym.core.game import TERMINAL, Game, GameConfig, State, as_int, sh
 from tabletop_gym.envs.rapa_nui import events as ev
 from tabletop_gym.envs.rapa_nui.actions import (
     ACTIONS as ACTIONS,
-)
-from tabletop_gym.envs.rapa_nui.actions import (
     BUY as BUY,
-)
-from tabletop_gym.envs.rapa_nui.actions import (
     DRAW as DRAW,
-)
-from tabletop_gym.envs.rapa_nui.actions import (
     HG_ID,
     HG_OF,
-)
-from tabletop_gym.envs.rapa_nui.actions import (
     MOAI_VP as MOAI_VP,
-)
-from tabletop_gym.envs.rapa_nui.actions import (
     NO_BUY as NO_BUY,
-)
-from tabletop_gym.envs.rapa_nui.actions import (
     NUM_ACTIONS as NUM_ACTIONS,
-)
-from tabletop_gym.envs.rapa_nui.actions import (
     OFFER as OFFER,
-)
-from tabletop_gym.envs.rapa_nui.actions import (
     PLAY_HG as PLAY_HG,
-)
-from tabletop_gym.envs.rapa_nui.actions import (
     PLAY_HG_RANGE as PLAY_HG_RANGE,
-)
-from tabletop_gym.envs.rapa_nui.actions import (
     PLAY_MOAI as PLAY_MOAI,
-)
-from tabletop_gym.envs.rapa_nui.actions import (
     PLAY_PRIEST as PLAY_PRIEST,
-)
-from tabletop_gym.envs.rapa_nui.actions import (
     PLAY_WOODCUTTER as PLAY_WOODCUTTER,
-)
-from tabletop_gym.envs.rapa_nui.actions import (
     REMOVE_MOAI as REMOVE_MOAI,
-)
-from tabletop_gym.envs.rapa_nui.actions import (
     SUPPLY as SUPPLY,
-)
-from tabletop_gym.envs.rapa_nui.actions import (
     SUPPLY_SKIP as SUPPLY_SKIP,
-)
-from tabletop_gym.envs.rapa_nui.actions import (
     play_hg_action as play_hg_action,
 )
 from tabletop_gym.envs.rapa_nui.components import (
@@ -103,107 +71,39 @@ from tabletop_gym.envs.rapa_nui.components import (
     _SPLIT,
     _SUPPLY,
     _TERMINAL,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     BUY_BASE_COST as BUY_BASE_COST,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     CARD_NAMES as CARD_NAMES,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     COLUMN_SIZE as COLUMN_SIZE,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     DECK_COUNTS as DECK_COUNTS,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     FISH as FISH,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     GRAIN as GRAIN,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     HAND_SIZE as HAND_SIZE,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     HG as HG,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     KIND_NAMES as KIND_NAMES,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     MAX_DRAWS as MAX_DRAWS,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     MAX_FACE_DOWN as MAX_FACE_DOWN,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     MAX_FACE_UP_UNLIMITED as MAX_FACE_UP_UNLIMITED,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     MAX_HELD_UNLIMITED as MAX_HELD_UNLIMITED,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     MAX_MOAI_UNITS as MAX_MOAI_UNITS,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     MAX_SCORINGS as MAX_SCORINGS,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     MAX_TURNS as MAX_TURNS,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     MAX_VP as MAX_VP,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     MAX_WOOD as MAX_WOOD,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     MOAI as MOAI,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     MOAI_COST as MOAI_COST,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     MOAI_END_VP as MOAI_END_VP,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     NUM_CARD_TYPES as NUM_CARD_TYPES,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     NUM_COLUMNS as NUM_COLUMNS,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     NUM_KINDS as NUM_KINDS,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     OFFERING_STACK_SIZE as OFFERING_STACK_SIZE,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     PAPER_MULBERRY as PAPER_MULBERRY,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     PHASES as PHASES,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     PRIEST as PRIEST,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     START_PILE as START_PILE,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     START_WOOD as START_WOOD,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     SWEET_POTATO as SWEET_POTATO,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     WOOD_PER_VP as WOOD_PER_VP,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     WOODCUTTER as WOODCUTTER,
-)
-from tabletop_gym.envs.rapa_nui.components import (
     card_totals as card_totals,
 )
 from tabletop_gym.envs.rapa_nui.events import EVENTS
