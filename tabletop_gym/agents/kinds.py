@@ -38,7 +38,6 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
-import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -59,6 +58,7 @@ from tabletop_gym.agents.heuristic import heuristic_for
 from tabletop_gym.core.game import Game
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.extras import EXTRAS, PPO_MODULES, require
+from tabletop_gym.registry import resolve
 
 __all__ = ["AgentKind", "agent_extra", "agent_kind", "agent_kinds", "agent_name", "check_spec",
            "load_checkpoint", "make_agent", "model_agent", "register_kind", "require_agent"]
@@ -144,8 +144,7 @@ def agent_kind(spec: str) -> AgentKind | None:
 
 def _resolve(ref: Callable[..., Any] | str) -> Callable[..., Any]:
     if isinstance(ref, str):
-        module, attr = ref.split(":")
-        found: Callable[..., Any] = getattr(importlib.import_module(module), attr)
+        found: Callable[..., Any] = resolve(ref)  # the registry's "module:attribute" loader
         return found
     return ref
 
