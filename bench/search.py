@@ -15,6 +15,11 @@ counts one half) with its 95 % Wilson interval.
 
 Usage: ``nice python bench/search.py [--games 40] [--search SPEC] [--games-heuristic 20]``;
 writes ``bench/results/search.{md,json}``. Needs the ``jax`` extra.
+
+Table mode (``--players 4 --table ismcts:12:guided heuristic heuristic --out
+bench/results/search-4p``): the search at a table of those seats, its seat rotated on each deal;
+per opponent kind, how often the search finished above it (the share of that kind's seats it
+outscored, a tie one half), with every agent's time per move.
 """
 
 from __future__ import annotations
@@ -118,6 +123,123 @@ def match(game: str, search: str, opponent: str, games: int,
             "mean_score_diff": round(float(np.mean(diffs)), 2)}
 
 
+def finished_above(scores: Any, seat: int, others: dict[int, str]) -> dict[str, float]:
+    """Per opponent kind, the share of its seats that ``seat`` finished above (a tie one half).
+
+    Args:
+        scores: Every seat's final score.
+        seat: The search agent's seat.
+        others: The other seats and the spec each plays.
+    """
+    out: dict[str, list[float]] = {}
+    for s, spec in others.items():
+        mine, theirs = float(scores[seat]), float(scores[s])
+        out.setdefault(spec, []).append(1.0 if mine > theirs else 0.5 if mine == theirs else 0.0)
+    return {spec: float(np.mean(v)) for spec, v in out.items()}
+
+
+def table_match(game: str, players: int, search: str, opponents: list[str], games: int,
+                clocks: dict[str, Clock]) -> list[dict[str, Any]]:
+    """Games of ``search`` at a table of ``opponents``, the search's seat rotated on each deal.
+
+    The other seats play ``opponents`` in that order, from the seat after the search's. The
+    result per opponent kind is the finished-above rate: the mean over games of the share of that
+    kind's seats the search finished above (ties one half), with a normal 95 % interval over
+    games.
+    """
+    if len(opponents) != players - 1:
+        raise ValueError(f"{players} seats need {players - 1} opponents, got {opponents}")
+    env = raw_env_factory(game)(num_players=players)
+    rng = np.random.default_rng(FIRST_SEED)
+    per_game: dict[str, list[float]] = {}
+    wins: list[float] = []
+    seats: list[int] = []
+    for i in range(games):
+        deal, seat = FIRST_SEED + i // players, i % players
+        seats.append(seat)
+        specs = {(seat + 1 + k) % players: opp for k, opp in enumerate(opponents)}
+        specs[seat] = search
+        agents = {name: _agent(specs[s], env, rng) for s, name in enumerate(env.possible_agents)}
+        env.reset(seed=deal)
+        while not env.game_state.is_terminal():
+            name = env.agent_selection
+            agent = agents[name]
+            choice = len(env.game_state.legal_actions()) > 1
+            before = getattr(agent, "steps", 0)
+            start = time.perf_counter()
+            action = choose_action(agent, env, name)
+            took = time.perf_counter() - start
+            if choice:
+                clock = clocks[specs[env.possible_agents.index(name)]]
+                clock.seconds += took
+                clock.decisions += 1
+                clock.steps += getattr(agent, "steps", 0) - before
+            env.step(action)
+        state = env.game_state
+        winners = state.winners()
+        wins.append(1.0 / len(winners) if seat in winners else 0.0)
+        above = finished_above(state.scores(), seat, {s: x for s, x in specs.items() if s != seat})
+        for spec, v in above.items():
+            per_game.setdefault(spec, []).append(v)
+    rows = []
+    for spec, vals in per_game.items():
+        x = np.asarray(vals)
+        half = 1.959964 * x.std(ddof=1) / np.sqrt(x.size) if x.size > 1 else float("nan")
+        rows.append({"game": game, "players": players, "search": search, "opponent": spec,
+                     "table": [search, *opponents], "games": games,
+                     "finished_above": round(float(x.mean()), 3),
+                     "finished_above_ci": [round(float(x.mean() - half), 3),
+                                           round(float(x.mean() + half), 3)],
+                     "search_win_rate": round(float(np.mean(wins)), 3),
+                     "search_seats": seats})
+    return rows
+
+
+def main_table(a: argparse.Namespace, argv: list[str] | None) -> int:
+    """The table mode (``--players`` above 2): finished-above rates, speed of every agent."""
+    rows: list[dict[str, Any]] = []
+    speed: list[dict[str, Any]] = []
+    for game in a.games_list:
+        env = raw_env_factory(game)(num_players=a.players)
+        env.reset(seed=0)
+        start = time.perf_counter()
+        agent = make_agent(a.search, env.game, env.observer, np.random.default_rng(0))
+        assert isinstance(agent, SearchAgent)
+        agent.warm_up(env.game_state)
+        compile_s = time.perf_counter() - start
+        clocks = {spec: Clock() for spec in {a.search, *a.table}}
+        rows += table_match(game, a.players, a.search, list(a.table), a.games, clocks)
+        speed.append({"game": game, "players": a.players, "compile_s": round(compile_s, 1),
+                      **{spec: c.row() for spec, c in clocks.items()}})
+        print(json.dumps(rows[-1]), json.dumps(speed[-1]), flush=True)
+    out = pathlib.Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    doc = {"command": "python bench/search.py " + " ".join(argv or sys.argv[1:]),
+           "tables": rows, "speed": speed, "provenance": metadata()}
+    out.with_suffix(".json").write_text(json.dumps(doc, indent=1) + "\n")
+    lines = [f"# Batched search at {a.players}-player tables (CPU, same run)", "",
+             f"Command: `{doc['command']}`", "",
+             "| game | table | opponent | games | finished above it [95 %] | search's win rate |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['game']} | " + ", ".join(f"`{x}`" for x in r["table"]) +
+                     f" | `{r['opponent']}` | {r['games']} | {r['finished_above']:.3f} "
+                     f"[{r['finished_above_ci'][0]:.3f}, {r['finished_above_ci'][1]:.3f}] | "
+                     f"{r['search_win_rate']:.3f} |")
+    lines += ["", "| game | agent | decisions timed | ms per move | continuation steps/s |",
+              "|---|---|---|---|---|"]
+    for sp in speed:
+        for spec in (a.search, *dict.fromkeys(a.table)):
+            c = sp[spec]
+            lines.append(f"| {sp['game']} | `{spec}` | {c['decisions']} | {c['ms_per_move']} | "
+                         f"{c['steps_per_s']} |")
+    lines += ["", "Search compile time (once per process, not in the timings): " +
+              ", ".join(f"{sp['game']} {sp['compile_s']} s" for sp in speed) + "."]
+    out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Compile, play the matches, write the table."""
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -128,7 +250,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="games against the heuristic per game")
     p.add_argument("--games-list", nargs="+", default=list(GAMES), choices=GAMES)
     p.add_argument("--out", default=str(RESULTS / "search"))
+    p.add_argument("--players", type=int, default=2,
+                   help="above 2: the table mode, the search against --table's seats")
+    p.add_argument("--table", nargs="+", default=["ismcts:12:guided", "heuristic", "heuristic"],
+                   help="table mode: the other seats' specs, in seat order after the search's")
     a = p.parse_args(argv)
+    if a.players > 2:
+        return main_table(a, argv)
     rows: list[dict[str, Any]] = []
     speed: list[dict[str, Any]] = []
     for game in a.games_list:
