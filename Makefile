@@ -34,7 +34,7 @@ $(STAMP): pyproject.toml
 	$(PIP) install --quiet --upgrade pip
 	# torch first and pinned: any other version would pull a multi-GB build.
 	$(PIP) install --quiet torch==2.13.0
-	$(PIP) install --quiet -e ".[dev,train,bench,openspiel,integrations,docs,jax,human,video,web,web-test,llm,datasets]"
+	$(PIP) install --quiet -e ".[dev,train,bench,openspiel,integrations,docs,jax,human,video,web,web-test,llm,verifiers,datasets]"
 	touch $(STAMP)
 
 $(RLLIB_STAMP): pyproject.toml

@@ -16,6 +16,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "train": ("torch", "stable_baselines3", "sb3_contrib", "matplotlib", "tqdm", "rich"),
     "jax": ("jax", "optax", "flax"),
     "llm": ("openai",),
+    "verifiers": ("openai", "datasets", "verifiers"),
     "web": ("starlette", "uvicorn"),
     "rllib": ("ray",),
     "bench": ("pyspiel", "pettingzoo.classic"),

@@ -10,6 +10,7 @@ Each command runs in a child process in which the extra's modules cannot be impo
 
 from __future__ import annotations
 
+import importlib
 import os
 import pathlib
 import re
@@ -173,6 +174,17 @@ def test_bench_names_its_extras_before_it_measures(argv, blocked, extra):
     assert re.fullmatch(rf"tabletop-gym bench: error: .* needs the {extra} extra \([\w.]+ is not "
                         rf'installed\): pip install "tabletop-gym\[{extra}\]"', done.stderr.strip())
     assert done.stdout == ""
+
+
+def test_the_verifiers_environment_names_its_extra(monkeypatch):
+    # The module checks its extra before importing verifiers (docs/llm.md, "verifiers").
+    monkeypatch.setitem(sys.modules, "verifiers", None)
+    monkeypatch.delitem(sys.modules, "tabletop_gym.integrations.verifiers_env", raising=False)
+    first = "openai" if CORE_ONLY else "verifiers"  # a core install lacks openai, checked first
+    with pytest.raises(MissingExtraError, match=rf"^tabletop_gym.integrations.verifiers_env needs "
+                       rf"the verifiers extra \({first} is not installed\): pip install "
+                       r'"tabletop-gym\[verifiers\]"$'):
+        importlib.import_module("tabletop_gym.integrations.verifiers_env")
 
 
 def test_the_bench_flag_reader():

@@ -15,6 +15,8 @@ backs each row are in ``docs/libraries.md``.
   when it is called).
 * :mod:`tabletop_gym.integrations.sb3`: an in-process Stable-Baselines3 vector env over the
   single-agent envs, what ``train()`` steps (imports SB3 itself: needs the ``train`` extra).
+* :mod:`tabletop_gym.integrations.verifiers_env`: one seat over text as a ``verifiers``
+  environment (``load_environment``; needs the ``verifiers`` extra, docs/llm.md).
 """
 
 from __future__ import annotations
