@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -98,6 +99,27 @@ class NimState(State):
 
     def to_dict(self) -> dict[str, Any]:
         return {"pile": self.pile, "turn": self.turn}
+
+
+def exact_br_win_rate(pile: int) -> Fraction:
+    """The best response's win rate against uniform moves, seat-rotated, by backward recursion.
+
+    ``mine[p]``: the best response's chance to win with ``p`` stones and itself to move (the
+    better of its moves); ``theirs[p]``: the same with the uniform seat to move (each legal move
+    with equal chance). The best response plays each seat half the time. Exact, as a fraction.
+
+    Raises:
+        ValueError: For a pile outside 1..MAX_PILE (the game's own range).
+    """
+    if type(pile) is not int or not 1 <= pile <= MAX_PILE:
+        raise ValueError(f"pile must be an integer from 1 to {MAX_PILE}, got {pile!r}")
+    # No stones left: whoever just moved took the last one and won.
+    mine, theirs = [Fraction(0)], [Fraction(1)]
+    for p in range(1, pile + 1):
+        takes = [k for k in (1, 2) if k <= p]
+        mine.append(max(theirs[p - k] for k in takes))
+        theirs.append(sum((mine[p - k] for k in takes), Fraction(0)) / len(takes))
+    return (mine[pile] + theirs[pile]) / 2
 
 
 class NimObserver(Observer):
