@@ -42,6 +42,8 @@ PAGE = pathlib.Path("docs") / "results.md"
 FIGURE = pathlib.Path("docs") / "img" / "results.png"
 EXPLOIT_FIGURE = "exploit.png"
 """The gain curves' file name, beside the page's figure."""
+CALIBRATION = "exploit-calibration"
+"""The exploit calibration's folder under the results root."""
 BENCHMARKS = pathlib.Path("benchmarks")
 SUITE = "core"
 LEARNER_SEEDS = 5
@@ -451,8 +453,12 @@ def _compute_table(rows: Sequence[Row],
 def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, Any],
          figure: str | None = "img/results.png",
          played: Mapping[str, Mapping[str, Any]] | None = None,
-         ladders: Sequence[Mapping[str, Any]] = ()) -> str:
-    """The Markdown of ``docs/results.md`` (``ladders``: :func:`.exploit.load`'s)."""
+         ladders: Sequence[Mapping[str, Any]] = (),
+         calibrated: Sequence[Mapping[str, Any]] = ()) -> str:
+    """The Markdown of ``docs/results.md``.
+
+    ``ladders``: :func:`.exploit.load`'s; ``calibrated``: :func:`.exploit.load_calibration`'s.
+    """
     from tabletop_gym.tasks import exploit
 
     task_ids = list(SUITES[SUITE].task_ids)
@@ -526,7 +532,8 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "of each choice). `tabletop-gym suite leagues` plays them.",
         "",
         *_league_sections(played),
-        *exploit.section(ladders, f"img/{EXPLOIT_FIGURE}" if figure and ladders else None),
+        *exploit.section(ladders, f"img/{EXPLOIT_FIGURE}" if figure and ladders else None,
+                         calibrated),
         "## Recipes and compute",
         "",
         recipes,
@@ -605,7 +612,8 @@ def write(root: str | pathlib.Path = BENCHMARKS, out: str | pathlib.Path = PAGE,
     rows, held_refs = collect(root)
     ladders = exploit.load(pathlib.Path(root) / "exploit")
     text = page(rows, load_references(), held_refs,
-                played=leagues.load(pathlib.Path(root) / "leagues"), ladders=ladders)
+                played=leagues.load(pathlib.Path(root) / "leagues"), ladders=ladders,
+                calibrated=exploit.load_calibration(pathlib.Path(root) / CALIBRATION))
     pathlib.Path(out).write_text(text)
     if figure is not None:
         plot(rows, figure)
@@ -651,5 +659,6 @@ def check(root: str | pathlib.Path = BENCHMARKS, out: str | pathlib.Path = PAGE)
     rows, held_refs = collect(root)
     text = page(rows, load_references(), held_refs,
                 played=leagues.load(pathlib.Path(root) / "leagues"),
-                ladders=exploit.load(pathlib.Path(root) / "exploit"))
+                ladders=exploit.load(pathlib.Path(root) / "exploit"),
+                calibrated=exploit.load_calibration(pathlib.Path(root) / CALIBRATION))
     return pathlib.Path(out).is_file() and pathlib.Path(out).read_text() == text

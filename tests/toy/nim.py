@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -98,6 +100,41 @@ class NimState(State):
 
     def to_dict(self) -> dict[str, Any]:
         return {"pile": self.pile, "turn": self.turn}
+
+
+def exact_win_rate(pile: int, take: Mapping[int, int] | None = None) -> Fraction:
+    """A seat's win rate against uniform moves, seat-rotated, by backward recursion over the pile.
+
+    ``mine[p]``: the seat's chance to win with ``p`` stones and itself to move; ``theirs[p]``:
+    the same with the uniform seat to move (each legal move with equal chance). The seat plays
+    each seat half the time. Exact, as a fraction.
+
+    Args:
+        pile: The starting pile.
+        take: How many stones the seat takes facing each pile of 2 or more (from 1 it takes the
+            last); None: the better move everywhere, the best response.
+
+    Raises:
+        ValueError: For a pile outside 1..MAX_PILE (the game's own range), or a ``take`` that
+            lacks a pile or takes other than 1 or 2.
+    """
+    if type(pile) is not int or not 1 <= pile <= MAX_PILE:
+        raise ValueError(f"pile must be an integer from 1 to {MAX_PILE}, got {pile!r}")
+    if take is not None and any(take.get(p) not in (1, 2) for p in range(2, pile + 1)):
+        raise ValueError(f"take must say 1 or 2 for every pile from 2 to {pile}, got {take!r}")
+    # No stones left: whoever just moved took the last one and won.
+    mine, theirs = [Fraction(0)], [Fraction(1)]
+    for p in range(1, pile + 1):
+        takes = [k for k in (1, 2) if k <= p]
+        mine.append(max(theirs[p - k] for k in takes) if take is None or p == 1
+                    else theirs[p - take[p]])
+        theirs.append(sum((mine[p - k] for k in takes), Fraction(0)) / len(takes))
+    return (mine[pile] + theirs[pile]) / 2
+
+
+def exact_br_win_rate(pile: int) -> Fraction:
+    """The best response's win rate against uniform moves, seat-rotated (:func:`exact_win_rate`)."""
+    return exact_win_rate(pile)
 
 
 class NimObserver(Observer):
