@@ -33,7 +33,8 @@ def test_its_tasks_and_suites_appear_and_are_made(nim):
     assert "Nim-2p-SelfPlay-v0" in tasks.SUITES["selfplay"].task_ids
     info = tasks.describe("Nim-2p-vsHeuristic-v0")
     # The spec's standard switch is pinned; Nim has no board and no solo reward text.
-    assert info["config"] == {"pile": 7, "num_players": 2, "reward_type": "win_loss"}
+    assert info["config"] == {"pile": 7, "num_players": 2, "reward_type": "win_loss",
+                              "observation": "count"}
     assert info["board_size"] is None
     assert info["reward"].startswith("at the end: +1 each winner")
 

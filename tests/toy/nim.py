@@ -23,13 +23,20 @@ from tabletop_gym.core.render import RENDER_MODES
 
 MAX_PILE = 30
 
+OBSERVATIONS = ("count", "one_hot")
+"""How the observation gives the pile: ``count``, the number of stones as one entry; ``one_hot``,
+one entry per pile size from 0 to :data:`MAX_PILE`, 1 at the stones left (the best move depends
+on the pile modulo 3, which a small network reads off a one-hot far more easily than off one
+number)."""
+
 
 @dataclasses.dataclass(frozen=True)
 class NimConfig(GameConfig):
-    """Nim's switches: the pile size."""
+    """Nim's switches: the pile size and how the observation gives it (:data:`OBSERVATIONS`)."""
 
     pile: int = dataclasses.field(default=7, metadata={"range": (1, MAX_PILE)})
     num_players: int = dataclasses.field(default=2, metadata={"range": (2, 2)})
+    observation: str = dataclasses.field(default="count", metadata={"choices": OBSERVATIONS})
 
 
 class NimGame(Game):
@@ -96,6 +103,7 @@ class NimState(State):
         return [1 - self.turn]
 
     def clone(self) -> NimState:
+        assert isinstance(self.game, NimGame)  # the base class types it as any Game
         return NimState(self.game, self.pile, self.turn)
 
     def to_dict(self) -> dict[str, Any]:
@@ -138,19 +146,30 @@ def exact_br_win_rate(pile: int) -> Fraction:
 
 
 class NimObserver(Observer):
-    """The pile and whether it is this seat's turn."""
+    """The pile (as the config's ``observation`` says) and whether it is this seat's turn."""
 
     def __init__(self, game: Game):
         super().__init__(game)
+        assert isinstance(game.config, NimConfig)
+        self.one_hot = game.config.observation == "one_hot"
         self.layout = ObservationLayout([
-            ("pile", 1, 0, MAX_PILE, "stones left"),
+            ("pile", MAX_PILE + 1, 0, 1, "1 at the stones left (0 to 30)") if self.one_hot
+            else ("pile", 1, 0, MAX_PILE, "stones left"),
             ("own_turn", 1, 0, 1, "1 when this seat is to move"),
         ])
 
     def _fill(self, state: State, player: int, out: np.ndarray) -> None:
         assert isinstance(state, NimState)
-        out[0] = state.pile
-        out[1] = float(state.current_player() == player)
+        if self.one_hot:
+            out[state.pile] = 1.0
+        else:
+            out[0] = state.pile
+        out[-1] = float(state.current_player() == player)
+
+
+def observed_pile(pile_entries: np.ndarray) -> int:
+    """The stones left, from the observation's ``pile`` entries in either encoding."""
+    return int(pile_entries[0]) if pile_entries.size == 1 else int(np.argmax(pile_entries))
 
 
 class NimHeuristic:
@@ -162,7 +181,7 @@ class NimHeuristic:
         self.view = observer.layout.view
 
     def act(self, observation: dict[str, np.ndarray]) -> int:
-        pile = int(self.view(observation["observation"])["pile"][0])
+        pile = observed_pile(self.view(observation["observation"])["pile"])
         legal = np.flatnonzero(observation["action_mask"]).tolist()
         for a in legal:
             if (pile - a - 1) % 3 == 0:

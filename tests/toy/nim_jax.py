@@ -6,6 +6,7 @@ the trainer, the batched env and ``exploit`` run on it unchanged.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from typing import Any, NamedTuple
 
@@ -15,9 +16,11 @@ import numpy as np
 
 from tabletop_gym.core.batched import BatchedGame, bind_module, returns
 from tabletop_gym.core.game import REWARD_TYPES, TERMINAL
+from tests.toy.nim import MAX_PILE
 
 NUM_ACTIONS = 2
 OBSERVATION_SIZE = 2
+"""With the pile as a count (the default); :func:`batched_spec` gives the one-hot's size."""
 
 
 class State(NamedTuple):
@@ -60,8 +63,14 @@ def current_player(s: State) -> jax.Array:
 
 
 def observe(s: State, player: jax.Array) -> jax.Array:
-    """``[pile, own turn]`` as NimObserver encodes it."""
+    """``[pile, own turn]`` as NimObserver encodes it with the pile as a count."""
     return jnp.stack([s.pile, current_player(s) == player]).astype(jnp.float32)
+
+
+def observe_one_hot(s: State, player: jax.Array) -> jax.Array:
+    """``[1 at the pile among 0..MAX_PILE, own turn]`` as NimObserver encodes it with one-hot."""
+    pile = jnp.arange(MAX_PILE + 1) == s.pile
+    return jnp.concatenate([pile, (current_player(s) == player)[None]]).astype(jnp.float32)
 
 
 def legal_action_mask(s: State) -> jax.Array:
@@ -83,6 +92,10 @@ def rewards(s: State) -> jax.Array:
 
 
 def batched_spec(config: Any) -> BatchedGame:
-    """Nim's batched engine bound to ``config``."""
-    return bind_module(sys.modules[__name__], config, np.zeros(1, np.int32),
-                       min_decisions=(config.pile + 1) // 2, name="nim")
+    """Nim's batched engine bound to ``config`` (its ``observation`` picks the observer)."""
+    bg = bind_module(sys.modules[__name__], config, np.zeros(1, np.int32),
+                     min_decisions=(config.pile + 1) // 2, name="nim")
+    if config.observation == "one_hot":
+        return dataclasses.replace(bg, observation_size=MAX_PILE + 2,
+                                   observe=observe_one_hot)
+    return bg
