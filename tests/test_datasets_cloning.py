@@ -54,9 +54,9 @@ def test_the_command_clones_and_refuses_bad_widths(tmp_path, capsys):
 
 
 def test_an_offline_baseline_makes_clones_and_scores_in_one_call(tmp_path):
-    from tabletop_gym.tasks.datasets.offline import bc_baseline, save
+    from tabletop_gym.tasks.datasets.offline import offline_baseline, save
 
-    res = bc_baseline("RapaNui-2p-SelfPlay-v0", "heuristic", 4, "RapaNui-2p-vsHeuristic-v0",
+    res = offline_baseline("RapaNui-2p-SelfPlay-v0", "heuristic", 4, "RapaNui-2p-vsHeuristic-v0",
                       epochs=1, hidden=(8,), work=tmp_path, seeds=1, deals_per_seed=2)
     ds = GameDataset(tmp_path / "games")
     # The file's dataset is the one the call wrote, named by its checksum.
@@ -87,10 +87,10 @@ def test_an_offline_baseline_makes_clones_and_scores_in_one_call(tmp_path):
     (("RapaNui-2p-SelfPlay-v0", "heuristic", 4, "NoSuch-v0"), "unknown task 'NoSuch-v0'"),
 ])
 def test_an_offline_baseline_refuses_bad_settings_before_any_game(tmp_path, args, message):
-    from tabletop_gym.tasks.datasets.offline import bc_baseline
+    from tabletop_gym.tasks.datasets.offline import offline_baseline
 
     with pytest.raises(ValueError, match=message):
-        bc_baseline(*args, work=tmp_path)
+        offline_baseline(*args, work=tmp_path)
     assert list(tmp_path.iterdir()) == []  # nothing was written
 
 

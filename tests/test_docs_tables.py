@@ -39,6 +39,8 @@ PLACES = {
     "ladder-ratings": "docs/llm.md",
     "ladder-heuristic": "docs/llm.md",
     "datasets-bc": "docs/datasets.md",
+    "datasets-games-cards": "docs/datasets.md",
+    "datasets-minari-cards": "docs/datasets.md",
 }
 
 

@@ -84,6 +84,9 @@ REFUSED = [
     (["dataset", "baseline", "--source-task", "RapaNui-2p-SelfPlay-v0", "--policy", "heuristic",
       "--games", "4", "--task", "RapaNui-2p-vsHeuristic-v0", "--out", "out/bc.json"],
      ("pyarrow",), "datasets"),
+    (["dataset", "card", "out/games", "--out", "out/card.json"], ("pyarrow",), "datasets"),
+    (["dataset", "card", "--minari", "tabletop_gym/RapaNui-2p-vsHeuristic-v0/heuristic-v0",
+      "--out", "out/card.json"], ("minari",), "datasets"),
 ]
 
 

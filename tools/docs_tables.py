@@ -315,7 +315,7 @@ def ladder_ratings() -> str:
 
 
 def datasets_bc() -> str:
-    """The behaviour-cloning rows, one per committed result (``benchmarks/datasets/bc/``)."""
+    """The offline baselines, one row per committed result (``benchmarks/datasets/{bc,cql}/``)."""
     from tabletop_gym.registry import game_spec
     from tabletop_gym.tasks import TASKS
 
@@ -323,9 +323,13 @@ def datasets_bc() -> str:
         return f"{(x - r) / (h - r):.2f}"
 
     rows = []
-    for path in sorted((ROOT / "benchmarks" / "datasets" / "bc").glob("*.json")):
+    results = ROOT / "benchmarks" / "datasets"
+    for path in [*sorted((results / "bc").glob("*.json")),
+                 *sorted((results / "cql").glob("*.json"))]:
         doc = json.loads(path.read_text(encoding="utf-8"))
-        data, fit, score = doc["dataset"], doc["clone"], doc["score"]
+        data, fit, score = doc["dataset"], doc.get("clone") or doc["learner"], doc["score"]
+        method = "BC" if doc["method"] == "behaviour cloning" else (
+            f"CQL, α {fit['alpha']:g}, γ {fit['gamma']:g}")
         row = score["task"]
         source = TASKS[data["task"]]
         ref = row["reference"]
@@ -333,7 +337,7 @@ def datasets_bc() -> str:
         seed_lo, seed_hi = score["aggregate"]["iqm_ci"]
         vs = row["by_opponent"]["heuristic"]
         rows.append([
-            "×".join(str(h) for h in fit["hidden"]) + f", {fit['epochs']} epochs",
+            method, "×".join(str(h) for h in fit["hidden"]) + f", {fit['epochs']} epochs",
             f"{game_spec(source.game).title} {source.num_players}p {data['policy']}, "
             f"{data['games']:,} games",
             f"{fit['valid_accuracy']:.3f}",
@@ -344,9 +348,80 @@ def datasets_bc() -> str:
             f"{vs['win_rate']:.3f} [{vs['win_ci'][0]:.3f}, {vs['win_ci'][1]:.3f}]",
             f"{data['cpu_seconds']:.0f} / {fit['cpu_seconds']:.0f} / {score['cpu_seconds']:.0f}",
         ])
-    return _table(["clone", "trained on", "held-out accuracy", "task",
+    return _table(["method", "network", "trained on", "held-out accuracy", "task",
                    "normalised score [95 %]", "seed interval (IQM)",
-                   "win rate against the heuristic", "CPU s: make / clone / score"], rows)
+                   "win rate against the heuristic", "CPU s: make / fit / score"], rows)
+
+
+CARDS = ROOT / "benchmarks" / "datasets" / "cards"
+"""The standard datasets' cards (``tabletop-gym dataset card``)."""
+
+
+def _card_rows(kind: str) -> list[dict]:
+    from tabletop_gym.tasks.datasets.cards import load_card
+
+    cards = [load_card(p) for p in sorted(CARDS.glob(f"{kind}-*.json"))]
+    if not cards:
+        raise FileNotFoundError(f"no {kind} cards under {CARDS}")
+    return cards
+
+
+def _rate(making: dict) -> str:
+    def num(x: float) -> str:
+        return f"{x:,.0f}" if x >= 100 else f"{x:.1f}"
+
+    text = num(making["decisions_per_second"])
+    if "decisions_per_cpu_second" in making:
+        text += f" ({num(making['decisions_per_cpu_second'])})"
+    return text
+
+
+def _commit(card: dict) -> str:
+    sha, _, dirty = card["commit"].partition("+")
+    return f"`{sha[:7]}`" + (f" +{dirty}" if dirty else "")
+
+
+def _what(card: dict) -> str:
+    from tabletop_gym.registry import game_spec
+    from tabletop_gym.tasks import TASKS
+
+    task = TASKS[card["task"]]
+    policies = ", ".join(f"`{p}`" if ":" in p else p for p in dict.fromkeys(card["policies"]))
+    text = f"{game_spec(task.game).title} {task.num_players}p, {policies}"
+    ann = card.get("annotation")
+    return text + (f", annotated at {ann['simulations']} simulations" if ann else "")
+
+
+def datasets_games_cards() -> str:
+    """The standard games datasets, one row per committed card, and the commands that made them."""
+    rows, commands = [], []
+    for c in _card_rows("games"):
+        b = c["bytes"]
+        count = f"{c['games']:,} games, {c['decisions']:,} decisions"
+        if c["annotated"]:
+            count += f", {c['annotated']:,} annotated"
+        rows.append([_what(c), count, f"{b / 1e6:.1f} MB" if b >= 1e6 else f"{b / 1e6:.2f} MB",
+                     _rate(c["making"]), f"`{c['sha256'][:16]}`", _commit(c)])
+        commands.append(f"{c['command']} --out {c['name']}")
+    return (_table(["dataset", "what", "size", "made at (decisions/s)", "SHA-256 (first 16)",
+                    "commit"], rows)
+            + "\n\nCommands, in the table's order:\n\n```bash\n" + "\n".join(commands)
+            + "\n```")
+
+
+def datasets_minari_cards() -> str:
+    """The standard Minari datasets, one row per committed card, and the commands that made them."""
+    rows, commands = [], []
+    for c in _card_rows("minari"):
+        n = c["normalised_return"]
+        rows.append([f"`{c['name']}`", f"{c['episodes']:,} episodes, {c['decisions']:,} steps",
+                     f"{c['bytes'] / 1e6:.0f} MB", _rate(c["making"]),
+                     f"{n['mean']:.2f} [{n['low']:.2f}, {n['high']:.2f}]", _commit(c)])
+        commands.append(c["command"])
+    return (_table(["dataset", "what", "size", "made at (decisions/s)", "normalised return",
+                    "commit"], rows)
+            + "\n\nCommands, in the table's order:\n\n```bash\n" + "\n".join(commands)
+            + "\n```")
 
 
 def ladder_heuristic() -> str:
@@ -375,6 +450,8 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "ladder-ratings": ladder_ratings,
     "ladder-heuristic": ladder_heuristic,
     "datasets-bc": datasets_bc,
+    "datasets-games-cards": datasets_games_cards,
+    "datasets-minari-cards": datasets_minari_cards,
 }
 """The generators of the tables that are not a game's own."""
 

@@ -6,8 +6,14 @@
   value of every legal move).
 * :mod:`tabletop_gym.tasks.datasets.minari_view`: Minari datasets of a task's single-agent view,
   whose reference scores are the task's random and heuristic references.
+* :mod:`tabletop_gym.tasks.datasets.cards`: a dataset's card (what, how many, how it was made,
+  checksums), from which the docs' tables of the standard datasets are generated.
 * :mod:`tabletop_gym.tasks.datasets.cloning`: behaviour cloning on a games file (a masked-softmax
   MLP).
+* :mod:`tabletop_gym.tasks.datasets.cql`: offline RL on a games file (discrete CQL with action
+  masks, the reward each seat's final return).
+* :mod:`tabletop_gym.tasks.datasets.offline`: an offline baseline from one command (make the
+  games, fit, score with the suite's protocol).
 
 Both formats need the ``datasets`` extra (``pyarrow``; ``minari`` for the Minari view).
 """

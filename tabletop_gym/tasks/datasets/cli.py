@@ -1,4 +1,4 @@
-"""``tabletop-gym dataset``: make, verify and clone game datasets (docs/datasets.md)."""
+"""``tabletop-gym dataset``: make, verify, describe and clone game datasets (docs/datasets.md)."""
 
 from __future__ import annotations
 
@@ -79,6 +79,20 @@ def cmd_clone(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_card(args: argparse.Namespace) -> int:
+    """Write the card of a games dataset or (``--minari``) of a Minari dataset."""
+    from tabletop_gym.tasks.datasets.cards import games_card, minari_card, save_card
+
+    if args.minari:
+        require("datasets", "dataset card --minari", _MINARI)
+        card = minari_card(args.source)
+    else:
+        require("datasets", "dataset card", _PARQUET)
+        card = games_card(args.source, name=args.name)
+    print(f"{card['name']}: {card['decisions']} decisions; saved {save_card(card, args.out)}")
+    return 0
+
+
 def _hidden(text: str) -> tuple[int, ...]:
     try:
         return tuple(int(h) for h in text.split(","))
@@ -87,21 +101,23 @@ def _hidden(text: str) -> tuple[int, ...]:
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
-    """Make a games dataset, clone it and score the clone; write the result file."""
+    """Make a games dataset, fit a policy to it and score the policy; write the result file."""
     require("datasets", "dataset baseline", _PARQUET)
-    require("train", "dataset baseline", ("torch",))  # the clone, after minutes of games
-    from tabletop_gym.tasks.datasets.offline import bc_baseline, save
+    require("train", "dataset baseline", ("torch",))  # the learner, after minutes of games
+    from tabletop_gym.tasks.datasets.offline import offline_baseline, save
 
-    result = bc_baseline(args.source_task, args.policy, args.games, args.task,
-                         epochs=args.epochs, hidden=_hidden(args.hidden), seed=args.seed)
+    result = offline_baseline(args.source_task, args.policy, args.games, args.task,
+                              epochs=args.epochs, hidden=_hidden(args.hidden), seed=args.seed,
+                              method=args.method, alpha=args.alpha, gamma=args.gamma)
     row = result["score"]["task"]
+    fit = result["clone" if args.method == "bc" else "learner"]
     print(f"{args.task}: normalised {row['normalized']}, held-out accuracy "
-          f"{result['clone']['valid_accuracy']:.3f}; saved {save(result, args.out)}")
+          f"{fit['valid_accuracy']:.3f}; saved {save(result, args.out)}")
     return 0
 
 
 def add_dataset_parser(sub: Any) -> None:
-    """Add ``dataset make``, ``verify``, ``clone`` and ``baseline`` to the command's subparsers."""
+    """Add ``dataset make``, ``verify``, ``card``, ``clone`` and ``baseline`` to the subparsers."""
     p = sub.add_parser("dataset", help="game datasets for offline RL and imitation: Minari "
                        "datasets of a task's single-agent view, whole games as Parquet")
     ss = p.add_subparsers(dest="dataset_command", required=True)
@@ -139,15 +155,32 @@ def add_dataset_parser(sub: Any) -> None:
     cl.add_argument("--lr", type=float, default=1e-3)
     cl.add_argument("--seed", type=int, default=0)
     cl.set_defaults(func=cmd_clone)
+    cd = ss.add_parser("card", help="write a dataset's card (what, how many, command, commit, "
+                       "licence, size, SHA-256, rate; its manifest or checksums whole)")
+    cd.add_argument("source", help="the games dataset folder, or with --minari a Minari id")
+    cd.add_argument("--minari", action="store_true", help="SOURCE is a Minari dataset's id "
+                    "(looked up under MINARI_DATASETS_PATH)")
+    cd.add_argument("--name", default=None, help="games: the card's name (default: the folder's)")
+    cd.add_argument("--out", required=True, help="the card to write (.json)")
+    cd.set_defaults(func=cmd_card)
     bl = ss.add_parser("baseline", help="an offline baseline from one command: play a games "
-                       "dataset, clone it (needs torch) and score the clone with the suite's "
-                       "protocol; the result file feeds docs/datasets.md")
+                       "dataset, fit a policy to it by behaviour cloning or CQL (needs torch) "
+                       "and score it with the suite's protocol; the result file feeds "
+                       "docs/datasets.md")
     bl.add_argument("--source-task", required=True, help="the task the dataset's games are of")
     bl.add_argument("--policy", required=True, help="the agent spec of every seat")
     bl.add_argument("--games", type=int, required=True, help="games in the dataset")
     bl.add_argument("--task", required=True, help="the task the clone is scored on")
     bl.add_argument("--epochs", type=int, default=10)
     bl.add_argument("--hidden", default="256,256", help="hidden widths (default 256,256)")
-    bl.add_argument("--seed", type=int, default=0, help="first deal of the dataset; clone seed")
+    bl.add_argument("--seed", type=int, default=0,
+                    help="first deal of the dataset; the learner's seed")
+    bl.add_argument("--method", default="bc", choices=["bc", "cql"],
+                    help="bc: behaviour cloning (default); cql: discrete conservative "
+                         "Q-learning with action masks, the reward each seat's final return")
+    bl.add_argument("--alpha", type=float, default=1.0,
+                    help="cql: weight of the conservative term (default 1)")
+    bl.add_argument("--gamma", type=float, default=1.0,
+                    help="cql: discount per own decision (default 1)")
     bl.add_argument("--out", required=True, help="the result file to write (.json)")
     bl.set_defaults(func=cmd_baseline)
