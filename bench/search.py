@@ -85,6 +85,32 @@ def _agent(spec: str, env: Any, rng: np.random.Generator) -> Any:
     return make_agent(spec, env.game, env.observer, rng)
 
 
+def play(env: Any, deal: int, specs: list[str], rng: np.random.Generator,
+         clocks: dict[str, Clock]) -> Any:
+    """One game of ``env`` dealt by ``deal``, seat ``s`` played by ``specs[s]``; its end state.
+
+    Every decision with a choice is timed on its spec's clock, with the continuation steps the
+    agent counts (forced moves are played without a search and not counted).
+    """
+    agents = {name: _agent(specs[s], env, rng) for s, name in enumerate(env.possible_agents)}
+    env.reset(seed=deal)
+    while not env.game_state.is_terminal():
+        name = env.agent_selection
+        agent = agents[name]
+        choice = len(env.game_state.legal_actions()) > 1
+        before = getattr(agent, "steps", 0)
+        start = time.perf_counter()
+        action = choose_action(agent, env, name)
+        took = time.perf_counter() - start
+        if choice:
+            clock = clocks[specs[env.possible_agents.index(name)]]
+            clock.seconds += took
+            clock.decisions += 1
+            clock.steps += getattr(agent, "steps", 0) - before
+        env.step(action)
+    return env.game_state
+
+
 def match(game: str, search: str, opponent: str, games: int,
           clocks: dict[str, Clock]) -> dict[str, Any]:
     """Seat-rotated games of ``search`` against ``opponent``; the search's outcomes."""
@@ -94,24 +120,8 @@ def match(game: str, search: str, opponent: str, games: int,
     diffs: list[float] = []
     for i in range(games):
         deal, seat = FIRST_SEED + i // 2, i % 2
-        agents = {name: _agent(search if s == seat else opponent, env, rng)
-                  for s, name in enumerate(env.possible_agents)}
-        env.reset(seed=deal)
-        while not env.game_state.is_terminal():
-            name = env.agent_selection
-            agent = agents[name]
-            choice = len(env.game_state.legal_actions()) > 1
-            before = getattr(agent, "steps", 0)
-            start = time.perf_counter()
-            action = choose_action(agent, env, name)
-            took = time.perf_counter() - start
-            if choice:
-                clock = clocks[search if isinstance(agent, SearchAgent) else opponent]
-                clock.seconds += took
-                clock.decisions += 1
-                clock.steps += getattr(agent, "steps", 0) - before
-            env.step(action)
-        state = env.game_state
+        specs = [search if s == seat else opponent for s in range(2)]
+        state = play(env, deal, specs, rng, clocks)
         winners = state.winners()
         outcomes.append(1.0 / len(winners) if seat in winners else 0.0)
         sc = state.scores()
@@ -157,28 +167,14 @@ def table_match(game: str, players: int, search: str, opponents: list[str], game
     for i in range(games):
         deal, seat = FIRST_SEED + i // players, i % players
         seats.append(seat)
-        specs = {(seat + 1 + k) % players: opp for k, opp in enumerate(opponents)}
-        specs[seat] = search
-        agents = {name: _agent(specs[s], env, rng) for s, name in enumerate(env.possible_agents)}
-        env.reset(seed=deal)
-        while not env.game_state.is_terminal():
-            name = env.agent_selection
-            agent = agents[name]
-            choice = len(env.game_state.legal_actions()) > 1
-            before = getattr(agent, "steps", 0)
-            start = time.perf_counter()
-            action = choose_action(agent, env, name)
-            took = time.perf_counter() - start
-            if choice:
-                clock = clocks[specs[env.possible_agents.index(name)]]
-                clock.seconds += took
-                clock.decisions += 1
-                clock.steps += getattr(agent, "steps", 0) - before
-            env.step(action)
-        state = env.game_state
+        by_seat = {(seat + 1 + k) % players: opp for k, opp in enumerate(opponents)}
+        by_seat[seat] = search
+        specs = [by_seat[s] for s in range(players)]
+        state = play(env, deal, specs, rng, clocks)
         winners = state.winners()
         wins.append(1.0 / len(winners) if seat in winners else 0.0)
-        above = finished_above(state.scores(), seat, {s: x for s, x in specs.items() if s != seat})
+        above = finished_above(state.scores(), seat,
+                               {s: x for s, x in enumerate(specs) if s != seat})
         for spec, v in above.items():
             per_game.setdefault(spec, []).append(v)
     rows = []
