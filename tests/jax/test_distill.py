@@ -126,13 +126,15 @@ def test_the_shipped_nets_play_legally_and_name_what_is_shipped(game):
     from tabletop_gym.arena.envs import raw_env_factory
     from tabletop_gym.jax.distill import shipped
 
-    path = shipped(game, 2)
-    env = raw_env_factory(game)(num_players=2)
-    agent = make_agent(f"jax:{path}", env.game, env.observer)
-    assert play_legal_game(env, agent, seed=1) > 0 and env.game_state.is_terminal()
-    with pytest.raises(ValueError, match=rf"no distilled heuristic for {game} with 4 players; "
-                       r"shipped: \['heuristic_net_positano_2p', 'heuristic_net_rapa_nui_2p'\]"):
-        shipped(game, 4)
+    for players in (2, 4):
+        path = shipped(game, players)
+        env = raw_env_factory(game)(num_players=players)
+        agent = make_agent(f"jax:{path}", env.game, env.observer)
+        assert play_legal_game(env, agent, seed=1) > 0 and env.game_state.is_terminal()
+    with pytest.raises(ValueError, match=rf"no distilled heuristic for {game} with 3 players; "
+                       r"shipped: \['heuristic_net_positano_2p', 'heuristic_net_positano_4p', "
+                       r"'heuristic_net_rapa_nui_2p', 'heuristic_net_rapa_nui_4p'\]"):
+        shipped(game, 3)
 
 
 def test_a_shipped_net_is_recorded_by_its_package_path():
