@@ -191,28 +191,41 @@ def table_match(game: str, players: int, search: str, opponents: list[str], game
     return rows
 
 
+def compile_search(game: str, players: int, spec: str) -> float:
+    """Seconds to build the search agent ``spec`` and compile it for every width it can use."""
+    env = raw_env_factory(game)(num_players=players)
+    env.reset(seed=0)
+    start = time.perf_counter()
+    agent = make_agent(spec, env.game, env.observer, np.random.default_rng(0))
+    assert isinstance(agent, SearchAgent)
+    agent.warm_up(env.game_state)
+    return time.perf_counter() - start
+
+
+def write(out: str, doc: dict[str, Any], lines: list[str]) -> None:
+    """Write ``doc`` to ``<out>.json`` and the page, with the compile times, to ``<out>.md``."""
+    path = pathlib.Path(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.with_suffix(".json").write_text(json.dumps(doc, indent=1) + "\n")
+    lines = [*lines, "", "Search compile time (once per process, not in the timings): "
+             + ", ".join(f"{sp['game']} {sp['compile_s']} s" for sp in doc["speed"]) + "."]
+    path.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def main_table(a: argparse.Namespace, argv: list[str] | None) -> int:
     """The table mode (``--players`` above 2): finished-above rates, speed of every agent."""
     rows: list[dict[str, Any]] = []
     speed: list[dict[str, Any]] = []
     for game in a.games_list:
-        env = raw_env_factory(game)(num_players=a.players)
-        env.reset(seed=0)
-        start = time.perf_counter()
-        agent = make_agent(a.search, env.game, env.observer, np.random.default_rng(0))
-        assert isinstance(agent, SearchAgent)
-        agent.warm_up(env.game_state)
-        compile_s = time.perf_counter() - start
+        compile_s = compile_search(game, a.players, a.search)
         clocks = {spec: Clock() for spec in {a.search, *a.table}}
         rows += table_match(game, a.players, a.search, list(a.table), a.games, clocks)
         speed.append({"game": game, "players": a.players, "compile_s": round(compile_s, 1),
                       **{spec: c.row() for spec, c in clocks.items()}})
         print(json.dumps(rows[-1]), json.dumps(speed[-1]), flush=True)
-    out = pathlib.Path(a.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     doc = {"command": "python bench/search.py " + " ".join(argv or sys.argv[1:]),
            "tables": rows, "speed": speed, "provenance": metadata()}
-    out.with_suffix(".json").write_text(json.dumps(doc, indent=1) + "\n")
     lines = [f"# Batched search at {a.players}-player tables (CPU, same run)", "",
              f"Command: `{doc['command']}`", "",
              "| game | table | opponent | games | finished above it [95 %] | search's win rate |",
@@ -229,10 +242,7 @@ def main_table(a: argparse.Namespace, argv: list[str] | None) -> int:
             c = sp[spec]
             lines.append(f"| {sp['game']} | `{spec}` | {c['decisions']} | {c['ms_per_move']} | "
                          f"{c['steps_per_s']} |")
-    lines += ["", "Search compile time (once per process, not in the timings): " +
-              ", ".join(f"{sp['game']} {sp['compile_s']} s" for sp in speed) + "."]
-    out.with_suffix(".md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write(a.out, doc, lines)
     return 0
 
 
@@ -256,13 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[dict[str, Any]] = []
     speed: list[dict[str, Any]] = []
     for game in a.games_list:
-        env = raw_env_factory(game)(num_players=2)
-        env.reset(seed=0)
-        start = time.perf_counter()
-        agent = make_agent(a.search, env.game, env.observer, np.random.default_rng(0))
-        assert isinstance(agent, SearchAgent)
-        agent.warm_up(env.game_state)
-        compile_s = time.perf_counter() - start
+        compile_s = compile_search(game, 2, a.search)
         clocks = {a.search: Clock(), "ismcts:12:guided": Clock(), "heuristic": Clock()}
         rows.append(match(game, a.search, "ismcts:12:guided", a.games, clocks))
         if a.games_heuristic:
@@ -276,11 +280,8 @@ def main(argv: list[str] | None = None) -> int:
         for r in rows[-2:]:
             print(json.dumps(r), flush=True)
         print(json.dumps(speed[-1]), flush=True)
-    out = pathlib.Path(a.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     doc = {"command": "python bench/search.py " + " ".join(argv or sys.argv[1:]),
            "matches": rows, "speed": speed, "provenance": metadata()}
-    out.with_suffix(".json").write_text(json.dumps(doc, indent=1) + "\n")
     lines = ["# Batched search against the Python ISMCTS (2 players, CPU, same run)", "",
              f"Command: `{doc['command']}`", "",
              "| game | search | opponent | games | win rate [95 % Wilson] | mean score diff |",
@@ -297,10 +298,7 @@ def main(argv: list[str] | None = None) -> int:
             ratio = sp["steps_per_s_ratio"] if name == a.search else 1.0
             lines.append(f"| {sp['game']} | `{name}` | {c['decisions']} | {c['ms_per_move']} | "
                          f"{c['steps_per_s']} | {ratio} |")
-    lines += ["", "Search compile time (once per process, not in the timings): " +
-              ", ".join(f"{sp['game']} {sp['compile_s']} s" for sp in speed) + "."]
-    out.with_suffix(".md").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write(a.out, doc, lines)
     return 0
 
 
