@@ -46,6 +46,7 @@ import numpy as np
 
 from tabletop_gym.core.game import Game, State
 from tabletop_gym.core.observer import Observer
+from tabletop_gym.jax.devices import data_mesh, split_games
 
 DEFAULT_POLICY = "heuristic-net"
 DEFAULT_WORLDS = 8
@@ -175,16 +176,22 @@ def _scores(module: Any, s: Any) -> jax.Array:
 
 @functools.lru_cache(maxsize=32)
 def search_fn(game_name: str, config: Any, net_key: tuple[str, int], worlds: int, width: int,
-              bounds: tuple[float, float]) -> Callable[..., Any]:
+              bounds: tuple[float, float], devices: int | None = None) -> Callable[..., Any]:
     """The compiled search of one game config, network shape, world count and width.
 
     Returns ``f(params, state, seat, key, z) -> (action, candidates, mean values, steps)``:
     the action chosen, the candidate ids (the policy's order; ``-1`` padding), each
     candidate's mean value over the worlds, and the continuation steps simulated.
+
+    The ``width * worlds`` continuations are split over ``devices`` local devices
+    (:mod:`tabletop_gym.jax.devices`; None: every one, where they split evenly, else one).
     """
     from tabletop_gym.agents.ismcts import MARGIN_SCALE, SCORE_WEIGHT
 
     module = _engine(game_name)
+    if devices is None and (width * worlds) % jax.local_device_count():
+        devices = 1  # a small search that does not split evenly gains nothing from splitting
+    mesh = data_mesh(width * worlds, devices)
     activation, _layers = net_key
     act: Callable[[jax.Array], jax.Array] = jnp.tanh if activation == "tanh" else jax.nn.relu
     n = config.num_players
@@ -225,14 +232,14 @@ def search_fn(game_name: str, config: Any, net_key: tuple[str, int], worlds: int
         tiled = jax.tree.map(lambda x: jnp.repeat(x[None], width, 0).reshape(-1, *x.shape[1:]),
                              deals)
         moves = jnp.repeat(cands, worlds)
-        games = jax.vmap(module.step)(tiled, moves)
+        games = split_games(jax.vmap(module.step)(tiled, moves), mesh)
 
         def more(carry: Any) -> jax.Array:
             return ~carry[0].terminated.all()
 
         def play(carry: Any) -> Any:
             s, steps = carry
-            return policy_step(params, s), steps + (~s.terminated).sum()
+            return split_games(policy_step(params, s), mesh), steps + (~s.terminated).sum()
 
         games, steps = jax.lax.while_loop(more, play, (games, jnp.int32(0)))
         values = jax.vmap(value, in_axes=(0, None))(games, seat).reshape(width, worlds)

@@ -44,9 +44,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import optax
+from jax.sharding import Mesh
 
 from tabletop_gym.core.batched import BatchedGame
 from tabletop_gym.jax.core import make
+from tabletop_gym.jax.devices import data_mesh, split_games
 from tabletop_gym.jax.env import BatchedEnv, EnvState, TimeStep
 
 MASKED_LOGIT = -1e9
@@ -328,10 +330,31 @@ class Trainer:
     Args:
         game: The batched game (:func:`tabletop_gym.jax.core.make`).
         config: The PPO settings.
+        devices: Local devices the games are split over (None: every one;
+            :mod:`tabletop_gym.jax.devices`). Not a setting of the run: the results agree with
+            one device's up to the order of floating-point sums.
     """
 
     game: BatchedGame
     config: TrainConfig = dataclasses.field(default_factory=TrainConfig)
+    devices: int | None = None
+
+    @functools.cached_property
+    def mesh(self) -> Mesh | None:
+        """The mesh the games are split over (None on one device)."""
+        return data_mesh(self.env.batch_size, self.devices)
+
+    def _split(self, r: Runner) -> Runner:
+        """``r`` with its games split over the devices (the rest replicated)."""
+        if self.mesh is None:
+            return r
+        e = r.env_state
+        # Every field but the env's one key has the games on its leading axis.
+        games, decks, shuffled, timestep, seat, opponent = split_games(
+            (e.games, e.next_decks, e.shuffled, r.timestep, r.learner_seat, r.opponent),
+            self.mesh)
+        return r._replace(env_state=e._replace(games=games, next_decks=decks, shuffled=shuffled),
+                          timestep=timestep, learner_seat=seat, opponent=opponent)
 
     @functools.cached_property
     def network(self) -> ActorCritic:
@@ -400,7 +423,7 @@ class Trainer:
         env_state, ts = self.env.reset(k_env)
         size = self.env.batch_size
         pool = jax.tree.map(lambda x: jnp.broadcast_to(x, (c.pool_size, *x.shape)), params)
-        return Runner(
+        return self._split(Runner(
             params=params,
             opt_state=self.optimizer.init(params),
             env_state=env_state,
@@ -412,7 +435,7 @@ class Trainer:
             pool_games=jnp.zeros(c.pool_size, jnp.float32),
             key=key,
             iteration=jnp.zeros((), jnp.int32),
-        )
+        ))
 
     def _opponent_logits(self, r: Runner, ts: TimeStep) -> jax.Array:
         """The logits the non-learner seats sample from: a pool snapshot's, or uniform."""
@@ -481,7 +504,7 @@ class Trainer:
             learner_seat=jnp.where(done, seat, r.learner_seat),
             opponent=jnp.where(done, drawn.astype(jnp.int32), r.opponent),
         )
-        return r, (transition, stats)
+        return self._split(r), (transition, stats)
 
     def _loss(self, params: Any, batch: Transition, adv: jax.Array,
               targets: jax.Array) -> tuple[jax.Array, dict[str, jax.Array]]:
@@ -514,7 +537,7 @@ class Trainer:
             random; the losses; ``pool_win_rate`` per snapshot).
         """
         c = self.config
-        r, (traj, stats) = jax.lax.scan(self._step, r, None, c.num_steps)
+        r, (traj, stats) = jax.lax.scan(self._step, self._split(r), None, c.num_steps)
         views = self.env.observe_all(r.env_state.games)
         _, last_values = self.apply(
             r.params, views, jnp.ones((*views.shape[:2], self.game.num_actions), bool))
