@@ -105,6 +105,56 @@ def test_plays_by_name_in_evaluate_and_as_a_gymnasium_opponent() -> None:
     assert reward in (-1.0, 0.0, 1.0)
 
 
+def test_plays_by_name_in_play_league_and_the_web_app(tmp_path, monkeypatch, capsys) -> None:
+    import io
+    import json
+    import sys
+
+    from tabletop_gym import cli
+    from tabletop_gym.core.records import GameRecord
+
+    # play: a person at seat 0 (always the first legal move), the search at seat 1.
+    monkeypatch.setattr(sys, "stdin", io.StringIO("0\n" * 600))
+    record = tmp_path / "game.json"
+    assert cli.main(["play", "--game", "rapa_nui", "--players", "2", "--seat", "0", "--seed",
+                     "3", "--opponents", SPEC, "--save-record", str(record)]) == 0
+    out = capsys.readouterr().out
+    assert "player_1: " in out and [s for s in out.splitlines() if s.startswith("scores:")]
+    assert GameRecord.from_json(record.read_text()).replay().is_terminal()
+    # league: one pair, both seats.
+    assert cli.main(["league", "--game", "rapa_nui", "--players", "2", "--agents", SPEC,
+                     "random", "--games", "2", "--bootstrap", "10", "--no-heatmap", "--out",
+                     str(tmp_path / "league")]) == 0
+    assert f"| {SPEC} |" in capsys.readouterr().out.replace("`", "")
+    # serve: the web app seats it by name and plays it to the end.
+    pytest.importorskip("starlette", reason="the web app needs the web extra")
+    pytest.importorskip("httpx", reason="Starlette's TestClient needs httpx")
+    from starlette.testclient import TestClient
+
+    from tabletop_gym.web.app import create_app
+
+    app = create_app(runs_dir=tmp_path / "runs", save_dir=tmp_path / "runs" / "web")
+    with TestClient(app) as client:
+        r = client.post("/api/games", json={"game": "rapa_nui", "config": {"num_players": 2},
+                                            "seats": ["human", SPEC], "seed": 4})
+        assert r.status_code == 200, r.text
+        gid, token = r.json()["id"], r.json()["tokens"]["0"]
+        live = app.state.hub.game(gid)
+        rng = random.Random(0)
+        while (actor := live.to_act()) is not None:
+            if actor == 0:
+                r = client.post(f"/api/games/{gid}/move",
+                                json={"action": rng.choice(live.env.legal_actions())},
+                                headers={"X-Seat-Token": token})
+            else:
+                r = client.post(f"/api/games/{gid}/advance")
+            assert r.status_code == 200, r.text
+        end = client.get(f"/api/games/{gid}").json()
+        assert end["over"] and end["seats"] == ["human", SPEC]
+        rec = GameRecord.from_json(json.dumps(client.get(f"/api/games/{gid}/record").json()))
+        assert [float(x) for x in rec.replay().scores()] == end["scores"]
+
+
 def test_act_without_state_and_split_bids_are_refused() -> None:
     env = raw_env_factory("rapa_nui")(num_players=2)
     env.reset(seed=0)
