@@ -314,8 +314,12 @@ def ladder_ratings() -> str:
               f"{doc['games_per_pair']} games per pair (protocol {doc['protocol']}).")
 
 
+OFFLINE_METHODS = ("bc", "cql", "values")
+"""The folders of ``benchmarks/datasets/`` holding offline baselines, in the table's order."""
+
+
 def datasets_bc() -> str:
-    """The offline baselines, one row per committed result (``benchmarks/datasets/{bc,cql}/``)."""
+    """The offline baselines, one row per committed result (``benchmarks/datasets/<method>/``)."""
     from tabletop_gym.registry import game_spec
     from tabletop_gym.tasks import TASKS
 
@@ -324,12 +328,16 @@ def datasets_bc() -> str:
 
     rows = []
     results = ROOT / "benchmarks" / "datasets"
-    for path in [*sorted((results / "bc").glob("*.json")),
-                 *sorted((results / "cql").glob("*.json"))]:
+    for path in [p for m in OFFLINE_METHODS for p in sorted((results / m).glob("*.json"))]:
         doc = json.loads(path.read_text(encoding="utf-8"))
         data, fit, score = doc["dataset"], doc.get("clone") or doc["learner"], doc["score"]
-        method = "BC" if doc["method"] == "behaviour cloning" else (
-            f"CQL, α {fit['alpha']:g}, γ {fit['gamma']:g}")
+        method = {"behaviour cloning": "BC",
+                  "discrete CQL": f"CQL, α {fit.get('alpha', 0):g}, γ {fit.get('gamma', 0):g}",
+                  }.get(doc["method"], f"values, β {fit.get('beta', 0):g}")
+        annotation = data.get("annotation")
+        annotated = "" if not annotation else (
+            f" ({annotation['annotated_games']:,} annotated at {annotation['simulations']} "
+            "simulations)")
         row = score["task"]
         source = TASKS[data["task"]]
         ref = row["reference"]
@@ -339,7 +347,7 @@ def datasets_bc() -> str:
         rows.append([
             method, "×".join(str(h) for h in fit["hidden"]) + f", {fit['epochs']} epochs",
             f"{game_spec(source.game).title} {source.num_players}p {data['policy']}, "
-            f"{data['games']:,} games",
+            f"{data['games']:,} games{annotated}",
             f"{fit['valid_accuracy']:.3f}",
             f"`{row['id']}`",
             f"{row['normalized']:.2f} [{norm(lo, ref['random'], ref['heuristic'])}, "
