@@ -333,7 +333,8 @@ def datasets_bc() -> str:
         data, fit, score = doc["dataset"], doc.get("clone") or doc["learner"], doc["score"]
         method = {"behaviour cloning": "BC",
                   "discrete CQL": f"CQL, α {fit.get('alpha', 0):g}, γ {fit.get('gamma', 0):g}",
-                  }.get(doc["method"], f"values, β {fit.get('beta', 0):g}")
+                  }.get(doc["method"], f"values, weight {fit.get('value_weight', 0):g}, "
+                        f"{fit.get('value_passes', 0)} pass/epoch, β {fit.get('beta', 0):g}")
         annotation = data.get("annotation")
         annotated = "" if not annotation else (
             f" ({annotation['annotated_games']:,} annotated at {annotation['simulations']} "
@@ -359,6 +360,28 @@ def datasets_bc() -> str:
     return _table(["method", "network", "trained on", "held-out accuracy", "task",
                    "normalised score [95 %]", "seed interval (IQM)",
                    "win rate against the heuristic", "CPU s: make / fit / score"], rows)
+
+
+def datasets_values_gains() -> str:
+    """The values learner's held-out search gain by ``beta``, one row per committed result."""
+    from tabletop_gym.registry import game_spec
+    from tabletop_gym.tasks import TASKS
+
+    docs = [json.loads(p.read_text(encoding="utf-8")) for p in
+            sorted((ROOT / "benchmarks" / "datasets" / "values").glob("*.json"))]
+    betas = sorted({float(b) for d in docs for b in d["learner"]["gains"]})
+    rows = []
+    for doc in docs:
+        data, fit = doc["dataset"], doc["learner"]
+        source = TASKS[data["task"]]
+        rows.append([
+            f"{game_spec(source.game).title} {source.num_players}p {data['policy']}, "
+            f"{data['games']:,} games, {data['annotation']['annotated_games']} annotated",
+            f"{fit['value_passes']}", f"{fit['annotated_decisions']:,} / "
+            f"{fit['held_out_annotated']:,}", f"{fit['beta']:g}",
+            *[f"{1000 * fit['gains'][f'{b:g}']:+.1f}" for b in betas]])
+    return _table(["trained on", "value passes", "annotated decisions fitted / held out",
+                   "β chosen", *[f"β {b:g}" for b in betas]], rows)
 
 
 CARDS = ROOT / "benchmarks" / "datasets" / "cards"
@@ -458,6 +481,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "ladder-ratings": ladder_ratings,
     "ladder-heuristic": ladder_heuristic,
     "datasets-bc": datasets_bc,
+    "datasets-values-gains": datasets_values_gains,
     "datasets-games-cards": datasets_games_cards,
     "datasets-minari-cards": datasets_minari_cards,
 }
