@@ -377,10 +377,12 @@ def datasets_values_gains() -> str:
         rows.append([
             f"{game_spec(source.game).title} {source.num_players}p {data['policy']}, "
             f"{data['games']:,} games, {data['annotation']['annotated_games']} annotated",
-            f"{fit['value_passes']}", f"{fit['annotated_decisions']:,} / "
+            f"{fit['value_weight']:g}", f"{fit['value_passes']}",
+            f"{fit['annotated_decisions']:,} / "
             f"{fit['held_out_annotated']:,}", f"{fit['beta']:g}",
             *[f"{1000 * fit['gains'][f'{b:g}']:+.1f}" for b in betas]])
-    return _table(["trained on", "value passes", "annotated decisions fitted / held out",
+    return _table(["trained on", "value weight", "value passes",
+                   "annotated decisions fitted / held out",
                    "β chosen", *[f"β {b:g}" for b in betas]], rows)
 
 
