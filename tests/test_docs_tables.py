@@ -39,6 +39,7 @@ PLACES = {
     "ladder-ratings": "docs/llm.md",
     "ladder-heuristic": "docs/llm.md",
     "datasets-bc": "docs/datasets.md",
+    "datasets-values-gains": "docs/datasets.md",
     "datasets-games-cards": "docs/datasets.md",
     "datasets-minari-cards": "docs/datasets.md",
 }

@@ -314,8 +314,12 @@ def ladder_ratings() -> str:
               f"{doc['games_per_pair']} games per pair (protocol {doc['protocol']}).")
 
 
+OFFLINE_METHODS = ("bc", "cql", "values")
+"""The folders of ``benchmarks/datasets/`` holding offline baselines, in the table's order."""
+
+
 def datasets_bc() -> str:
-    """The offline baselines, one row per committed result (``benchmarks/datasets/{bc,cql}/``)."""
+    """The offline baselines, one row per committed result (``benchmarks/datasets/<method>/``)."""
     from tabletop_gym.registry import game_spec
     from tabletop_gym.tasks import TASKS
 
@@ -324,12 +328,17 @@ def datasets_bc() -> str:
 
     rows = []
     results = ROOT / "benchmarks" / "datasets"
-    for path in [*sorted((results / "bc").glob("*.json")),
-                 *sorted((results / "cql").glob("*.json"))]:
+    for path in [p for m in OFFLINE_METHODS for p in sorted((results / m).glob("*.json"))]:
         doc = json.loads(path.read_text(encoding="utf-8"))
         data, fit, score = doc["dataset"], doc.get("clone") or doc["learner"], doc["score"]
-        method = "BC" if doc["method"] == "behaviour cloning" else (
-            f"CQL, α {fit['alpha']:g}, γ {fit['gamma']:g}")
+        method = {"behaviour cloning": "BC",
+                  "discrete CQL": f"CQL, α {fit.get('alpha', 0):g}, γ {fit.get('gamma', 0):g}",
+                  }.get(doc["method"], f"values, weight {fit.get('value_weight', 0):g}, "
+                        f"{fit.get('value_passes', 0)} pass/epoch, β {fit.get('beta', 0):g}")
+        annotation = data.get("annotation")
+        annotated = "" if not annotation else (
+            f" ({annotation['annotated_games']:,} annotated at {annotation['simulations']} "
+            "simulations)")
         row = score["task"]
         source = TASKS[data["task"]]
         ref = row["reference"]
@@ -339,7 +348,7 @@ def datasets_bc() -> str:
         rows.append([
             method, "×".join(str(h) for h in fit["hidden"]) + f", {fit['epochs']} epochs",
             f"{game_spec(source.game).title} {source.num_players}p {data['policy']}, "
-            f"{data['games']:,} games",
+            f"{data['games']:,} games{annotated}",
             f"{fit['valid_accuracy']:.3f}",
             f"`{row['id']}`",
             f"{row['normalized']:.2f} [{norm(lo, ref['random'], ref['heuristic'])}, "
@@ -351,6 +360,30 @@ def datasets_bc() -> str:
     return _table(["method", "network", "trained on", "held-out accuracy", "task",
                    "normalised score [95 %]", "seed interval (IQM)",
                    "win rate against the heuristic", "CPU s: make / fit / score"], rows)
+
+
+def datasets_values_gains() -> str:
+    """The values learner's held-out search gain by ``beta``, one row per committed result."""
+    from tabletop_gym.registry import game_spec
+    from tabletop_gym.tasks import TASKS
+
+    docs = [json.loads(p.read_text(encoding="utf-8")) for p in
+            sorted((ROOT / "benchmarks" / "datasets" / "values").glob("*.json"))]
+    betas = sorted({float(b) for d in docs for b in d["learner"]["gains"]})
+    rows = []
+    for doc in docs:
+        data, fit = doc["dataset"], doc["learner"]
+        source = TASKS[data["task"]]
+        rows.append([
+            f"{game_spec(source.game).title} {source.num_players}p {data['policy']}, "
+            f"{data['games']:,} games, {data['annotation']['annotated_games']} annotated",
+            f"{fit['value_weight']:g}", f"{fit['value_passes']}",
+            f"{fit['annotated_decisions']:,} / "
+            f"{fit['held_out_annotated']:,}", f"{fit['beta']:g}",
+            *[f"{1000 * fit['gains'][f'{b:g}']:+.1f}" for b in betas]])
+    return _table(["trained on", "value weight", "value passes",
+                   "annotated decisions fitted / held out",
+                   "β chosen", *[f"β {b:g}" for b in betas]], rows)
 
 
 CARDS = ROOT / "benchmarks" / "datasets" / "cards"
@@ -450,6 +483,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "ladder-ratings": ladder_ratings,
     "ladder-heuristic": ladder_heuristic,
     "datasets-bc": datasets_bc,
+    "datasets-values-gains": datasets_values_gains,
     "datasets-games-cards": datasets_games_cards,
     "datasets-minari-cards": datasets_minari_cards,
 }

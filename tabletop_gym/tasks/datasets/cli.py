@@ -108,7 +108,10 @@ def cmd_baseline(args: argparse.Namespace) -> int:
 
     result = offline_baseline(args.source_task, args.policy, args.games, args.task,
                               epochs=args.epochs, hidden=_hidden(args.hidden), seed=args.seed,
-                              method=args.method, alpha=args.alpha, gamma=args.gamma)
+                              method=args.method, alpha=args.alpha, gamma=args.gamma,
+                              annotate=args.annotate, annotated_games=args.annotated_games,
+                              value_weight=args.value_weight, value_passes=args.value_passes,
+                              data=args.data)
     row = result["score"]["task"]
     fit = result["clone" if args.method == "bc" else "learner"]
     print(f"{args.task}: normalised {row['normalized']}, held-out accuracy "
@@ -175,12 +178,26 @@ def add_dataset_parser(sub: Any) -> None:
     bl.add_argument("--hidden", default="256,256", help="hidden widths (default 256,256)")
     bl.add_argument("--seed", type=int, default=0,
                     help="first deal of the dataset; the learner's seed")
-    bl.add_argument("--method", default="bc", choices=["bc", "cql"],
+    bl.add_argument("--method", default="bc", choices=["bc", "cql", "values"],
                     help="bc: behaviour cloning (default); cql: discrete conservative "
-                         "Q-learning with action masks, the reward each seat's final return")
+                         "Q-learning with action masks, the reward each seat's final return; "
+                         "values: behaviour cloning plus a value head fitted to the search's "
+                         "values of the annotated decisions, played as logits + beta * values")
     bl.add_argument("--alpha", type=float, default=1.0,
                     help="cql: weight of the conservative term (default 1)")
     bl.add_argument("--gamma", type=float, default=1.0,
                     help="cql: discount per own decision (default 1)")
+    bl.add_argument("--annotate", type=int, default=None, metavar="SIMULATIONS",
+                    help="value every legal move of the first games' decisions by the guided "
+                         "search with this budget (values needs it)")
+    bl.add_argument("--annotated-games", type=int, default=0,
+                    help="how many games, from the first, are annotated (values: at least 2)")
+    bl.add_argument("--value-weight", type=float, default=1.0,
+                    help="values: weight of the value head's loss (default 1)")
+    bl.add_argument("--value-passes", type=int, default=1,
+                    help="values: passes over the annotated decisions per epoch (default 1)")
+    bl.add_argument("--data", default=None,
+                    help="a games dataset already made with these settings (dataset make "
+                         "--format parquet), used instead of playing it again")
     bl.add_argument("--out", required=True, help="the result file to write (.json)")
     bl.set_defaults(func=cmd_baseline)

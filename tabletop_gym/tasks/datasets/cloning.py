@@ -151,6 +151,16 @@ def folded(net: Any, data: Decisions) -> list[tuple[np.ndarray, np.ndarray]]:
     return weights
 
 
+def forward(weights: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray) -> np.ndarray:
+    """The folded network's outputs on raw observation vectors ``x`` (ReLU between layers)."""
+    z = x
+    for j, (w, bias) in enumerate(weights):
+        z = z @ w + bias
+        if j < len(weights) - 1:
+            z = np.maximum(z, 0.0)
+    return z
+
+
 def agreement(weights: list[tuple[np.ndarray, np.ndarray]], data: Decisions,
               where: slice) -> float:
     """Share of the decisions ``where`` whose recorded move is the network's masked argmax.
@@ -161,11 +171,7 @@ def agreement(weights: list[tuple[np.ndarray, np.ndarray]], data: Decisions,
     lo, hi = where.start, where.stop
     for a in range(lo, hi, 65536):
         b = min(a + 65536, hi)
-        z = data.raw(slice(a, b))
-        for j, (w, bias) in enumerate(weights):
-            z = z @ w + bias
-            if j < len(weights) - 1:
-                z = np.maximum(z, 0.0)
+        z = forward(weights, data.raw(slice(a, b)))
         hits += int(np.sum(np.argmax(np.where(data.mask[a:b], z, -np.inf), axis=1)
                            == data.action[a:b]))
     return hits / (hi - lo) if hi > lo else float("nan")

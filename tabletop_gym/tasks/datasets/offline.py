@@ -2,14 +2,15 @@
 
 :func:`offline_baseline` plays ``games`` games of a task with a policy (a games dataset, as
 ``tabletop-gym dataset make --format parquet`` writes it), fits a policy to them by behaviour
-cloning (:func:`~tabletop_gym.tasks.datasets.cloning.clone`) or by offline RL (discrete CQL,
-:func:`~tabletop_gym.tasks.datasets.cql.fit_cql`) and scores it on a task with the results
-page's protocol (:func:`~tabletop_gym.tasks.runner.run_suite`: the suite's seeds, the protocol's
-deals, every deal from every seat). The result file holds the dataset's checksum and making, the
-fit's settings and accuracies (under ``"clone"`` for behaviour cloning, ``"learner"`` for CQL),
-the task's row of the suite run and the provenance, so ``docs/datasets.md``'s table is generated
-from the committed files (``tools/docs_tables.py``) and each row is remade by the command it
-records.
+cloning (:func:`~tabletop_gym.tasks.datasets.cloning.clone`), by offline RL (discrete CQL,
+:func:`~tabletop_gym.tasks.datasets.cql.fit_cql`) or on the search-annotated action values of
+the first games (:func:`~tabletop_gym.tasks.datasets.values.fit_values`) and scores it on a
+task with the results page's protocol (:func:`~tabletop_gym.tasks.runner.run_suite`: the
+suite's seeds, the protocol's deals, every deal from every seat). The result file holds the
+dataset's checksum, making and annotation, the fit's settings and accuracies (under ``"clone"``
+for behaviour cloning, ``"learner"`` for the others), the task's row of the suite run and the
+provenance, so ``docs/datasets.md``'s table is generated from the committed files
+(``tools/docs_tables.py``) and each row is remade by the command it records.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def _suite_of(task_id: str) -> str:
     return "core" if task_id in SUITES["core"].task_ids else TASKS[task_id].game
 
 
-METHODS = {"bc": "behaviour cloning", "cql": "discrete CQL"}
+METHODS = {"bc": "behaviour cloning", "cql": "discrete CQL",
+           "values": "values learner on search annotations"}
 """The offline learners of :func:`offline_baseline`, by the name ``--method`` takes."""
 
 
@@ -54,6 +56,11 @@ def offline_baseline(
     method: str = "bc",
     alpha: float = 1.0,
     gamma: float = 1.0,
+    annotate: int | None = None,
+    annotated_games: int = 0,
+    value_weight: float = 1.0,
+    value_passes: int = 1,
+    data: str | pathlib.Path | None = None,
 ) -> dict[str, Any]:
     """An offline learner on ``policy``'s games of ``source_task``, scored on ``task``.
 
@@ -69,21 +76,32 @@ def offline_baseline(
         seeds: Evaluation seeds (default: the suite's, as the results page plays them).
         deals_per_seed: Deals per seed (default: the protocol's); fewer is off protocol and
             said so in the result's ``"protocol"``.
-        method: ``"bc"`` (behaviour cloning) or ``"cql"`` (discrete CQL).
+        method: ``"bc"`` (behaviour cloning), ``"cql"`` (discrete CQL) or ``"values"`` (the
+            learner on the search-annotated action values).
         alpha: CQL's conservative weight (``"cql"`` only).
         gamma: CQL's discount per own decision (``"cql"`` only).
+        annotate: The dataset's annotation budget: simulations of the guided search per
+            annotated decision (``None``: none; ``"values"`` needs it).
+        annotated_games: Games annotated, from the first.
+        value_weight: The value head's loss weight (``"values"`` only).
+        value_passes: Passes over the annotated decisions per epoch (``"values"`` only).
+        data: A games dataset already made by ``tabletop-gym dataset make --format parquet``
+            with these settings (task, policy, games, seed, annotation), used instead of playing
+            it again; its making's CPU seconds are its manifest's. A dataset of other settings
+            is refused, naming what differs.
 
     Returns:
         The result document (see the module docstring).
 
     Raises:
-        ValueError: On an unknown task or method, tasks of two games, or bad settings (before
-            any game).
+        ValueError: On an unknown task or method, tasks of two games, bad settings, or a
+            ``data`` folder of other settings (before any game).
     """
     from tabletop_gym.tasks import TASKS
     from tabletop_gym.tasks.datasets.cloning import clone
     from tabletop_gym.tasks.datasets.cql import fit_cql
-    from tabletop_gym.tasks.datasets.games import write_games
+    from tabletop_gym.tasks.datasets.games import GameDataset, write_games
+    from tabletop_gym.tasks.datasets.values import fit_values
     from tabletop_gym.tasks.runner import run_suite
 
     if method not in METHODS:
@@ -91,6 +109,12 @@ def offline_baseline(
     if method == "cql" and (alpha < 0 or not 0 <= gamma <= 1):
         raise ValueError(f"CQL's alpha must be at least 0 and gamma in [0, 1]; got "
                          f"alpha={alpha}, gamma={gamma}")
+    if method == "values" and (annotate is None or annotated_games < 2 or value_weight <= 0
+                               or value_passes < 1):
+        raise ValueError(f"the values learner needs annotated games (annotate: simulations, at "
+                         f"least 2 annotated_games), a positive value_weight and value_passes; "
+                         f"got annotate={annotate}, annotated_games={annotated_games}, "
+                         f"value_weight={value_weight}, value_passes={value_passes}")
     suite = _suite_of(task)
     if source_task not in TASKS:
         raise ValueError(f"unknown task {source_task!r}; known tasks: {sorted(TASKS)}")
@@ -103,8 +127,14 @@ def offline_baseline(
     with tempfile.TemporaryDirectory() as tmp:
         folder = pathlib.Path(work) if work is not None else pathlib.Path(tmp)
         cpu0 = time.process_time()
-        ds = write_games(folder / "games", source_task, policy, games, seed=seed)
-        made_cpu = time.process_time() - cpu0
+        if data is None:
+            ds = write_games(folder / "games", source_task, policy, games, seed=seed,
+                             annotate=annotate, annotated_games=annotated_games)
+            made_cpu = time.process_time() - cpu0
+        else:
+            ds = _made_as(GameDataset(data), source_task, policy, games, seed, annotate,
+                          annotated_games)
+            made_cpu = float(ds.manifest["making"]["cpu_seconds"])
         checkpoint = folder / f"{method}.npz"
         cpu0 = time.process_time()
         if method == "cql":
@@ -112,6 +142,11 @@ def offline_baseline(
                 ds, checkpoint, hidden=hidden, epochs=epochs, alpha=alpha, gamma=gamma,
                 seed=seed))
             fitted.update(alpha=alpha, gamma=gamma)
+        elif method == "values":
+            fitted = dataclasses.asdict(fit_values(
+                ds, checkpoint, hidden=hidden, epochs=epochs, value_weight=value_weight,
+                value_passes=value_passes, seed=seed))
+            fitted.update(value_weight=value_weight, value_passes=value_passes)
         else:
             fitted = dataclasses.asdict(clone(ds, checkpoint, hidden=hidden, epochs=epochs,
                                               seed=seed))
@@ -126,6 +161,11 @@ def offline_baseline(
                f"--seed {seed}")
     if method == "cql":
         command += f" --method cql --alpha {alpha:g} --gamma {gamma:g}"
+    if annotate is not None:
+        command += f" --annotate {annotate} --annotated-games {annotated_games}"
+    if method == "values":
+        command += (f" --method values --value-weight {value_weight:g} "
+                    f"--value-passes {value_passes}")
     fitted.pop("seconds")  # wall time on a shared machine; the CPU seconds are kept
     return {
         "format": OFFLINE_FORMAT,
@@ -140,6 +180,8 @@ def offline_baseline(
             "first_deal_seed": seed,
             "sha256": ds.manifest["files"][0]["sha256"],
             "cpu_seconds": round(made_cpu, 1),
+            "annotation": ds.metadata["annotation"],
+            "annotated_decisions": int(ds.arrays()["annotated"].sum()),
         },
         "clone" if method == "bc" else "learner": {
             "hidden": list(hidden),
@@ -157,6 +199,22 @@ def offline_baseline(
         },
         "metadata": metadata(method=METHODS[method], source_task=source_task, task=task),
     }
+
+
+def _made_as(ds: Any, task: str, policy: str, games: int, seed: int, annotate: int | None,
+             annotated_games: int) -> Any:
+    """``ds`` if it holds what these settings make, else a ValueError naming what differs."""
+    meta = ds.metadata
+    annotation = meta["annotation"] or {}
+    have = {"task": meta["task"], "policy": meta["policies"], "games": meta["games"],
+            "seed": meta["first_deal_seed"], "annotate": annotation.get("simulations"),
+            "annotated games": annotation.get("annotated_games", 0)}
+    want = {"task": task, "policy": [policy] * int(meta["num_players"]), "games": games,
+            "seed": seed, "annotate": annotate, "annotated games": annotated_games}
+    differ = [f"{k} {have[k]!r} (asked: {want[k]!r})" for k in want if have[k] != want[k]]
+    if differ:
+        raise ValueError(f"{ds.path} was made with other settings: " + "; ".join(differ))
+    return ds
 
 
 def save(result: dict[str, Any], path: str | pathlib.Path) -> pathlib.Path:
