@@ -331,10 +331,13 @@ def datasets_bc() -> str:
     for path in [p for m in OFFLINE_METHODS for p in sorted((results / m).glob("*.json"))]:
         doc = json.loads(path.read_text(encoding="utf-8"))
         data, fit, score = doc["dataset"], doc.get("clone") or doc["learner"], doc["score"]
-        method = {"behaviour cloning": "BC",
-                  "discrete CQL": f"CQL, α {fit.get('alpha', 0):g}, γ {fit.get('gamma', 0):g}",
-                  }.get(doc["method"], f"values, weight {fit.get('value_weight', 0):g}, "
-                        f"{fit.get('value_passes', 0)} pass/epoch, β {fit.get('beta', 0):g}")
+        if doc["method"] == "behaviour cloning":
+            method = "BC"
+        elif doc["method"] == "discrete CQL":
+            method = f"CQL, α {fit['alpha']:g}, γ {fit['gamma']:g}"
+        else:
+            method = (f"values, weight {fit['value_weight']:g}, {fit['value_passes']} "
+                      f"pass/epoch, β {fit['beta']:g}")
         annotation = data.get("annotation")
         annotated = "" if not annotation else (
             f" ({annotation['annotated_games']:,} annotated at {annotation['simulations']} "
