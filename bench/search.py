@@ -112,14 +112,19 @@ def play(env: Any, deal: int, specs: list[str], rng: np.random.Generator,
 
 
 def match(game: str, search: str, opponent: str, games: int,
-          clocks: dict[str, Clock]) -> dict[str, Any]:
-    """Seat-rotated games of ``search`` against ``opponent``; the search's outcomes."""
+          clocks: dict[str, Clock], first_deal: int = FIRST_SEED) -> dict[str, Any]:
+    """Seat-rotated games of ``search`` against ``opponent``; the search's outcomes.
+
+    The games are dealt by ``first_deal``, ``first_deal + 1``, ... (two games, one per seat, a
+    deal); the agents' generator is seeded by ``first_deal`` too, so runs on disjoint deals are
+    independent and can be pooled (``--pool``).
+    """
     env = raw_env_factory(game)(num_players=2)
-    rng = np.random.default_rng(FIRST_SEED)
+    rng = np.random.default_rng(first_deal)
     outcomes: list[float] = []
     diffs: list[float] = []
     for i in range(games):
-        deal, seat = FIRST_SEED + i // 2, i % 2
+        deal, seat = first_deal + i // 2, i % 2
         specs = [search if s == seat else opponent for s in range(2)]
         state = play(env, deal, specs, rng, clocks)
         winners = state.winners()
@@ -130,7 +135,8 @@ def match(game: str, search: str, opponent: str, games: int,
     lo, hi = wilson_interval(rate, len(outcomes))
     return {"game": game, "search": search, "opponent": opponent, "games": games,
             "win_rate": round(rate, 3), "win_ci": [round(lo, 3), round(hi, 3)],
-            "mean_score_diff": round(float(np.mean(diffs)), 2)}
+            "mean_score_diff": round(float(np.mean(diffs)), 2), "first_deal": first_deal,
+            "outcomes": outcomes, "score_diffs": diffs}
 
 
 def finished_above(scores: Any, seat: int, others: dict[int, str]) -> dict[str, float]:
@@ -260,7 +266,13 @@ def main(argv: list[str] | None = None) -> int:
                    help="above 2: the table mode, the search against --table's seats")
     p.add_argument("--table", nargs="+", default=["ismcts:12:guided", "heuristic", "heuristic"],
                    help="table mode: the other seats' specs, in seat order after the search's")
+    p.add_argument("--first-deal", type=int, default=FIRST_SEED,
+                   help="2 players: the first deal (and the agents' generator's seed)")
+    p.add_argument("--pool", nargs="+", metavar="JSON",
+                   help="pool the matches of these result files (disjoint deals) into --out")
     a = p.parse_args(argv)
+    if a.pool:
+        return main_pool(a, argv)
     if a.players > 2:
         return main_table(a, argv)
     rows: list[dict[str, Any]] = []
@@ -268,9 +280,10 @@ def main(argv: list[str] | None = None) -> int:
     for game in a.games_list:
         compile_s = compile_search(game, 2, a.search)
         clocks = {a.search: Clock(), "ismcts:12:guided": Clock(), "heuristic": Clock()}
-        rows.append(match(game, a.search, "ismcts:12:guided", a.games, clocks))
+        rows.append(match(game, a.search, "ismcts:12:guided", a.games, clocks, a.first_deal))
         if a.games_heuristic:
-            rows.append(match(game, a.search, "heuristic", a.games_heuristic, clocks))
+            rows.append(match(game, a.search, "heuristic", a.games_heuristic, clocks,
+                              a.first_deal))
         s, m = clocks[a.search].row(), clocks["ismcts:12:guided"].row()
         ratio = (s["steps_per_s"] / m["steps_per_s"]
                  if s["steps_per_s"] and m["steps_per_s"] else None)
@@ -282,8 +295,134 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(speed[-1]), flush=True)
     doc = {"command": "python bench/search.py " + " ".join(argv or sys.argv[1:]),
            "matches": rows, "speed": speed, "provenance": metadata()}
-    lines = ["# Batched search against the Python ISMCTS (2 players, CPU, same run)", "",
-             f"Command: `{doc['command']}`", "",
+    write_matches(a.out, doc,
+                  "# Batched search against the Python ISMCTS (2 players, CPU, same run)")
+    return 0
+
+
+def deals_of(row: dict[str, Any]) -> set[int]:
+    """The deals a match row's games were dealt by (files before ``first_deal``: from 41000)."""
+    first = int(row.get("first_deal", FIRST_SEED))
+    return set(range(first, first + (int(row["games"]) + 1) // 2))
+
+
+def legacy_halves(name: str, row: dict[str, Any]) -> int:
+    """The half points won in a match row written before per-game outcomes were kept.
+
+    Such a file holds the win rate rounded to 3 decimals; it is used only where exactly one count
+    of half points over its games rounds to that rate.
+
+    Raises:
+        ValueError: More than one count (or none) rounds to the file's rate.
+    """
+    games, rate = int(row["games"]), float(row["win_rate"])
+    fits = [k for k in range(2 * games + 1) if round(k / (2 * games), 3) == rate]
+    if len(fits) != 1:
+        raise ValueError(f"{name}: the {row['game']} match has no per-game outcomes and its "
+                         f"rate {rate} over {games} games fits {len(fits)} win counts")
+    return fits[0]
+
+
+def pool_rows(docs: list[tuple[str, dict[str, Any]]]) -> tuple[list[dict[str, Any]],
+                                                                 list[dict[str, Any]]]:
+    """The matches and speed rows of several result files, pooled per (game, search, opponent).
+
+    Args:
+        docs: ``(name, document)`` of each file, in the order given.
+
+    Returns:
+        ``(matches, speed)``: per match key, the games of every file (win rate and Wilson
+        interval over all of them, the mean score difference, the files' first deals); per game,
+        each agent's decisions, seconds and steps summed over the files (each file timed both
+        agents in its own run, on the same machine).
+
+    Raises:
+        ValueError: A file lacks per-game outcomes, or two files share a deal of a match.
+    """
+    matches: dict[tuple[str, str, str], dict[str, Any]] = {}
+    for name, doc in docs:
+        for r in doc.get("matches", []):
+            key = (r["game"], r["search"], r["opponent"])
+            m = matches.setdefault(key, {"outcomes": [], "diffs": [], "deals": set(),
+                                         "first_deals": []})
+            deals = deals_of(r)
+            if m["deals"] & deals:
+                raise ValueError(f"{name}: the {r['game']} match against {r['opponent']} "
+                                 f"repeats deals of an earlier file (deals "
+                                 f"{min(m['deals'] & deals)}...); pool files of disjoint deals")
+            m["deals"] |= deals
+            m["first_deals"].append(int(r.get("first_deal", FIRST_SEED)))
+            if "outcomes" in r:
+                m["outcomes"] += list(r["outcomes"])
+                m["diffs"] += list(r["score_diffs"])
+            else:
+                halves = legacy_halves(name, r)
+                # A shared win counts one half: ``halves`` is the count of half points, so the
+                # games are that many halves spread as whole wins and at most one tie.
+                m["outcomes"] += ([1.0] * (halves // 2) + [0.5] * (halves % 2)
+                                  + [0.0] * (r["games"] - halves // 2 - halves % 2))
+                # Only the mean is reported, so the file's mean stands for each of its games.
+                m["diffs"] += [float(r["mean_score_diff"])] * r["games"]
+    rows = []
+    for (game, search, opponent), m in matches.items():
+        rate = float(np.mean(m["outcomes"]))
+        lo, hi = wilson_interval(rate, len(m["outcomes"]))
+        rows.append({"game": game, "search": search, "opponent": opponent,
+                     "games": len(m["outcomes"]), "win_rate": round(rate, 3),
+                     "win_ci": [round(lo, 3), round(hi, 3)],
+                     "mean_score_diff": round(float(np.mean(m["diffs"])), 2),
+                     "first_deals": m["first_deals"]})
+    speed: dict[str, dict[str, Any]] = {}
+    for _, doc in docs:
+        for sp in doc.get("speed", []):
+            out = speed.setdefault(sp["game"], {"game": sp["game"], "compile_s": sp["compile_s"]})
+            for agent in ("search", "ismcts:12:guided", "heuristic"):
+                c = out.setdefault(agent, {"decisions": 0, "seconds": 0.0, "steps": 0})
+                c["decisions"] += sp[agent]["decisions"]
+                c["seconds"] += sp[agent]["seconds"]
+                c["steps"] += sp[agent]["steps"]
+    for out in speed.values():
+        for agent in ("search", "ismcts:12:guided", "heuristic"):
+            c = out[agent]
+            c["seconds"] = round(c["seconds"], 3)
+            c["ms_per_move"] = round(1000 * c["seconds"] / max(c["decisions"], 1), 2)
+            c["steps_per_s"] = round(c["steps"] / c["seconds"], 1) if c["seconds"] else None
+        s, m2 = out["search"]["steps_per_s"], out["ismcts:12:guided"]["steps_per_s"]
+        out["steps_per_s_ratio"] = round(s / m2, 2) if s and m2 else None
+    return rows, list(speed.values())
+
+
+def main_pool(a: argparse.Namespace, argv: list[str] | None) -> int:
+    """The pool mode: several 2-player result files on disjoint deals as one."""
+    docs = []
+    for name in a.pool:
+        try:
+            docs.append((name, json.loads(pathlib.Path(name).read_text())))
+        except (OSError, json.JSONDecodeError) as e:
+            raise SystemExit(f"--pool: cannot read {name}: {e}") from e
+    try:
+        rows, speed = pool_rows(docs)
+    except ValueError as e:
+        raise SystemExit(f"--pool: {e}") from e
+    pooled = [{"file": n, "command": str(d.get("command")),
+               "commit": str(d.get("provenance", {}).get("commit"))} for n, d in docs]
+    doc = {"command": "python bench/search.py " + " ".join(argv or sys.argv[1:]),
+           "pooled": pooled, "matches": rows, "speed": speed, "provenance": metadata()}
+    title = "# Batched search against the Python ISMCTS (2 players, CPU, pooled runs)"
+    write_matches(a.out, doc, title, [f"* `{p['command']}` (commit `{p['commit'][:7]}`)"
+                                      for p in pooled])
+    return 0
+
+
+def write_matches(out: str, doc: dict[str, Any], title: str,
+                  runs: list[str] | None = None) -> None:
+    """The 2-player page: the matches, then each game's speed of both agents."""
+    search = doc["matches"][0]["search"] if doc["matches"] else "search"
+    rows, speed = doc["matches"], doc["speed"]
+    lines = [title, "", f"Command: `{doc['command']}`", ""]
+    if runs:
+        lines += ["Runs pooled (each timed both agents in the same run):", "", *runs, ""]
+    lines += [
              "| game | search | opponent | games | win rate [95 % Wilson] | mean score diff |",
              "|---|---|---|---|---|---|"]
     for r in rows:
@@ -293,13 +432,12 @@ def main(argv: list[str] | None = None) -> int:
     lines += ["", "| game | agent | decisions timed | ms per move | continuation steps/s | "
               "ratio |", "|---|---|---|---|---|---|"]
     for sp in speed:
-        for name in (a.search, "ismcts:12:guided"):
-            c = sp["search" if name == a.search else name]
-            ratio = sp["steps_per_s_ratio"] if name == a.search else 1.0
+        for name in (search, "ismcts:12:guided"):
+            c = sp["search" if name == search else name]
+            ratio = sp["steps_per_s_ratio"] if name == search else 1.0
             lines.append(f"| {sp['game']} | `{name}` | {c['decisions']} | {c['ms_per_move']} | "
                          f"{c['steps_per_s']} | {ratio} |")
-    write(a.out, doc, lines)
-    return 0
+    write(out, doc, lines)
 
 
 if __name__ == "__main__":
