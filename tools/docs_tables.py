@@ -17,7 +17,7 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -328,7 +328,7 @@ def datasets_bc() -> str:
 
     rows = []
     results = ROOT / "benchmarks" / "datasets"
-    for path in [p for m in OFFLINE_METHODS for p in sorted((results / m).glob("*.json"))]:
+    for path in [p for m in OFFLINE_METHODS for p in _numbered((results / m).glob("*.json"))]:
         doc = json.loads(path.read_text(encoding="utf-8"))
         data, fit, score = doc["dataset"], doc.get("clone") or doc["learner"], doc["score"]
         if doc["method"] == "behaviour cloning":
@@ -371,7 +371,7 @@ def datasets_values_gains() -> str:
     from tabletop_gym.tasks import TASKS
 
     docs = [json.loads(p.read_text(encoding="utf-8")) for p in
-            sorted((ROOT / "benchmarks" / "datasets" / "values").glob("*.json"))]
+            _numbered((ROOT / "benchmarks" / "datasets" / "values").glob("*.json"))]
     betas = sorted({float(b) for d in docs for b in d["learner"]["gains"]})
     rows = []
     for doc in docs:
@@ -393,10 +393,22 @@ CARDS = ROOT / "benchmarks" / "datasets" / "cards"
 """The standard datasets' cards (``tabletop-gym dataset card``)."""
 
 
+def _numbered(paths: Iterable[Path], strip: str = "") -> list[Path]:
+    """Files named ``<strip><n>-...`` in the order of ``n``, the order they were added.
+
+    Sorted as text, ``10-`` would come before ``2-``.
+    """
+    def key(path: Path) -> tuple[int, str]:
+        head = path.name.removeprefix(strip).split("-", 1)[0]
+        return (int(head) if head.isdigit() else -1, path.name)
+    return sorted(paths, key=key)
+
+
 def _card_rows(kind: str) -> list[dict]:
     from tabletop_gym.tasks.datasets.cards import load_card
 
-    cards = [load_card(p) for p in sorted(CARDS.glob(f"{kind}-*.json"))]
+    cards = [load_card(p) for p in _numbered(CARDS.glob(f"{kind}-*.json"),
+                                             strip=f"{kind}-")]
     if not cards:
         raise FileNotFoundError(f"no {kind} cards under {CARDS}")
     return cards
