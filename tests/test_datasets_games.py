@@ -165,6 +165,10 @@ def test_annotating_does_not_change_the_games_played(tmp_path):
     ({"policy": "nobody"}, "unknown opponent 'nobody'"),
     ({"annotated_games": 1}, "needs annotate"),
     ({"annotate": 1, "annotated_games": 1}, "at least 2"),
+    ({"annotate": "ismcts:8:guided", "annotated_games": 1},
+     r"an integer, at least 2\) or a batched search's spec"),
+    ({"annotate": "search:jax-ppo?worlds=0", "annotated_games": 1},
+     r"worlds in 'search:jax-ppo\?worlds=0' must be an integer in 1\.\.1024"),
     ({"task": "Nope-v0"}, "unknown task id 'Nope-v0'"),
     ({"task": "RapaNui-v0"}, "configurable id"),
 ])

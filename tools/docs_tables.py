@@ -340,8 +340,7 @@ def datasets_bc() -> str:
                       f"pass/epoch, β {fit['beta']:g}")
         annotation = data.get("annotation")
         annotated = "" if not annotation else (
-            f" ({annotation['annotated_games']:,} annotated at {annotation['simulations']} "
-            "simulations)")
+            f" ({annotation['annotated_games']:,} annotated {_annotated_by(annotation)})")
         row = score["task"]
         source = TASKS[data["task"]]
         ref = row["reference"]
@@ -437,7 +436,15 @@ def _what(card: dict) -> str:
     policies = ", ".join(f"`{p}`" if ":" in p else p for p in dict.fromkeys(card["policies"]))
     text = f"{game_spec(task.game).title} {task.num_players}p, {policies}"
     ann = card.get("annotation")
-    return text + (f", annotated at {ann['simulations']} simulations" if ann else "")
+    return text + (f", annotated {_annotated_by(ann)}" if ann else "")
+
+
+def _annotated_by(annotation: dict) -> str:
+    """``at 8 simulations`` (the guided ISMCTS) or ``by `search:...` `` (a batched search)."""
+    from tabletop_gym.tasks.datasets.games import annotation_label
+
+    label = annotation_label(annotation)
+    return f"at {label}" if "simulations" in annotation else f"by {label}"
 
 
 def datasets_games_cards() -> str:

@@ -100,6 +100,11 @@ def _hidden(text: str) -> tuple[int, ...]:
         raise ValueError(f"--hidden takes widths separated by commas, got {text!r}") from None
 
 
+def _annotate(text: str) -> int | str:
+    """``--annotate``: a number of simulations, or a ``search:`` spec (checked where used)."""
+    return int(text) if text.lstrip("-").isdigit() else text
+
+
 def cmd_baseline(args: argparse.Namespace) -> int:
     """Make a games dataset, fit a policy to it and score the policy; write the result file."""
     require("datasets", "dataset baseline", _PARQUET)
@@ -137,8 +142,9 @@ def add_dataset_parser(sub: Any) -> None:
     mk.add_argument("--dataset-id", default=None,
                     help="minari: the id (default tabletop_gym/<task>/<policy>-v0)")
     mk.add_argument("--out", default=None, help="parquet: the folder to write")
-    mk.add_argument("--annotate", type=int, default=None, metavar="SIMULATIONS",
-                    help="parquet: value every legal move by the guided search with this budget")
+    mk.add_argument("--annotate", type=_annotate, default=None, metavar="SIMULATIONS|SEARCH",
+                    help="parquet: value every legal move by the guided ISMCTS with this many "
+                         "simulations, or by a batched search (a search: spec, the jax extra)")
     mk.add_argument("--annotated-games", type=int, default=0,
                     help="parquet: how many games, from the first, are annotated")
     mk.add_argument("--progress", action="store_true", help="a line per finished episode")
@@ -187,9 +193,10 @@ def add_dataset_parser(sub: Any) -> None:
                     help="cql: weight of the conservative term (default 1)")
     bl.add_argument("--gamma", type=float, default=1.0,
                     help="cql: discount per own decision (default 1)")
-    bl.add_argument("--annotate", type=int, default=None, metavar="SIMULATIONS",
+    bl.add_argument("--annotate", type=_annotate, default=None, metavar="SIMULATIONS|SEARCH",
                     help="value every legal move of the first games' decisions by the guided "
-                         "search with this budget (values needs it)")
+                         "ISMCTS with this many simulations or by a search: spec (values needs "
+                         "it)")
     bl.add_argument("--annotated-games", type=int, default=0,
                     help="how many games, from the first, are annotated (values: at least 2)")
     bl.add_argument("--value-weight", type=float, default=1.0,

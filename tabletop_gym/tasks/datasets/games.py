@@ -53,6 +53,7 @@ import dataclasses
 import hashlib
 import json
 import pathlib
+import shlex
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any, NoReturn
@@ -163,7 +164,7 @@ def write_games(
     policy: str | Sequence[str],
     games: int,
     seed: int = 0,
-    annotate: int | None = None,
+    annotate: int | str | None = None,
     annotated_games: int = 0,
     progress: bool = False,
 ) -> GameDataset:
@@ -180,8 +181,10 @@ def write_games(
         policy: One agent spec for every seat, or one per seat.
         games: How many games.
         seed: The first deal seed and the agents' seed.
-        annotate: Simulations of the guided search that values every legal move of the annotated
-            decisions (``None``: no annotations).
+        annotate: The search that values every legal move of the annotated decisions: a number
+            of simulations of the guided ISMCTS, or a batched ``search:`` spec (the ``jax``
+            extra), searched with every legal move a candidate (:func:`annotation_search`);
+            ``None``: no annotations.
         annotated_games: How many games, from the first, have every decision with a choice
             annotated.
         progress: Print one line per finished game on stderr.
@@ -200,10 +203,7 @@ def write_games(
 
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
-    if annotate is not None and (isinstance(annotate, bool) or not isinstance(annotate, int)
-                                 or annotate < 2):
-        raise ValueError(f"annotate is the search's simulations per decision (at least 2), "
-                         f"got {annotate!r}")
+    search = None if annotate is None else annotation_search(annotate)
     if not 0 <= annotated_games <= games or (annotated_games and annotate is None):
         raise ValueError(f"annotated_games must be in 0..{games} and needs annotate, got "
                          f"{annotated_games!r}")
@@ -219,12 +219,14 @@ def write_games(
     rng = np.random.default_rng(seed)
     for spec in specs:  # an unknown name fails here, before any game is played
         make_agent(spec, env.game, env.observer, np.random.default_rng(0))
-    annotator = None
-    if annotate is not None:
+    annotator: Any = None
+    if isinstance(annotate, int):
         # Every legal move is a root candidate (the width covers the action space), so each
         # one gets its own value, each paired with the heuristic's move on the same deals.
         annotator = ISMCTSAgent(env.game, env.observer, seed, simulations=annotate,
                                 rollout="guided", width=max(2, env.game.num_distinct_actions))
+    elif search is not None:
+        annotator = make_agent(search, env.game, env.observer, np.random.default_rng(seed))
     cols: dict[str, list[Any]] = {c: [] for c in COLUMNS}
     obs_rows: list[np.ndarray] = []
     mask_rows: list[np.ndarray] = []
@@ -250,6 +252,10 @@ def write_games(
                 annotator.act_in(env.game_state, seat)
                 search_seconds += time.perf_counter() - t0
                 legal = sorted(annotator.last_values)
+                if len(legal) != int(seen["action_mask"].sum()):
+                    raise ValueError(f"the annotating search {search} valued {len(legal)} of "
+                                     f"the {int(seen['action_mask'].sum())} legal moves of game "
+                                     f"{g}, step {step}; it takes at most {SEARCH_WIDTH}")
                 found = (legal, [annotator.last_values[a] for a in legal])
             cols["action_string"].append(env.public_action_string(action, None))
             env.step(action)
@@ -287,15 +293,7 @@ def write_games(
         "first_deal_seed": seed,
         "games": games,
         "decisions": rows,
-        "annotation": None if annotate is None else {
-            "search": f"ismcts:{annotate}:guided",
-            "simulations": annotate,
-            "candidates": "every legal action",
-            "annotated_games": annotated_games,
-            "value": "mean over the rounds of the searching seat's value of a finished game, "
-                     "in [0, 1]: (1 - w) * win share + w * (0.5 + 0.5 * tanh(margin / scale)), "
-                     "w = 0.5, scale = 10 (tabletop_gym.agents.ismcts)",
-        },
+        "annotation": None if annotate is None else _annotation(annotate, annotated_games),
         "provenance": provenance(),
     }
     sch = schema(meta["observation_size"], meta["num_actions"], n, meta)
@@ -347,13 +345,74 @@ def write_games(
     return GameDataset(folder)
 
 
-def _command(task: str, specs: list[str], games: int, seed: int, annotate: int | None,
+SEARCH_WIDTH = 64
+"""The candidates of an annotating ``search:`` agent: the most it takes, more than any
+decision of either game has legal moves (Rapa Nui has 45 actions, a Positano decision at most 42
+legal ones), so every legal move is valued."""
+
+VALUE_FORMULA = ("(1 - w) * win share + w * (0.5 + 0.5 * tanh(margin / scale)), w = 0.5, "
+                 "scale = 10")
+
+
+def annotation_search(annotate: int | str) -> str:
+    """The spec of the search that annotates: ``ismcts:N:guided``, or a ``search:`` spec.
+
+    Args:
+        annotate: Simulations of the guided ISMCTS (at least 2), or a ``search:`` spec; its
+            width is set to :data:`SEARCH_WIDTH`, so that every legal move is a candidate.
+
+    Raises:
+        ValueError: For anything else, naming what is allowed.
+        tabletop_gym.extras.MissingExtraError: A ``search:`` spec without the ``jax`` extra.
+    """
+    if isinstance(annotate, int) and not isinstance(annotate, bool):
+        if annotate < 2:
+            raise ValueError(f"annotate is the search's simulations per decision (at least 2) "
+                             f"or a search: spec, got {annotate!r}")
+        return f"ismcts:{annotate}:guided"
+    if isinstance(annotate, str) and annotate.split(":", 1)[0].split("?", 1)[0] == "search":
+        from tabletop_gym.extras import require
+
+        require("jax", f"annotating with {annotate!r}")
+        from tabletop_gym.jax.search import parse_spec
+
+        return dataclasses.replace(parse_spec(annotate), width=SEARCH_WIDTH).name
+    raise ValueError(f"annotate is the guided ISMCTS's simulations per decision (an integer, at "
+                     f"least 2) or a batched search's spec ('search:jax-ppo?worlds=16'), got "
+                     f"{annotate!r}")
+
+
+def _annotation(annotate: int | str, annotated_games: int) -> dict[str, Any]:
+    """The metadata's ``annotation``: which search valued the moves, and what a value is."""
+    search = annotation_search(annotate)
+    if isinstance(annotate, int):
+        return {"search": search, "simulations": annotate, "candidates": "every legal action",
+                "annotated_games": annotated_games,
+                "value": "mean over the rounds of the searching seat's value of a finished "
+                         f"game, in [0, 1]: {VALUE_FORMULA} (tabletop_gym.agents.ismcts)"}
+    from tabletop_gym.jax.search import parse_spec
+
+    return {"search": search, "worlds": parse_spec(search).worlds,
+            "candidates": "every legal action", "annotated_games": annotated_games,
+            "value": "mean over the worlds drawn from the seat's information of its value of "
+                     "the game played out from the move by the policy's greedy moves, in "
+                     f"[0, 1]: {VALUE_FORMULA} (tabletop_gym.jax.search)"}
+
+
+def annotation_label(annotation: dict[str, Any]) -> str:
+    """How a dataset's annotation is named in tables: ``8 simulations`` or the search's spec."""
+    if "simulations" in annotation:
+        return f"{annotation['simulations']} simulations"
+    return f"`{annotation['search']}`"
+
+
+def _command(task: str, specs: list[str], games: int, seed: int, annotate: int | str | None,
              annotated: int) -> str:
     policy = specs[0] if len(set(specs)) == 1 else ",".join(specs)
     out = (f"tabletop-gym dataset make --format parquet --task {task} --policy {policy} "
            f"--episodes {games} --seed {seed}")
     if annotate is not None:
-        out += f" --annotate {annotate} --annotated-games {annotated}"
+        out += f" --annotate {shlex.quote(str(annotate))} --annotated-games {annotated}"
     return out
 
 

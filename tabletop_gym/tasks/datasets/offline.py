@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import pathlib
+import shlex
 import tempfile
 import time
 from typing import Any
@@ -56,7 +57,7 @@ def offline_baseline(
     method: str = "bc",
     alpha: float = 1.0,
     gamma: float = 1.0,
-    annotate: int | None = None,
+    annotate: int | str | None = None,
     annotated_games: int = 0,
     value_weight: float = 1.0,
     value_passes: int = 1,
@@ -80,8 +81,9 @@ def offline_baseline(
             learner on the search-annotated action values).
         alpha: CQL's conservative weight (``"cql"`` only).
         gamma: CQL's discount per own decision (``"cql"`` only).
-        annotate: The dataset's annotation budget: simulations of the guided search per
-            annotated decision (``None``: none; ``"values"`` needs it).
+        annotate: The dataset's annotating search: simulations of the guided ISMCTS per
+            annotated decision, or a ``search:`` spec (``None``: none; ``"values"`` needs it;
+            :func:`~tabletop_gym.tasks.datasets.games.write_games`).
         annotated_games: Games annotated, from the first.
         value_weight: The value head's loss weight (``"values"`` only).
         value_passes: Passes over the annotated decisions per epoch (``"values"`` only).
@@ -111,10 +113,11 @@ def offline_baseline(
                          f"alpha={alpha}, gamma={gamma}")
     if method == "values" and (annotate is None or annotated_games < 2 or value_weight <= 0
                                or value_passes < 1):
-        raise ValueError(f"the values learner needs annotated games (annotate: simulations, at "
-                         f"least 2 annotated_games), a positive value_weight and value_passes; "
-                         f"got annotate={annotate}, annotated_games={annotated_games}, "
-                         f"value_weight={value_weight}, value_passes={value_passes}")
+        raise ValueError(f"the values learner needs annotated games (annotate: simulations or "
+                         f"a search: spec, at least 2 annotated_games), a positive value_weight "
+                         f"and value_passes; got annotate={annotate}, "
+                         f"annotated_games={annotated_games}, value_weight={value_weight}, "
+                         f"value_passes={value_passes}")
     suite = _suite_of(task)
     if source_task not in TASKS:
         raise ValueError(f"unknown task {source_task!r}; known tasks: {sorted(TASKS)}")
@@ -162,7 +165,7 @@ def offline_baseline(
     if method == "cql":
         command += f" --method cql --alpha {alpha:g} --gamma {gamma:g}"
     if annotate is not None:
-        command += f" --annotate {annotate} --annotated-games {annotated_games}"
+        command += f" --annotate {shlex.quote(str(annotate))} --annotated-games {annotated_games}"
     if method == "values":
         command += (f" --method values --value-weight {value_weight:g} "
                     f"--value-passes {value_passes}")
@@ -201,16 +204,19 @@ def offline_baseline(
     }
 
 
-def _made_as(ds: Any, task: str, policy: str, games: int, seed: int, annotate: int | None,
-             annotated_games: int) -> Any:
+def _made_as(ds: Any, task: str, policy: str, games: int, seed: int,
+             annotate: int | str | None, annotated_games: int) -> Any:
     """``ds`` if it holds what these settings make, else a ValueError naming what differs."""
+    from tabletop_gym.tasks.datasets.games import annotation_search
+
     meta = ds.metadata
     annotation = meta["annotation"] or {}
     have = {"task": meta["task"], "policy": meta["policies"], "games": meta["games"],
-            "seed": meta["first_deal_seed"], "annotate": annotation.get("simulations"),
+            "seed": meta["first_deal_seed"], "annotate": annotation.get("search"),
             "annotated games": annotation.get("annotated_games", 0)}
     want = {"task": task, "policy": [policy] * int(meta["num_players"]), "games": games,
-            "seed": seed, "annotate": annotate, "annotated games": annotated_games}
+            "seed": seed, "annotate": None if annotate is None else annotation_search(annotate),
+            "annotated games": annotated_games}
     differ = [f"{k} {have[k]!r} (asked: {want[k]!r})" for k in want if have[k] != want[k]]
     if differ:
         raise ValueError(f"{ds.path} was made with other settings: " + "; ".join(differ))
