@@ -44,3 +44,52 @@ def test_the_table_rotates_the_searchers_seat_and_reports_each_opponent_kind():
     assert clocks["random"].decisions > 0 and clocks["heuristic"].decisions > 0
     with pytest.raises(ValueError, match="4 seats need 3 opponents"):
         bench.table_match("rapa_nui", 4, "random", ["heuristic"], 4, clocks)
+
+
+def _doc(first_deal, outcomes, diffs, search_s=2.0, ismcts_s=3.0, legacy=False):
+    row = {"game": "rapa_nui", "search": "search:jax-ppo?worlds=16",
+           "opponent": "ismcts:12:guided", "games": len(outcomes),
+           "win_rate": round(sum(outcomes) / len(outcomes), 3),
+           "mean_score_diff": round(sum(diffs) / len(diffs), 2)}
+    if not legacy:
+        row.update(first_deal=first_deal, outcomes=outcomes, score_diffs=diffs)
+    clock = {"decisions": 10, "seconds": 0.0, "steps": 100}
+    return {"command": f"run {first_deal}", "provenance": {"commit": "abcdef0123"},
+            "matches": [row],
+            "speed": [{"game": "rapa_nui", "compile_s": 60.0,
+                       "search": {**clock, "seconds": search_s, "steps": 1000},
+                       "ismcts:12:guided": {**clock, "seconds": ismcts_s, "steps": 150},
+                       "heuristic": dict(clock, steps=0)}]}
+
+
+def test_pooled_runs_join_their_games_and_sum_each_agents_time():
+    a = _doc(41100, [1.0, 0.0, 1.0, 0.5], [3.0, -2.0, 5.0, 0.0])
+    b = _doc(41102, [1.0, 1.0], [4.0, 2.0], search_s=1.0, ismcts_s=1.0)
+    (row,), (speed,) = bench.pool_rows([("a", a), ("b", b)])
+    # 4.5 points over 6 games; score differences 12 over 6.
+    assert (row["games"], row["win_rate"], row["mean_score_diff"]) == (6, 0.75, 2.0)
+    lo, hi = bench.wilson_interval(0.75, 6)
+    assert row["win_ci"] == [round(lo, 3), round(hi, 3)] and row["first_deals"] == [41100, 41102]
+    # 20 decisions in 3 s: 150 ms a move; 2000 steps in 3 s against 300 in 4 s: a ratio of 8.89.
+    assert speed["search"]["ms_per_move"] == 150.0
+    assert speed["ismcts:12:guided"]["ms_per_move"] == 200.0
+    assert speed["steps_per_s_ratio"] == round((2000 / 3) / (300 / 4), 2)
+
+
+def test_a_file_without_outcomes_pools_only_where_its_rate_gives_one_win_count():
+    # 200 games at 0.815: only 326 half points round to 0.815, so 163 wins and no tie.
+    old = _doc(41000, [1.0] * 163 + [0.0] * 37, [1.0] * 200, legacy=True)
+    (row,), _ = bench.pool_rows([("old", old), ("new", _doc(41100, [0.0, 0.0], [1.0, 1.0]))])
+    assert (row["games"], row["win_rate"]) == (202, round(163 / 202, 3))
+    # 2,000 games at 0.5: 1999 to 2002 half points of 4000 all round to 0.5 (2002 / 4000 =
+    # 0.5005 is a hair below that in binary, 1998 / 4000 = 0.4995 too, so it goes to 0.499).
+    vague = _doc(41000, [1.0] * 1000 + [0.0] * 1000, [0.0] * 2000, legacy=True)
+    with pytest.raises(ValueError, match=r"vague: .* rate 0.5 over 2000 games fits 4 win counts"):
+        bench.pool_rows([("vague", vague)])
+
+
+def test_pooling_refuses_runs_that_share_deals():
+    with pytest.raises(ValueError, match=r"b: the rapa_nui match against ismcts:12:guided "
+                                         r"repeats deals of an earlier file \(deals 41101"):
+        bench.pool_rows([("a", _doc(41100, [1.0] * 4, [1.0] * 4)),
+                         ("b", _doc(41101, [1.0] * 2, [1.0] * 2))])
