@@ -160,3 +160,39 @@ def test_only_seeds_trains_just_those_and_refuses_others(tmp_path, capsys):
                  "--out", str(tmp_path / "no")]) == 2
     assert "[7] are not among 0..4" in capsys.readouterr().err
     assert not (tmp_path / "no").exists()
+
+
+def test_bc_recipe_clones_the_heuristics_games_of_its_seeds_own_deals(tmp_path):
+    pytest.importorskip("pyarrow")
+    from tabletop_gym.tasks.datasets.games import write_games
+    from tabletop_gym.tasks.train import BC_DEALS_PER_SEED, BC_FIRST_DEAL
+
+    train_suite("core", "bc", seeds=2, out=tmp_path, timesteps=3, task_ids=[TASK],
+                deals_per_seed=1, eval_seeds=1, overrides={"epochs": 1, "hidden": [8]},
+                only_seeds=[1])
+    run = tmp_path / "bc" / TASK / "seed-1"
+    res = json.loads((run / "result.json").read_text())
+    info = res["training"]
+    # Seed 1 clones 3 games dealt from 100,000 + 10,000: the same games a games dataset of
+    # the heuristic in both seats from that deal holds, so the recorded checksum is theirs.
+    assert info["first_deal"] == BC_FIRST_DEAL + BC_DEALS_PER_SEED == 110_000
+    again = write_games(tmp_path / "again", TASK, "heuristic", 3, seed=110_000)
+    assert info["dataset_sha256"] == again.manifest["files"][0]["sha256"]
+    assert (info["games"], info["decisions"]) == (3, len(again))
+    assert info["settings"] == {"policy": "heuristic", "hidden": [8], "epochs": 1}
+    # The games are removed once fitted; the policy plays by numpy and was scored.
+    assert not (run / "games").exists() and (run / "policy.npz").is_file()
+    assert res["row"]["games"] == 2 and res["overrides"] == {"epochs": 1, "hidden": [8]}
+
+
+@pytest.mark.parametrize(("timesteps", "overrides", "message"), [
+    (10_001, {}, r"the games it clones, 2\.\.10000 \(a seed's block of deals\); got 10001"),
+    (1, {}, r"2\.\.10000 .*got 1"),
+    (4, {"lr": 1.0}, r"unknown bc settings \['lr'\]; known: \['epochs', 'hidden', 'policy'\]"),
+])
+def test_bc_recipe_refuses_a_bad_budget_before_anything_is_written(tmp_path, timesteps,
+                                                                   overrides, message):
+    with pytest.raises(ValueError, match=message):
+        train_suite("core", "bc", seeds=1, out=tmp_path, timesteps=timesteps, task_ids=[TASK],
+                    overrides=overrides)
+    assert not any(tmp_path.iterdir())

@@ -349,7 +349,7 @@ def _recipes_table() -> str:
 
     lines = ["| recipe | version | budget per (task, seed) | what |", "|---|---|---|---|"]
     for r in RECIPES.values():
-        lines.append(f"| `{r.name}` | {r.version} | {r.timesteps:,} steps | {r.description} |")
+        lines.append(f"| `{r.name}` | {r.version} | {r.timesteps:,} {r.unit} | {r.description} |")
     return "\n".join(lines)
 
 

@@ -75,6 +75,12 @@ FIXED_ROWS: dict[str, FixedRow] = {
         "jax-ppo (shipped)", "shipped",
         "the shipped 2-player policies, {steps} learner steps on a GPU "
         "([JAX training](jax-train.md)); {deals} deals per seed"),
+    "search-shipped": FixedRow(
+        "search (shipped)", "search",
+        "the batched search ([search](search.md)), 16 worlds a move, continued by the shipped "
+        "`jax-ppo` policy at 2 players (`search:jax-ppo?worlds=16`) and by the distilled "
+        "heuristic at 4 (`search:heuristic-net?worlds=16`); {deals} deals per seed (fewer "
+        "than the protocol's)"),
 }
 """Fixed-agent rows by their folder under ``benchmarks/suite-run`` (each file names the agent
 spec it scored)."""
@@ -265,7 +271,7 @@ def _learner_rows(root: pathlib.Path, held_refs: Mapping[str, Any],
             if cells_held:
                 held[t] = cells_held
         complete = sorted(set.intersection(*(set(v) for v in docs.values())))
-        budget = f"{recipe.timesteps:,} learner steps per (task, seed)"
+        budget = f"{recipe.timesteps:,} {recipe.unit} per (task, seed)"
         rows.append(Row(name, "learner", "training seeds", budget, cells, cpu, complete, held,
                         trained_on=devices))
     return rows
@@ -465,7 +471,7 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
     played = {} if played is None else played
     compute, _total = _compute_table(rows, played)
     recipes = "\n".join(f"- `{r.name}` (version {r.version}): {r.description}; "
-                        f"{r.timesteps:,} learner steps per (task, seed)."
+                        f"{r.timesteps:,} {r.unit} per (task, seed)."
                         for r in RECIPES.values())
     variants = "; ".join(f"{g}: " + ", ".join(f"`{p}`" for p in pop)
                          for g, pop in held_out.POPULATION.items())
@@ -544,7 +550,11 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "10 --task TASK --out benchmarks/suite-run/ismcts-12-guided/TASK.json`; the shipped "
         "`jax-ppo` policies with `tabletop-gym suite run --suite core --agent jax-ppo --task "
         "TASK --held-out --out benchmarks/suite-run/jax-ppo-shipped/TASK.json` on the "
-        "2-player tasks.",
+        "2-player tasks; the batched search with `tabletop-gym suite run --suite core --agent "
+        "'search:jax-ppo?worlds=16' --deals 10 --task TASK --label 'search (shipped)' --out "
+        "benchmarks/suite-run/search-shipped/TASK.json` on the 2-player tasks and "
+        "`'search:heuristic-net?worlds=16'` on the 4-player ones (no continuation policy is "
+        "shipped for the solo game, so it has no cell there).",
         "",
         *compute,
         "",

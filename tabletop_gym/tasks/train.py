@@ -51,7 +51,10 @@ class Recipe:
             trained with overrides is marked so and is not the recipe's).
         load: ``load(out_dir) -> agent``: the saved agent again (scoring a resumed run).
         checkpoint: The file in ``out_dir`` that ``load`` reads.
-        extra: The package extra that training needs (checked before anything is trained).
+        extra: The package extras that training needs (checked before anything is trained).
+        unit: What the budget ``timesteps`` counts.
+        check: ``check(timesteps, overrides)`` raises ValueError on a budget or settings the
+            recipe cannot train with (called before anything is trained or written).
     """
 
     name: str
@@ -61,7 +64,9 @@ class Recipe:
     train: Callable[[Task, int, pathlib.Path, int, Mapping[str, Any]], tuple[Any, dict[str, Any]]]
     load: Callable[[pathlib.Path], Any]
     checkpoint: str
-    extra: str
+    extra: tuple[str, ...]
+    unit: str = "learner steps"
+    check: Callable[[int, Mapping[str, Any]], None] | None = None
 
 
 def _sb3_env(task: Task) -> tuple[str, dict[str, Any]]:
@@ -164,18 +169,77 @@ def _jax_load(out_dir: pathlib.Path) -> Any:
     return f"jax:{out_dir / 'policy.npz'}"
 
 
+BC_SETTINGS: dict[str, Any] = {"policy": "heuristic", "hidden": [256, 256], "epochs": 10}
+"""The ``bc`` recipe's settings: whose games it clones, and the network and passes it fits."""
+BC_FIRST_DEAL = 100_000
+BC_DEALS_PER_SEED = 10_000
+"""Training seed ``s`` clones games dealt by ``BC_FIRST_DEAL + BC_DEALS_PER_SEED * s + i``:
+deals of their own per seed, none of them a deal the suite protocol (``1000 * s + j``) or the
+held-out population (from 900,000) scores on."""
+
+
+def _bc_check(timesteps: int, overrides: Mapping[str, Any]) -> None:
+    """Refuse a budget outside a seed's block of deals, or settings the recipe does not have."""
+    unknown = sorted(set(overrides) - set(BC_SETTINGS))
+    if unknown:
+        raise ValueError(f"unknown bc settings {unknown}; known: {sorted(BC_SETTINGS)}")
+    if not 2 <= timesteps <= BC_DEALS_PER_SEED:
+        raise ValueError(f"the bc recipe's budget is the games it clones, 2..{BC_DEALS_PER_SEED}"
+                         f" (a seed's block of deals); got {timesteps}")
+
+
+def _bc_train(task: Task, seed: int, out_dir: pathlib.Path, timesteps: int,
+              overrides: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """Play ``timesteps`` games of the heuristic bot in every seat, clone them, keep the policy.
+
+    The games (megabytes) are removed once fitted: the seed's deals make them again, and their
+    SHA-256 is recorded with the fit's accuracies.
+    """
+    import shutil
+
+    from tabletop_gym.tasks.datasets.cloning import clone
+    from tabletop_gym.tasks.datasets.games import write_games
+
+    _bc_check(timesteps, overrides)
+    settings = {**BC_SETTINGS, **overrides}
+    first = BC_FIRST_DEAL + BC_DEALS_PER_SEED * seed
+    cpu0 = time.process_time()
+    data = write_games(out_dir / "games", task.id, str(settings["policy"]), timesteps, seed=first)
+    made = time.process_time() - cpu0
+    cpu0 = time.process_time()
+    report = clone(data, out_dir / "policy.npz", hidden=tuple(int(h) for h in settings["hidden"]),
+                   epochs=int(settings["epochs"]), seed=seed)
+    fitted = time.process_time() - cpu0
+    info = {"games": data.num_games, "decisions": len(data), "first_deal": first,
+            "dataset_sha256": data.manifest["files"][0]["sha256"],
+            "settings": settings, "train_accuracy": round(report.train_accuracy, 4),
+            "valid_accuracy": round(report.valid_accuracy, 4),
+            "make_cpu_seconds": round(made, 1), "fit_cpu_seconds": round(fitted, 1),
+            "cpu_seconds": round(made + fitted, 1)}
+    shutil.rmtree(out_dir / "games")
+    return _jax_load(out_dir), info
+
+
 RECIPES: dict[str, Recipe] = {
     "sb3-ppo": Recipe(
         "sb3-ppo", 2,
         "sb3-contrib MaskablePPO from scratch (plain MLP, no heuristic input, no warm-up) in the "
         "task's single-agent env; on self-play tasks against heuristic bots",
-        100_000, _sb3_train, _sb3_load, "model.zip", "train"),
+        100_000, _sb3_train, _sb3_load, "model.zip", ("train",)),
     "jax-ppo": Recipe(
         "jax-ppo", 3,
         "tabletop_gym.jax.train masked PPO from scratch on the batched engine (2x64; against the "
         "distilled heuristic on tasks against the heuristic, else pure self-play; solo: alone "
         "against the automa), played by its numpy policy",
-        1_000_000, _jax_train, _jax_load, "policy.npz", "jax"),
+        1_000_000, _jax_train, _jax_load, "policy.npz", ("jax",)),
+    "bc": Recipe(
+        "bc", 1,
+        "behaviour cloning of the heuristic bot (every seat) on games of the task's game and "
+        "configuration, dealt from a block of deals per seed that nothing scores on "
+        "(tabletop_gym.tasks.datasets.cloning: 256x256 ReLU MLP, masked softmax, 10 epochs); "
+        "played by its numpy policy",
+        6_000, _bc_train, _jax_load, "policy.npz", ("datasets", "train"),
+        "heuristic games cloned", _bc_check),
 }
 """The recipes ``suite train --algo`` knows."""
 
@@ -241,7 +305,10 @@ def train_suite(
                          f"least one seed in that range")
     from tabletop_gym.extras import require
 
-    require(recipe.extra, f"the {recipe.name} recipe")
+    for extra in recipe.extra:
+        require(extra, f"the {recipe.name} recipe")
+    if recipe.check is not None:
+        recipe.check(budget, dict(overrides or {}))
     root = pathlib.Path(out)
     refs = load_references()
     # Seed by seed over the tasks, so that a run cut short leaves whole seeds for the aggregate.
