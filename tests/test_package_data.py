@@ -31,6 +31,7 @@ RUN_TIME_FILES = {
     "agents/checkpoints/heuristic_net_rapa_nui_2p.npz",
     "agents/checkpoints/heuristic_net_positano_4p.npz",
     "agents/checkpoints/heuristic_net_rapa_nui_4p.npz",
+    "agents/checkpoints/heuristic_net_positano_1p.npz",
     # The web app's pages and static files (web/app.py).
     "web/pages/index.html",
     "web/pages/game.html",
@@ -84,7 +85,7 @@ def test_the_packages_file_paths_point_into_the_package_and_load():
         assert checkpoint_path(env.game) == CHECKPOINTS / zip_name
     for game in ("positano", "rapa_nui"):
         assert jax_checkpoint_path(game, 2).is_file()
-        for players in (2, 4):
+        for players in (1, 2, 4) if game == "positano" else (2, 4):
             assert shipped_file(f"heuristic_net_{game}_{players}p.npz", "*.npz",
                                 "missing").is_file()
         # jax-ppo plays with numpy alone: its policy is read from the installed package.

@@ -79,8 +79,8 @@ FIXED_ROWS: dict[str, FixedRow] = {
         "search (shipped)", "search",
         "the batched search ([search](search.md)), 16 worlds a move, continued by the shipped "
         "`jax-ppo` policy at 2 players (`search:jax-ppo?worlds=16`) and by the distilled "
-        "heuristic at 4 (`search:heuristic-net?worlds=16`); {deals} deals per seed (fewer "
-        "than the protocol's)"),
+        "heuristic at 4 and solo (`search:heuristic-net?worlds=16`); {deals} deals per seed "
+        "(fewer than the protocol's)"),
 }
 """Fixed-agent rows by their folder under ``benchmarks/suite-run`` (each file names the agent
 spec it scored)."""
@@ -553,8 +553,7 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "2-player tasks; the batched search with `tabletop-gym suite run --suite core --agent "
         "'search:jax-ppo?worlds=16' --deals 10 --task TASK --label 'search (shipped)' --out "
         "benchmarks/suite-run/search-shipped/TASK.json` on the 2-player tasks and "
-        "`'search:heuristic-net?worlds=16'` on the 4-player ones (no continuation policy is "
-        "shipped for the solo game, so it has no cell there).",
+        "`'search:heuristic-net?worlds=16'` on the others.",
         "",
         *compute,
         "",

@@ -105,6 +105,22 @@ def test_plays_by_name_in_evaluate_and_as_a_gymnasium_opponent() -> None:
     assert reward in (-1.0, 0.0, 1.0)
 
 
+def test_plays_positanos_solo_game_continued_by_the_shipped_solo_network() -> None:
+    from tabletop_gym.agents.base import choose_action
+    from tabletop_gym.jax.search import resolve_policy
+
+    assert resolve_policy("heuristic-net", "positano", 1).endswith("heuristic_net_positano_1p.npz")
+    env = raw_env_factory("positano")(num_players=1)
+    env.reset(seed=3)
+    agent = _agent(env, 0)
+    choices = 0
+    while not env.game_state.is_terminal():
+        choices += len(env.game_state.legal_actions()) > 1
+        env.step(choose_action(agent, env, env.agent_selection))
+    # One search per decision with a choice; a forced move is played without one.
+    assert agent.searches == choices > 0
+
+
 def test_plays_by_name_in_play_league_and_the_web_app(tmp_path, monkeypatch, capsys) -> None:
     import io
     import json
