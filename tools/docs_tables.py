@@ -378,7 +378,8 @@ def datasets_values_gains() -> str:
         source = TASKS[data["task"]]
         rows.append([
             f"{game_spec(source.game).title} {source.num_players}p {data['policy']}, "
-            f"{data['games']:,} games, {data['annotation']['annotated_games']} annotated",
+            f"{data['games']:,} games, {data['annotation']['annotated_games']} annotated "
+            f"{_annotated_by(data['annotation'])}",
             f"{fit['value_weight']:g}", f"{fit['value_passes']}",
             f"{fit['annotated_decisions']:,} / "
             f"{fit['held_out_annotated']:,}", f"{fit['beta']:g}",
