@@ -213,8 +213,12 @@ def write(out: str, doc: dict[str, Any], lines: list[str]) -> None:
     path = pathlib.Path(out)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.with_suffix(".json").write_text(json.dumps(doc, indent=1) + "\n")
+    def seconds(compile_s: float | list[float]) -> str:
+        return " / ".join(map(str, compile_s)) if isinstance(compile_s, list) else str(compile_s)
+
     lines = [*lines, "", "Search compile time (once per process, not in the timings): "
-             + ", ".join(f"{sp['game']} {sp['compile_s']} s" for sp in doc["speed"]) + "."]
+             + ", ".join(f"{sp['game']} {seconds(sp['compile_s'])} s" for sp in doc["speed"])
+             + "."]
     path.with_suffix(".md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
@@ -375,7 +379,8 @@ def pool_rows(docs: list[tuple[str, dict[str, Any]]]) -> tuple[list[dict[str, An
     speed: dict[str, dict[str, Any]] = {}
     for _, doc in docs:
         for sp in doc.get("speed", []):
-            out = speed.setdefault(sp["game"], {"game": sp["game"], "compile_s": sp["compile_s"]})
+            out = speed.setdefault(sp["game"], {"game": sp["game"], "compile_s": []})
+            out["compile_s"].append(sp["compile_s"])
             for agent in ("search", "ismcts:12:guided", "heuristic"):
                 c = out.setdefault(agent, {"decisions": 0, "seconds": 0.0, "steps": 0})
                 c["decisions"] += sp[agent]["decisions"]
