@@ -73,6 +73,8 @@ REFUSED = [
       "--out", "out/suite-train"], ("torch",), "train"),
     (["suite", "train", "--algo", "jax-ppo", "--task", "RapaNui-2p-vsHeuristic-v0", "--seeds", "1",
       "--out", "out/suite-train"], ("jax",), "jax"),
+    (["suite", "train", "--algo", "bc", "--task", "RapaNui-2p-vsHeuristic-v0", "--seeds", "1",
+      "--out", "out/suite-train"], ("pyarrow",), "datasets"),
     (["suite", "leagues", "--league", "rapa_nui-2p", "--out", "out/leagues"], ("torch",),
      "train"),
     (["dataset", "make", "--task", "RapaNui-2p-vsHeuristic-v0", "--policy", "heuristic",
@@ -80,6 +82,11 @@ REFUSED = [
     (["dataset", "make", "--task", "RapaNui-2p-vsHeuristic-v0", "--policy", "heuristic",
       "--episodes", "2"], ("minari",), "datasets"),
     (["dataset", "verify", "out/games"], ("pyarrow",), "datasets"),
+    # With the datasets extra there (a core install names that one first, as the case above):
+    *([] if CORE_ONLY else [
+        (["dataset", "make", "--task", "RapaNui-2p-SelfPlay-v0", "--policy", "heuristic",
+          "--episodes", "2", "--format", "parquet", "--annotate", "search:jax-ppo?worlds=2",
+          "--annotated-games", "1", "--out", "out/games"], ("jax",), "jax")]),
     (["dataset", "clone", "out/games", "--out", "out/policy.npz"], ("pyarrow",), "datasets"),
     (["dataset", "baseline", "--source-task", "RapaNui-2p-SelfPlay-v0", "--policy", "heuristic",
       "--games", "4", "--task", "RapaNui-2p-vsHeuristic-v0", "--out", "out/bc.json"],
