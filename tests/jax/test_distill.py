@@ -126,13 +126,14 @@ def test_the_shipped_nets_play_legally_and_name_what_is_shipped(game):
     from tabletop_gym.arena.envs import raw_env_factory
     from tabletop_gym.jax.distill import shipped
 
-    for players in (2, 4):
+    for players in (1, 2, 4) if game == "positano" else (2, 4):
         path = shipped(game, players)
         env = raw_env_factory(game)(num_players=players)
         agent = make_agent(f"jax:{path}", env.game, env.observer)
         assert play_legal_game(env, agent, seed=1) > 0 and env.game_state.is_terminal()
     with pytest.raises(ValueError, match=rf"no distilled heuristic for {game} with 3 players; "
-                       r"shipped: \['heuristic_net_positano_2p', 'heuristic_net_positano_4p', "
+                       r"shipped: \['heuristic_net_positano_1p', 'heuristic_net_positano_2p', "
+                       r"'heuristic_net_positano_4p', "
                        r"'heuristic_net_rapa_nui_2p', 'heuristic_net_rapa_nui_4p'\]"):
         shipped(game, 3)
 
