@@ -293,7 +293,8 @@ def write_games(
         "first_deal_seed": seed,
         "games": games,
         "decisions": rows,
-        "annotation": None if annotate is None else _annotation(annotate, annotated_games),
+        "annotation": (None if annotate is None or search is None
+                       else _annotation(annotate, search, annotated_games)),
         "provenance": provenance(),
     }
     sch = schema(meta["observation_size"], meta["num_actions"], n, meta)
@@ -382,9 +383,11 @@ def annotation_search(annotate: int | str) -> str:
                      f"{annotate!r}")
 
 
-def _annotation(annotate: int | str, annotated_games: int) -> dict[str, Any]:
-    """The metadata's ``annotation``: which search valued the moves, and what a value is."""
-    search = annotation_search(annotate)
+def _annotation(annotate: int | str, search: str, annotated_games: int) -> dict[str, Any]:
+    """The metadata's ``annotation``: which search valued the moves, and what a value is.
+
+    ``search`` is ``annotation_search(annotate)``, already checked by the caller.
+    """
     if isinstance(annotate, int):
         return {"search": search, "simulations": annotate, "candidates": "every legal action",
                 "annotated_games": annotated_games,
