@@ -539,7 +539,7 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "",
         *_league_sections(played),
         *exploit.section(ladders, f"img/{EXPLOIT_FIGURE}" if figure and ladders else None,
-                         calibrated),
+                         calibrated, floor=exploit.PAGE_FLOOR),
         "## Recipes and compute",
         "",
         recipes,
@@ -627,7 +627,8 @@ def write(root: str | pathlib.Path = BENCHMARKS, out: str | pathlib.Path = PAGE,
     if figure is not None:
         plot(rows, figure)
         if ladders:
-            exploit.plot(ladders, pathlib.Path(figure).parent / EXPLOIT_FIGURE)
+            exploit.plot(ladders, pathlib.Path(figure).parent / EXPLOIT_FIGURE,
+                         floor=exploit.PAGE_FLOOR)
     return text
 
 
