@@ -167,10 +167,13 @@ def test_bc_recipe_clones_the_heuristics_games_of_its_seeds_own_deals(tmp_path):
     from tabletop_gym.tasks.datasets.games import write_games
     from tabletop_gym.tasks.train import BC_DEALS_PER_SEED, BC_FIRST_DEAL
 
+    run = tmp_path / "bc" / TASK / "seed-1"
+    # A run killed while playing its games left a partial file: the rerun plays them afresh.
+    (run / "games").mkdir(parents=True)
+    (run / "games" / "games.parquet").write_bytes(b"PAR1 cut short")
     train_suite("core", "bc", seeds=2, out=tmp_path, timesteps=3, task_ids=[TASK],
                 deals_per_seed=1, eval_seeds=1, overrides={"epochs": 1, "hidden": [8]},
                 only_seeds=[1])
-    run = tmp_path / "bc" / TASK / "seed-1"
     res = json.loads((run / "result.json").read_text())
     info = res["training"]
     # Seed 1 clones 3 games dealt from 100,000 + 10,000: the same games a games dataset of

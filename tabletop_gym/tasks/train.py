@@ -203,6 +203,9 @@ def _bc_train(task: Task, seed: int, out_dir: pathlib.Path, timesteps: int,
     _bc_check(timesteps, overrides)
     settings = {**BC_SETTINGS, **overrides}
     first = BC_FIRST_DEAL + BC_DEALS_PER_SEED * seed
+    # A run killed while playing leaves its partial games behind; they are this recipe's own
+    # scratch, made again from the seed's deals, so a rerun starts them afresh.
+    shutil.rmtree(out_dir / "games", ignore_errors=True)
     cpu0 = time.process_time()
     data = write_games(out_dir / "games", task.id, str(settings["policy"]), timesteps, seed=first)
     made = time.process_time() - cpu0
