@@ -81,6 +81,12 @@ FIXED_ROWS: dict[str, FixedRow] = {
         "`jax-ppo` policy at 2 players (`search:jax-ppo?worlds=16`) and by the distilled "
         "heuristic at 4 and solo (`search:heuristic-net?worlds=16`); {deals} deals per seed "
         "(fewer than the protocol's)"),
+    # The search's one free threshold, measured on the same deals as the shipped row.
+    **{f"search-z{z}": FixedRow(
+        f"search, z = {z}", "search",
+        f"the shipped search's specs with `z={z}`: the policy's own move is left only for a "
+        f"gain of {z} standard errors ([search](search.md#the-threshold-z)); {{deals}} deals per "
+        "seed (fewer than the protocol's)") for z in (2, 3)},
 }
 """Fixed-agent rows by their folder under ``benchmarks/suite-run`` (each file names the agent
 spec it scored)."""
@@ -553,7 +559,9 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "2-player tasks; the batched search with `tabletop-gym suite run --suite core --agent "
         "'search:jax-ppo?worlds=16' --deals 10 --task TASK --label 'search (shipped)' --out "
         "benchmarks/suite-run/search-shipped/TASK.json` on the 2-player tasks and "
-        "`'search:heuristic-net?worlds=16'` on the others.",
+        "`'search:heuristic-net?worlds=16'` on the others (with `--held-out`, its held-out "
+        "scores too); its rows with another `z` by the same commands with `&z=Z` after the "
+        "spec, `--label 'search, z = Z'` and `--out benchmarks/suite-run/search-zZ/TASK.json`.",
         "",
         *compute,
         "",
