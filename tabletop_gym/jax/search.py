@@ -24,9 +24,11 @@ Candidates: every legal move when there are at most ``width``, else the ``width`
 ranks highest (a Positano bid has up to 42). The number of candidates is rounded up to a power
 of two (padding is never chosen), so a game compiles the search for at most a few widths.
 
-The spec: ``search:<policy>?worlds=K&width=W&z=Z`` with ``<policy>`` ``jax-ppo`` (the shipped
-PPO policy), ``heuristic-net`` (the shipped network distilled from the heuristic) or a path to a
-``jax:`` checkpoint; ``search`` alone is ``search:heuristic-net``.
+The spec: ``search:<policy>?worlds=K&width=W&z=Z&others=<policy>`` with ``<policy>`` ``jax-ppo``
+(the shipped PPO policy), ``heuristic-net`` (the shipped network distilled from the heuristic) or
+a path to a ``jax:`` checkpoint; ``search`` alone is ``search:heuristic-net``. ``others`` names
+an opponent model: the policy the other seats play in the continuations (by default the same
+policy plays every seat, so each move is valued as a reply to that policy).
 """
 
 from __future__ import annotations
@@ -66,12 +68,15 @@ class SearchSpec:
         worlds: Worlds drawn per decision (the budget).
         width: Most candidates per decision.
         z: Standard errors of paired gain needed to leave the policy's own move.
+        others: The policy the other seats play in the continuations (an opponent model),
+            named as ``policy`` is; None: ``policy`` plays every seat.
     """
 
     policy: str = DEFAULT_POLICY
     worlds: int = DEFAULT_WORLDS
     width: int = DEFAULT_WIDTH
     z: float = DEFAULT_Z
+    others: str | None = None
 
     @property
     def name(self) -> str:
@@ -81,11 +86,13 @@ class SearchSpec:
             query += f"&width={self.width}"
         if self.z != DEFAULT_Z:
             query += f"&z={self.z:g}"
+        if self.others is not None:
+            query += f"&others={self.others}"
         return f"search:{self.policy}?{query}"
 
 
 def parse_spec(spec: str) -> SearchSpec:
-    """Read ``"search[:<policy>][?worlds=K&width=W&z=Z]"``.
+    """Read ``"search[:<policy>][?worlds=K&width=W&z=Z&others=<policy>]"``.
 
     Raises:
         ValueError: Naming what is not understood and what is allowed.
@@ -119,8 +126,14 @@ def parse_spec(spec: str) -> SearchSpec:
             if not np.isfinite(z) or z < 0:
                 raise ValueError(f"z in {spec!r} must be a number >= 0, got {value!r}")
             fields[key] = z
+        elif key == "others":
+            if not value:
+                raise ValueError(f"others in {spec!r} must name a policy: one of {SHIPPED} or a "
+                                 ".npz checkpoint path")
+            fields[key] = value
         else:
-            raise ValueError(f"unknown option {key!r} in {spec!r}; known: worlds, width, z")
+            raise ValueError(f"unknown option {key!r} in {spec!r}; known: worlds, width, z, "
+                             "others")
     return SearchSpec(**fields)
 
 
@@ -176,12 +189,15 @@ def _scores(module: Any, s: Any) -> jax.Array:
 
 @functools.lru_cache(maxsize=32)
 def search_fn(game_name: str, config: Any, net_key: tuple[str, int], worlds: int, width: int,
-              bounds: tuple[float, float], devices: int | None = None) -> Callable[..., Any]:
+              bounds: tuple[float, float], devices: int | None = None,
+              others_key: tuple[str, int] | None = None) -> Callable[..., Any]:
     """The compiled search of one game config, network shape, world count and width.
 
     Returns ``f(params, state, seat, key, z) -> (action, candidates, mean values, steps)``:
     the action chosen, the candidate ids (the policy's order; ``-1`` padding), each
-    candidate's mean value over the worlds, and the continuation steps simulated.
+    candidate's mean value over the worlds, and the continuation steps simulated. With
+    ``others_key`` (the other seats' network shape) ``params`` is the pair ``(own, others)``:
+    the searching seat's continuations play ``own``, every other seat's play ``others``.
 
     The ``width * worlds`` continuations are split over ``devices`` local devices
     (:mod:`tabletop_gym.jax.devices`; None: every one, where they split evenly, else one).
@@ -192,17 +208,26 @@ def search_fn(game_name: str, config: Any, net_key: tuple[str, int], worlds: int
     if devices is None and (width * worlds) % jax.local_device_count():
         devices = 1  # a small search that does not split evenly gains nothing from splitting
     mesh = data_mesh(width * worlds, devices)
-    activation, _layers = net_key
-    act: Callable[[jax.Array], jax.Array] = jnp.tanh if activation == "tanh" else jax.nn.relu
     n = config.num_players
     lo, hi = bounds
 
+    def network(key: tuple[str, int]) -> Callable[[Any, jax.Array], jax.Array]:
+        act: Callable[[jax.Array], jax.Array] = jnp.tanh if key[0] == "tanh" else jax.nn.relu
+
+        def logits(params: Any, obs: jax.Array) -> jax.Array:
+            x = obs
+            for kernel, bias in params[:-1]:
+                x = act(x @ kernel + bias)
+            kernel, bias = params[-1]
+            return x @ kernel + bias
+
+        return logits
+
+    own_logits = network(net_key)
+    other_logits = network(others_key) if others_key is not None else None
+
     def logits(params: Any, obs: jax.Array) -> jax.Array:
-        x = obs
-        for kernel, bias in params[:-1]:
-            x = act(x @ kernel + bias)
-        kernel, bias = params[-1]
-        return x @ kernel + bias
+        return own_logits(params[0] if other_logits is not None else params, obs)
 
     def value(s: Any, seat: jax.Array) -> jax.Array:
         scores = _scores(module, s).astype(jnp.float32)
@@ -214,11 +239,14 @@ def search_fn(game_name: str, config: Any, net_key: tuple[str, int], worlds: int
         margin = 0.5 + 0.5 * jnp.tanh((scores[seat] - best_other) / MARGIN_SCALE)
         return (1 - SCORE_WEIGHT) * win + SCORE_WEIGHT * margin
 
-    def policy_step(params: Any, s: Any) -> Any:
+    def policy_step(params: Any, s: Any, seat: jax.Array) -> Any:
         seats = jnp.maximum(jax.vmap(module.current_player)(s), 0)
         obs = jax.vmap(module.observe)(s, seats)
         mask = jax.vmap(module.legal_action_mask)(s)
-        a = jnp.argmax(jnp.where(mask, logits(params, obs), -jnp.inf), -1)
+        scores = logits(params, obs)
+        if other_logits is not None:
+            scores = jnp.where((seats == seat)[:, None], scores, other_logits(params[1], obs))
+        a = jnp.argmax(jnp.where(mask, scores, -jnp.inf), -1)
         return jax.vmap(module.step)(s, a)
 
     def run(params: Any, state: Any, seat: jax.Array, key: jax.Array, z: jax.Array) -> Any:
@@ -239,7 +267,8 @@ def search_fn(game_name: str, config: Any, net_key: tuple[str, int], worlds: int
 
         def play(carry: Any) -> Any:
             s, steps = carry
-            return split_games(policy_step(params, s), mesh), steps + (~s.terminated).sum()
+            return (split_games(policy_step(params, s, seat), mesh),
+                    steps + (~s.terminated).sum())
 
         games, steps = jax.lax.while_loop(more, play, (games, jnp.int32(0)))
         values = jax.vmap(value, in_axes=(0, None))(games, seat).reshape(width, worlds)
@@ -295,6 +324,12 @@ class SearchAgent:
         path = resolve_policy(spec.policy, self.game_name, game.num_players)
         self.net = Network(path, self.game_name, game.num_players,
                            self.batched.observation_size)
+        self.others = (None if spec.others is None else
+                       Network(resolve_policy(spec.others, self.game_name, game.num_players),
+                               self.game_name, game.num_players, self.batched.observation_size))
+        self.params: Any = (self.net.params if self.others is None else
+                            (self.net.params, self.others.params))
+        """What the compiled search takes as its networks' parameters."""
         lo, hi = inner.score_bounds
         self._bounds = (float(lo), float(hi))
         self.steps = 0
@@ -319,7 +354,8 @@ class SearchAgent:
     def _fn(self, width: int) -> Callable[..., Any]:
         return search_fn(self.game_name, self.batched.config,
                          (self.net.activation, len(self.net.params)), self.spec.worlds, width,
-                         self._bounds)
+                         self._bounds, others_key=None if self.others is None else
+                         (self.others.activation, len(self.others.params)))
 
     def warm_up(self, state: State) -> None:
         """Compile the search of every width this agent can use (from any position ``state``).
@@ -331,7 +367,7 @@ class SearchAgent:
         s = self.module.from_reference(state)
         width = 2
         while width <= _bucket(self.spec.width, self.spec.width):
-            jax.block_until_ready(self._fn(width)(self.net.params, s, seat,
+            jax.block_until_ready(self._fn(width)(self.params, s, seat,
                                                   jax.random.PRNGKey(0),
                                                   jnp.float32(self.spec.z)))
             width *= 2
@@ -349,7 +385,7 @@ class SearchAgent:
         fn = self._fn(width)
         key = jax.random.PRNGKey(int(self.rng.integers(0, 2**31 - 1)))
         action, cands, values, steps = jax.device_get(
-            fn(self.net.params, s, seat, key, jnp.float32(self.spec.z)))
+            fn(self.params, s, seat, key, jnp.float32(self.spec.z)))
         self.last_values = {int(a): float(v) for a, v in zip(cands, values, strict=True)
                             if a >= 0}
         self.steps += int(steps)

@@ -32,10 +32,14 @@ def test_specs_are_read_and_bad_ones_refused_with_what_is_allowed() -> None:
     assert parse_spec("search:jax-ppo?worlds=16&z=0.5") == SearchSpec("jax-ppo", 16, 8, 0.5)
     assert parse_spec("search:x.npz?width=4").policy == "x.npz"
     assert parse_spec("search:jax-ppo?worlds=16&z=0.5").name == "search:jax-ppo?worlds=16&z=0.5"
+    mixed = parse_spec("search:jax-ppo?worlds=16&z=2&others=heuristic-net")
+    assert (mixed.policy, mixed.others) == ("jax-ppo", "heuristic-net")
+    assert parse_spec(mixed.name) == mixed
+    assert parse_spec("search").others is None
     for bad, says in [("search:jax-ppo?worlds=0", "worlds"), ("search?worlds=x", "worlds"),
                       ("search?width=1", "width"), ("search?z=-1", "z"),
                       ("search?depth=3", "unknown option"), ("search?worlds=2&worlds=3", "twice"),
-                      ("searchy", "cannot read")]:
+                      ("search?others=", "others in"), ("searchy", "cannot read")]:
         with pytest.raises(ValueError, match=says):
             parse_spec(bad)
     env = raw_env_factory("rapa_nui")(num_players=2)
@@ -90,6 +94,35 @@ def test_it_leaves_the_policy_move_only_for_a_better_mean() -> None:
             seen += 1
         env.step(rnd.act(env.observe(env.agent_selection)))
     assert seen > 30
+
+
+def test_the_other_seats_continuations_play_the_opponent_model() -> None:
+    # others=P: the searching seat's continuations play its own policy, every other seat's
+    # play P. Naming the searcher's own policy as P changes nothing (the same games are played);
+    # naming another policy changes the values of the same worlds, and the move still depends
+    # on the seat's information only.
+    env = raw_env_factory("rapa_nui")(num_players=2)
+    rnd = RandomAgent(2)
+    shuffle = random.Random(9)
+    env.reset(seed=6)
+    seen = differ = 0
+    while not env.game_state.is_terminal() and seen < 6:
+        state = env.game_state
+        seat = state.current_player()
+        if len(state.legal_actions()) > 1:
+            plain, same = _agent(env, seen), _agent(env, seen, SPEC + "&others=heuristic-net")
+            assert plain.act_in(state, seat) == same.act_in(state, seat)
+            assert plain.last_values == same.last_values
+            model = _agent(env, seen, SPEC + "&others=jax-ppo")
+            twin = _agent(env, seen, SPEC + "&others=jax-ppo")
+            assert (model.act_in(state, seat)
+                    == twin.act_in(state.resample_hidden(seat, shuffle), seat))
+            assert model.last_values == twin.last_values
+            differ += model.last_values != plain.last_values
+            seen += 1
+        env.step(rnd.act(env.observe(env.agent_selection)))
+    assert seen == 6
+    assert differ > 0
 
 
 def test_plays_by_name_in_evaluate_and_as_a_gymnasium_opponent() -> None:
