@@ -77,16 +77,17 @@ FIXED_ROWS: dict[str, FixedRow] = {
         "([JAX training](jax-train.md)); {deals} deals per seed"),
     "search-shipped": FixedRow(
         "search (shipped)", "search",
-        "the batched search ([search](search.md)), 16 worlds a move, continued by the shipped "
-        "`jax-ppo` policy at 2 players (`search:jax-ppo?worlds=16&z=2` on Rapa Nui, whose "
+        "the batched search ([search](search.md)), continued by the shipped `jax-ppo` policy "
+        "at 2 players with 16 worlds a move (`search:jax-ppo?worlds=16&z=2` on Rapa Nui, whose "
         "policy is stronger than the heuristic; `search:jax-ppo?worlds=16` on Positano) and by "
-        "the distilled heuristic at 4 and solo (`search:heuristic-net?worlds=16`); {deals} deals "
-        "per seed (fewer than the protocol's)"),
-    # The search's one free threshold, every task at one z, on the same deals as the shipped
-    # row (z = 1 is the row as first shipped).
+        "the distilled heuristic at 4 and solo with 32 (`search:heuristic-net?worlds=32`); "
+        "{deals} deals per seed (fewer than the protocol's)"),
+    # The search's one free threshold, every task at one z and 16 worlds, on the same deals as
+    # the shipped row (z = 1 is the row as first shipped).
     **{f"search-z{z}": FixedRow(
         f"search, z = {z}", "search",
-        f"the search's specs with `z={z}` on every task: the policy's own move is left only for "
+        f"the search's specs at 16 worlds with `z={z}` on every task: the policy's own move is "
+        "left only for "
         f"a gain of {z} standard error{'s' if z != 1 else ''} "
         "([search](search.md#the-threshold-z)); {deals} deals per seed (fewer than the "
         "protocol's)") for z in (1, 2, 3)},
@@ -562,7 +563,7 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "2-player tasks; the batched search with `tabletop-gym suite run --suite core --agent "
         "'search:jax-ppo?worlds=16&z=2' --deals 10 --task TASK --label 'search (shipped)' --out "
         "benchmarks/suite-run/search-shipped/TASK.json` on Rapa Nui 2p, "
-        "`'search:jax-ppo?worlds=16'` on Positano 2p and `'search:heuristic-net?worlds=16'` on "
+        "`'search:jax-ppo?worlds=16'` on Positano 2p and `'search:heuristic-net?worlds=32'` on "
         "the others (with `--held-out`, its held-out "
         "scores too); its rows at one `z` by the same commands with `&z=Z` ending the spec on "
         "every task, `--label 'search, z = Z'` and `--out "
