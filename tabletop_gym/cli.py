@@ -654,9 +654,9 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--game", default=default_game("exploit"), help="a game with a batched engine")
     x.add_argument("--players", type=int, default=2)
     x.add_argument("--agent", default="random",
-                   help="random, jax-ppo, heuristic-net, jax:<checkpoint.npz>, or a Python-only "
-                        "agent (heuristic trains against its distilled copy; another needs "
-                        "--proxy)")
+                   help="random, jax-ppo, heuristic-net, jax:<checkpoint.npz>, search:<policy>?... "
+                        "(trains against its network), or a Python-only agent (heuristic "
+                        "trains against its distilled copy; another needs --proxy)")
     x.add_argument("--proxy", default=None,
                    help="jax:<checkpoint.npz>: a JAX copy of a Python-only agent to train "
                         "against (it is still scored against the real agent)")
