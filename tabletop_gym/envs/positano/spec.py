@@ -123,7 +123,9 @@ SPEC = GameSpec(
         solo_opponent="Otto Amalfi (automa)",
         held_out=("heuristic:hoarder", "heuristic:spender", "heuristic:loner", "ismcts:20"),
         leagues=(
-            LeagueLine(2, ("heuristic", "ismcts:12:guided", "heuristic:hoarder", "jax-ppo"), 200),
+            # The shipped search of Positano-2p-v0 (benchmarks/suite-run/search-shipped).
+            LeagueLine(2, ("heuristic", "ismcts:12:guided", "heuristic:hoarder", "jax-ppo",
+                           "search:jax-ppo?worlds=16"), 200),
             LeagueLine(4, ("heuristic", "random", "ismcts:12:guided", "heuristic:hoarder",
                            "jax-ppo"), 45, "Positano-4p-SelfPlay-v0"),
         ),

@@ -88,8 +88,9 @@ SPEC = GameSpec(
         tasks=_tasks(),
         held_out=("heuristic:woodsman", "heuristic:mystic", "heuristic:loner", "ismcts:20"),
         leagues=(
+            # The shipped search of RapaNui-2p-v0 (benchmarks/suite-run/search-shipped).
             LeagueLine(2, ("heuristic", "ismcts:12:guided", "heuristic:woodsman", "ppo",
-                           "jax-ppo"), 200),
+                           "jax-ppo", "search:jax-ppo?worlds=16&z=2"), 200),
             LeagueLine(4, ("heuristic", "random", "ismcts:12:guided", "heuristic:woodsman",
                            "jax-ppo"), 30, "RapaNui-4p-SelfPlay-v0"),
         ),
