@@ -124,3 +124,55 @@ def test_its_rows_in_the_results_page(nim):
     cells = [c.strip() for c in lines[1].split("|")]
     assert cells[1] == "`Nim-2p-vsHeuristic-v0`" and cells[3].startswith("+0.000")
     assert lines[2] == "| `Nim-2p-vsHeuristic-v0` | `random` | – | – |"
+
+
+def test_a_league_played_again_keeps_the_games_it_would_play_and_plays_only_the_new_pairs(
+        nim, tmp_path, monkeypatch):
+    import dataclasses
+    import json
+
+    import numpy as np
+
+    from tabletop_gym.tasks import leagues
+
+    class TakeOne:
+        """Always takes one stone (the first legal action): a third agent for Nim."""
+
+        name = "take-one"
+
+        def act(self, observation):
+            return int(np.flatnonzero(observation["action_mask"])[0])
+
+    first = leagues.play("nim-2p", out=tmp_path)
+    assert first["reused"] is None  # no earlier file
+    old = first["result"]["games"]
+    wider = dataclasses.replace(leagues.LEAGUES["nim-2p"],
+                                agents=("heuristic", "random", "take-one"))
+    monkeypatch.setattr(leagues, "LEAGUES", {"nim-2p": wider})
+    monkeypatch.setattr(leagues, "_agents", lambda spec, root: ["heuristic", "random", TakeOne()])
+    doc = leagues.play("nim-2p", out=tmp_path)
+    # The one earlier pair is kept as it was; the agent added plays its two pairs of 4 games.
+    assert doc["reused"]["pairs"] == [["heuristic", "random"]]
+    assert doc["reused"]["failed_check"] == [] and doc["reused"]["checked_deals"] == 1
+    games = doc["result"]["games"]
+    assert [g for g in games if g["opponent"] == "random" and g["agent"] == "heuristic"] == old
+    assert sorted({(g["agent"], g["opponent"]) for g in games}) == [
+        ("heuristic", "random"), ("heuristic", "take-one"), ("random", "take-one")]
+    assert len(games) == 3 * 4
+    assert doc["cpu_seconds"] == round(doc["cpu_seconds_this_run"] + first["cpu_seconds"], 1)
+
+    # A kept game that no longer replays (as if the rules had changed) fails the pair's check:
+    # that pair is played again and its games are the true ones.
+    path = tmp_path / "nim-2p.json"
+    tampered = json.loads(path.read_text())
+    tampered["result"]["games"][0]["scores"] = [5.0, 5.0]
+    path.write_text(json.dumps(tampered))
+    again = leagues.play("nim-2p", out=tmp_path)
+    assert again["reused"]["failed_check"] == [["heuristic", "random"]]
+    assert again["reused"]["pairs"] == [["heuristic", "take-one"], ["random", "take-one"]]
+    assert again["result"]["games"] == games
+
+    # An earlier file of other deals keeps nothing: every pair is played.
+    monkeypatch.setattr(leagues, "LEAGUES", {"nim-2p": dataclasses.replace(wider, games=2)})
+    fewer = leagues.play("nim-2p", out=tmp_path)
+    assert fewer["reused"] is None and len(fewer["result"]["games"]) == 3 * 2

@@ -23,7 +23,11 @@ target. Its place on every task is the normalised score's zero. At a 4-player ta
 above other seats often enough to be rated.
 
 ``tabletop-gym suite leagues`` plays every league not yet in ``benchmarks/leagues/`` and writes
-one file per league as it finishes.
+one file per league as it finishes. A round robin played again over its own earlier file (an agent
+added, say) keeps the earlier games of every pair whose games it would play again, and plays only
+the rest (:func:`reusable_pairs`): a pair's games depend only on its two agents, the deals and the
+game, so a new agent adds its own pairs and nothing else. Each kept pair is first checked by
+replaying its first deal from both seats.
 """
 
 from __future__ import annotations
@@ -119,9 +123,75 @@ def learned_cost(spec: LeagueSpec, root: str | pathlib.Path) -> float | None:
     return None if cpu is None else float(cpu)
 
 
+CHECK_DEALS = 1
+"""Deals of a kept pair replayed (from every seat) to check that its games are still the ones
+this league would play."""
+
+
+def reusable_pairs(spec: LeagueSpec, earlier: Any, agents: list[Any],
+                   echo: Any = print) -> tuple[dict[tuple[str, str], list[dict[str, Any]]],
+                                               list[list[str]]]:
+    """The games of an earlier file of a round robin that this league would play again.
+
+    A pair's games are kept when the earlier league played the same deals (first deal, games per
+    pair and game config) and the pair in the same order, and replaying its first
+    :data:`CHECK_DEALS` deal(s) from every seat gives the very games the file holds (seats,
+    scores, winners); a pair whose check differs (an agent or the rules changed since) is played
+    again.
+
+    Args:
+        spec: The league.
+        earlier: The earlier file's document (``None``: nothing to keep).
+        agents: The league's agents (specs or objects), in its order.
+        echo: Where a pair that fails its check is reported.
+
+    Returns:
+        The kept games by pair of names (the ``played`` of
+        :func:`tabletop_gym.arena.league.run_league`), and the pairs that failed their check.
+    """
+    import itertools
+
+    from tabletop_gym.agents.kinds import agent_name
+    from tabletop_gym.arena.envs import raw_env_factory
+    from tabletop_gym.arena.evaluation import evaluate
+
+    if not earlier or earlier.get("kind") != "round robin" or spec.num_players != 2:
+        return {}, []
+    res = earlier["result"]
+    config = raw_env_factory(spec.game)(num_players=spec.num_players).game.config.to_dict()
+    if (res.get("seed"), res.get("games_per_pair"), res.get("config")) != (
+            FIRST_DEAL, spec.games, config):
+        return {}, []
+    by_pair: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for g in res["games"]:
+        row = {k: v for k, v in g.items() if k not in ("agent", "opponent")}
+        by_pair.setdefault((g["agent"], g["opponent"]), []).append(row)
+    names = [agent_name(a) for a in agents]
+    kept, failed = {}, []
+    keys = ("seed", "seat", "scores", "winners", "outcome")
+    for a, b in itertools.combinations(range(len(agents)), 2):
+        rows = by_pair.get((names[a], names[b]), [])
+        if len(rows) < spec.games:
+            continue
+        n = CHECK_DEALS * spec.num_players
+        check = evaluate(spec.game, agents[a], agents[b], n_games=n, seed=FIRST_DEAL,
+                         num_players=spec.num_players).per_game
+        if [[g[k] for k in keys] for g in check] != [[g[k] for k in keys] for g in rows[:n]]:
+            failed.append([names[a], names[b]])
+            echo(f"{names[a]} vs {names[b]}: the earlier games differ from a replay of their "
+                 "first deal; playing the pair again")
+            continue
+        kept[(names[a], names[b])] = rows[:spec.games]
+    return kept, failed
+
+
 def play(name: str, root: str | pathlib.Path = "benchmarks",
          out: str | pathlib.Path = OUT) -> dict[str, Any]:
     """Play league ``name`` and write ``out/<name>.json``; the document written.
+
+    A round robin keeps the games of an earlier ``out/<name>.json`` that it would play again
+    (:func:`reusable_pairs`); the document lists them under ``"reused"`` and counts the earlier
+    run's CPU time in ``cpu_seconds`` (``cpu_seconds_this_run``: this run's alone).
 
     Raises:
         ValueError: On an unknown league or a missing learned policy, before any game.
@@ -130,21 +200,34 @@ def play(name: str, root: str | pathlib.Path = "benchmarks",
         raise ValueError(f"unknown league {name!r}; the leagues: {sorted(LEAGUES)}")
     spec = LEAGUES[name]
     agents = _agents(spec, root)
+    path = pathlib.Path(out) / f"{name}.json"
+    earlier = json.loads(path.read_text()) if path.is_file() else None
     cpu0 = time.process_time()
+    reused: dict[str, Any] | None = None
     if spec.num_players == 2:
+        kept, failed = reusable_pairs(spec, earlier, agents)
+        if kept or failed:
+            assert earlier is not None
+            reused = {"pairs": [list(p) for p in kept], "failed_check": failed,
+                      "checked_deals": CHECK_DEALS,
+                      "from_commit": earlier.get("metadata", {}).get("commit"),
+                      # The earlier run's games and bootstrap, all of which it paid for.
+                      "cpu_seconds": earlier.get("cpu_seconds")}
         res: Any = run_league(spec.game, agents, games_per_pair=spec.games, seed=FIRST_DEAL,
-                              bootstrap=1000, verbose=True, num_players=2)
+                              bootstrap=1000, verbose=True, played=kept, num_players=2)
         kind = "round robin"
     else:
         res = run_table_league(spec.game, agents, deals_per_table=spec.games, seed=FIRST_DEAL,
                                bootstrap=1000, verbose=True, num_players=spec.num_players)
         kind = "tables"
+    cpu = round(time.process_time() - cpu0, 1)
     doc = {"league": name, "kind": kind, "spec": dataclasses.asdict(spec),
            "learned": spec.learned_from, "learned_cpu_seconds": learned_cost(spec, root),
            "result": res.to_dict(),
-           "markdown": res.markdown(), "cpu_seconds": round(time.process_time() - cpu0, 1),
+           "markdown": res.markdown(),
+           "cpu_seconds": round(cpu + float((reused or {}).get("cpu_seconds") or 0.0), 1),
+           "cpu_seconds_this_run": cpu, "reused": reused,
            "metadata": metadata(command=f"tabletop-gym suite leagues --league {name}")}
-    path = pathlib.Path(out) / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(doc, indent=1, default=_plain) + "\n")
     return doc
