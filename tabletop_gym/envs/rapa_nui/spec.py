@@ -91,8 +91,10 @@ SPEC = GameSpec(
             # The shipped search of RapaNui-2p-v0 (benchmarks/suite-run/search-shipped).
             LeagueLine(2, ("heuristic", "ismcts:12:guided", "heuristic:woodsman", "ppo",
                            "jax-ppo", "search:jax-ppo?worlds=16&z=2"), 200),
+            # With the shipped search of RapaNui-4p-SelfPlay-v0's table size.
             LeagueLine(4, ("heuristic", "random", "ismcts:12:guided", "heuristic:woodsman",
-                           "jax-ppo"), 30, "RapaNui-4p-SelfPlay-v0"),
+                           "jax-ppo", "search:heuristic-net?worlds=32"), 30,
+                       "RapaNui-4p-SelfPlay-v0"),
         ),
         # A multi-player learner takes every seat in turn, as the evaluation seats it; the
         # warm-up regresses a guided search's gains (docs/training.md).
