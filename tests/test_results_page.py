@@ -180,6 +180,13 @@ def test_a_league_section_states_its_widest_interval_against_the_target(tmp_path
     # The learned agent is described as the league's file says it was played.
     assert "`jax-ppo` is X." in lines
     assert "Not played yet: `tabletop-gym suite leagues --league rapa_nui-2p`" in lines
+    assert "are kept from the league" not in lines  # every pair played for this file
+    # A league that kept the games of earlier pairs says how many and from which commit.
+    kept = {**doc, "reused": {"pairs": [["heuristic", "random"]], "from_commit": "c0eb00bbad"},
+            "result": {**doc["result"], "pairs": [{}, {}, {}]}}
+    lines = "\n".join(results._league_sections({"positano-2p": kept}))
+    assert ("The games of 1 of its 3 pairs are kept from the league as played at `c0eb00b`, "
+            "each pair checked by replaying its first deal from both seats") in lines
     compute, total = results._compute_table([], {"positano-2p": doc})
     assert total == 7200.0 and "| league `positano-2p` | its games and bootstrap | 2.00 |" in compute
     # A league that trained its own learned policy counts that too.

@@ -48,6 +48,7 @@ import numpy as np
 
 from tabletop_gym.core.game import Game, State
 from tabletop_gym.core.observer import Observer
+from tabletop_gym.jax.actor import actor_logits, load_actor
 from tabletop_gym.jax.devices import data_mesh, split_games
 
 DEFAULT_POLICY = "heuristic-net"
@@ -143,18 +144,6 @@ def _bucket(count: int, width: int) -> int:
     return max(2, 1 << (want - 1).bit_length())
 
 
-class Network:
-    """A ``jax:`` checkpoint's actor as JAX arrays (what the continuations play)."""
-
-    def __init__(self, path: str, game_name: str, num_players: int, observation_size: int):
-        from tabletop_gym.agents.jax_policy import JaxPolicyAgent
-
-        agent = JaxPolicyAgent(path, game_name=game_name, num_players=num_players,
-                               observation_size=observation_size)
-        self.activation: str = agent.metadata["activation"]
-        self.params = [(jnp.asarray(k), jnp.asarray(b)) for k, b in [*agent.layers, agent.out]]
-
-
 def resolve_policy(policy: str, game_name: str, num_players: int) -> str:
     """The checkpoint path of a policy name (a shipped name or a path)."""
     if policy == "jax-ppo":
@@ -212,16 +201,7 @@ def search_fn(game_name: str, config: Any, net_key: tuple[str, int], worlds: int
     lo, hi = bounds
 
     def network(key: tuple[str, int]) -> Callable[[Any, jax.Array], jax.Array]:
-        act: Callable[[jax.Array], jax.Array] = jnp.tanh if key[0] == "tanh" else jax.nn.relu
-
-        def logits(params: Any, obs: jax.Array) -> jax.Array:
-            x = obs
-            for kernel, bias in params[:-1]:
-                x = act(x @ kernel + bias)
-            kernel, bias = params[-1]
-            return x @ kernel + bias
-
-        return logits
+        return lambda params, obs: actor_logits(params, key[0], obs)
 
     own_logits = network(net_key)
     other_logits = network(others_key) if others_key is not None else None
@@ -322,13 +302,14 @@ class SearchAgent:
         self.batched = make(self.game_name, **{f.name: getattr(cfg, f.name)
                                                for f in dataclasses.fields(cfg)})
         path = resolve_policy(spec.policy, self.game_name, game.num_players)
-        self.net = Network(path, self.game_name, game.num_players,
-                           self.batched.observation_size)
+        self.net = load_actor(path, self.game_name, game.num_players,
+                              self.batched.observation_size)
         self.others = (None if spec.others is None else
-                       Network(resolve_policy(spec.others, self.game_name, game.num_players),
-                               self.game_name, game.num_players, self.batched.observation_size))
-        self.params: Any = (self.net.params if self.others is None else
-                            (self.net.params, self.others.params))
+                       load_actor(resolve_policy(spec.others, self.game_name, game.num_players),
+                                  self.game_name, game.num_players,
+                                  self.batched.observation_size))
+        self.params: Any = (self.net.layers if self.others is None else
+                            (self.net.layers, self.others.layers))
         """What the compiled search takes as its networks' parameters."""
         lo, hi = inner.score_bounds
         self._bounds = (float(lo), float(hi))
@@ -353,9 +334,9 @@ class SearchAgent:
 
     def _fn(self, width: int) -> Callable[..., Any]:
         return search_fn(self.game_name, self.batched.config,
-                         (self.net.activation, len(self.net.params)), self.spec.worlds, width,
+                         (self.net.activation, len(self.net.layers)), self.spec.worlds, width,
                          self._bounds, others_key=None if self.others is None else
-                         (self.others.activation, len(self.others.params)))
+                         (self.others.activation, len(self.others.layers)))
 
     def warm_up(self, state: State) -> None:
         """Compile the search of every width this agent can use (from any position ``state``).

@@ -47,6 +47,7 @@ import optax
 from jax.sharding import Mesh
 
 from tabletop_gym.core.batched import BatchedGame
+from tabletop_gym.jax.actor import ACTIVATIONS, Actor, actor_logits, load_actor
 from tabletop_gym.jax.core import make
 from tabletop_gym.jax.devices import data_mesh, split_games
 from tabletop_gym.jax.env import BatchedEnv, EnvState, TimeStep
@@ -55,8 +56,6 @@ MASKED_LOGIT = -1e9
 """The logit of an illegal action id: its probability underflows to exactly 0."""
 OPPONENTS = ("self", "pool", "random", "heuristic-net")
 """Who plays the non-learner seats (see the module docstring)."""
-ACTIVATIONS = {"tanh": nn.tanh, "relu": nn.relu}
-"""Hidden-layer activations by name (the checkpoint records the name; the numpy agent reads it)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -373,28 +372,21 @@ class Trainer:
         return optax.chain(optax.clip_by_global_norm(c.max_grad_norm), optax.adam(c.lr, eps=1e-5))
 
     @functools.cached_property
-    def opponent_net(self) -> tuple[list[tuple[jax.Array, jax.Array]], str]:
-        """The distilled heuristic's actor layers and activation (``opponents="heuristic-net"``).
+    def opponent_net(self) -> Actor:
+        """The distilled heuristic's actor (``opponents="heuristic-net"``).
 
         Raises:
             ValueError: When it is missing, or was made for another game, table or observation.
         """
-        from tabletop_gym.agents.jax_policy import JaxPolicyAgent
-
         g = self.game
-        net = JaxPolicyAgent(str(self.config.opponent_net), game_name=g.name,
-                             num_players=g.num_players, observation_size=g.observation_size)
-        layers = [(jnp.asarray(k), jnp.asarray(b)) for k, b in [*net.layers, net.out]]
-        return layers, str(net.metadata["activation"])
+        return load_actor(str(self.config.opponent_net), g.name, g.num_players,
+                          g.observation_size)
 
     def _net_logits(self, obs: jax.Array, mask: jax.Array) -> jax.Array:
         """The distilled heuristic's greedy choice as logits: 0 at its masked argmax."""
-        layers, activation = self.opponent_net
-        x = obs
-        for kernel, bias in layers[:-1]:
-            x = ACTIVATIONS[activation](x @ kernel + bias)
-        kernel, bias = layers[-1]
-        best = jnp.argmax(jnp.where(mask, x @ kernel + bias, -jnp.inf), axis=-1)
+        net = self.opponent_net
+        best = jnp.argmax(jnp.where(mask, actor_logits(net.layers, net.activation, obs), -jnp.inf),
+                          axis=-1)
         return jnp.where(jnp.arange(mask.shape[-1]) == best[:, None], 0.0, MASKED_LOGIT)
 
     def apply(self, params: Any, obs: jax.Array, mask: jax.Array) -> tuple[jax.Array, jax.Array]:

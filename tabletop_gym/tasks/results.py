@@ -419,6 +419,13 @@ def _league_sections(played: Mapping[str, Mapping[str, Any]]) -> list[str]:
         if doc["kind"] == "round robin":
             how = (f"Round robin, {res['games_per_pair']} seat-rotated games per pair on the "
                    f"same deals (first deal {res['seed']:,}).")
+            kept = (doc.get("reused") or {}).get("pairs") or []
+            if kept:
+                commit = str(doc["reused"].get("from_commit") or "an earlier commit")[:7]
+                how += (f" The games of {len(kept)} of its {len(res['pairs'])} pairs are kept "
+                        f"from the league as played at `{commit}`, each pair checked by "
+                        "replaying its first deal from both seats (the same games); the others "
+                        "were played for this file.")
         else:
             how = (f"Every table of {spec.num_players} distinct agents, {res['deals_per_table']} "
                    f"deals per table, each in every seat rotation ({len(res['games']):,} games); "

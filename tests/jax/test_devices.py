@@ -59,10 +59,10 @@ TWO_DEVICES = textwrap.dedent("""
     found = []
     for devices in (1, None):
         fn = search_fn(agent.game_name, agent.batched.config,
-                       (agent.net.activation, len(agent.net.params)), 4, 4, agent._bounds,
+                       (agent.net.activation, len(agent.net.layers)), 4, 4, agent._bounds,
                        devices)
         action, cands, values, steps = jax.device_get(
-            fn(agent.net.params, s, state.current_player(), jax.random.PRNGKey(5),
+            fn(agent.net.layers, s, state.current_player(), jax.random.PRNGKey(5),
                jnp.float32(1.0)))
         found.append([int(action), cands.tolist(), values.tolist(), int(steps)])
     out["search"] = found
