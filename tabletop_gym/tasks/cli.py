@@ -357,7 +357,9 @@ def add_suite_parser(sub: Any) -> None:
     lgs = ss.add_parser("leagues", help="play the results page's leagues (those not written "
                         "yet, or --league NAME)")
     lgs.add_argument("--league", action="append", default=[],
-                     help="this league (repeatable; default: every one not yet written)")
+                     help="this league (repeatable; default: every one not yet written); a "
+                          "round robin written before keeps the games of the pairs it would "
+                          "play again and plays only the rest")
     lgs.add_argument("--root", default="benchmarks", help="where the learned checkpoints are")
     lgs.add_argument("--out", default="benchmarks/leagues")
     lgs.set_defaults(func=cmd_leagues)
