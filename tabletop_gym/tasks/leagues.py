@@ -9,6 +9,11 @@ two-player leagues; a pairwise reduction is used rather than an online multi-pla
 (such as openskill's Plackett–Luce) because its fit does not depend on the order in which the
 games were played, and its bootstrap re-draws whole games.
 
+The shipped batched search (``search:...``, the ``search (shipped)`` row's spec for the table
+size) plays in the two 2-player leagues and Rapa Nui's 4-player one. Positano's 4-player league
+does not seat it yet: its ten new tables would cost about 100 CPU minutes on this machine (the
+search at about 113 ms a move), more than the rest of that league.
+
 The learned agent, ``jax-ppo``, is the ``jax-ppo`` policy shipped with the package in the
 2-player leagues, and training seed 0 of the ``jax-ppo`` recipe on the matching 4-player
 self-play task in the 4-player leagues (:data:`LEAGUES` says which run). The 4-player

@@ -550,9 +550,11 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "## Leagues",
         "",
         "Two-player leagues: round robins. Four-player leagues: tables reduced to pairwise "
-        "results. The agents: the heuristic bot, the search row, one held-out variant, the learned "
-        "`jax-ppo` and, at 4-player tables only, random (`tabletop_gym.tasks.leagues` says why "
-        "of each choice). `tabletop-gym suite leagues` plays them.",
+        "results. The agents: the heuristic bot, the search row (`ismcts:12:guided`), one "
+        "held-out variant, the learned `jax-ppo`, the shipped batched search of the table size "
+        "(`search:...`, [search](search.md)) in the leagues that seat it, and, at 4-player tables "
+        "only, random (`tabletop_gym.tasks.leagues` says why of each choice). `tabletop-gym suite "
+        "leagues` plays them.",
         "",
         *_league_sections(played),
         *exploit.section(ladders, f"img/{EXPLOIT_FIGURE}" if figure and ladders else None,
