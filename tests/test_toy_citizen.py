@@ -172,6 +172,14 @@ def test_a_league_played_again_keeps_the_games_it_would_play_and_plays_only_the_
     assert again["reused"]["pairs"] == [["heuristic", "take-one"], ["random", "take-one"]]
     assert again["result"]["games"] == games
 
+    # A file there that is not a league is refused by name, and left as it was.
+    for bad in ("{not json", '{"result": {"games": 3}}', "[]"):
+        path.write_text(bad)
+        with pytest.raises(ValueError, match=r"nim-2p\.json is not a league file"):
+            leagues.play("nim-2p", out=tmp_path)
+        assert path.read_text() == bad
+    path.write_text(json.dumps(again))
+
     # An earlier file of other deals keeps nothing: every pair is played.
     monkeypatch.setattr(leagues, "LEAGUES", {"nim-2p": dataclasses.replace(wider, games=2)})
     fewer = leagues.play("nim-2p", out=tmp_path)

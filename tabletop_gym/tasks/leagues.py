@@ -41,6 +41,7 @@ import dataclasses
 import json
 import pathlib
 import time
+from collections.abc import Callable
 from typing import Any
 
 from tabletop_gym.arena.league import run_league, run_table_league
@@ -134,8 +135,8 @@ this league would play."""
 
 
 def reusable_pairs(spec: LeagueSpec, earlier: Any, agents: list[Any],
-                   echo: Any = print) -> tuple[dict[tuple[str, str], list[dict[str, Any]]],
-                                               list[list[str]]]:
+                   echo: Callable[[str], None] = print
+                   ) -> tuple[dict[tuple[str, str], list[dict[str, Any]]], list[list[str]]]:
     """The games of an earlier file of a round robin that this league would play again.
 
     A pair's games are kept when the earlier league played the same deals (first deal, games per
@@ -190,6 +191,26 @@ def reusable_pairs(spec: LeagueSpec, earlier: Any, agents: list[Any],
     return kept, failed
 
 
+def _earlier(path: pathlib.Path) -> dict[str, Any] | None:
+    """The league file already at ``path`` (``None``: none there).
+
+    Raises:
+        ValueError: When the file there is not a league file (it would be overwritten).
+    """
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text())
+    except (UnicodeDecodeError, ValueError):
+        doc = None
+    result = doc.get("result") if isinstance(doc, dict) else None
+    if not (isinstance(result, dict) and isinstance(result.get("games"), list)
+            and all(isinstance(g, dict) for g in result["games"])):
+        raise ValueError(f"{path} is not a league file (JSON with a 'result' holding its "
+                         "'games'); move it away or give another out folder")
+    return doc
+
+
 def play(name: str, root: str | pathlib.Path = "benchmarks",
          out: str | pathlib.Path = OUT) -> dict[str, Any]:
     """Play league ``name`` and write ``out/<name>.json``; the document written.
@@ -206,7 +227,7 @@ def play(name: str, root: str | pathlib.Path = "benchmarks",
     spec = LEAGUES[name]
     agents = _agents(spec, root)
     path = pathlib.Path(out) / f"{name}.json"
-    earlier = json.loads(path.read_text()) if path.is_file() else None
+    earlier = _earlier(path)
     cpu0 = time.process_time()
     reused: dict[str, Any] | None = None
     if spec.num_players == 2:
