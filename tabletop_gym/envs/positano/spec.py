@@ -126,8 +126,12 @@ SPEC = GameSpec(
             # The shipped search of Positano-2p-v0 (benchmarks/suite-run/search-shipped).
             LeagueLine(2, ("heuristic", "ismcts:12:guided", "heuristic:hoarder", "jax-ppo",
                            "search:jax-ppo?worlds=16"), 200),
+            # With the shipped search of Positano-4p-SelfPlay-v0's table size. Six agents make 15
+            # tables, each agent at 10 of them, so 30 deals give each 1,200 games (45 deals at
+            # five agents gave 720).
             LeagueLine(4, ("heuristic", "random", "ismcts:12:guided", "heuristic:hoarder",
-                           "jax-ppo"), 45, "Positano-4p-SelfPlay-v0"),
+                           "jax-ppo", "search:heuristic-net?worlds=32"), 30,
+                       "Positano-4p-SelfPlay-v0"),
         ),
         # Solo Positano's gain over the heuristic appears between 300,000 and 1,000,000 steps
         # (docs/training.md), about 15 CPU minutes.
