@@ -167,6 +167,10 @@ def test_annotating_does_not_change_the_games_played(tmp_path):
     ({"annotate": 1, "annotated_games": 1}, "at least 2"),
     ({"annotate": "ismcts:8:guided", "annotated_games": 1},
      r"an integer, at least 2\) or a batched search's spec"),
+    # A word that only begins like the search's is no search spec (the agent-kind registry
+    # decides), and a bool is not a number of simulations.
+    ({"annotate": "searchlight", "annotated_games": 1}, r"got 'searchlight'"),
+    ({"annotate": True, "annotated_games": 1}, r"got True"),
     ({"annotate": "search:jax-ppo?worlds=0", "annotated_games": 1},
      r"worlds in 'search:jax-ppo\?worlds=0' must be an integer in 1\.\.1024"),
     ({"task": "Nope-v0"}, "unknown task id 'Nope-v0'"),

@@ -172,6 +172,15 @@ def test_a_league_played_again_keeps_the_games_it_would_play_and_plays_only_the_
     assert again["reused"]["pairs"] == [["heuristic", "take-one"], ["random", "take-one"]]
     assert again["result"]["games"] == games
 
+    # When every pair fails its check nothing is kept, and the earlier run's time is not counted.
+    for g in tampered["result"]["games"]:
+        g["scores"] = [5.0, 5.0]
+    path.write_text(json.dumps({**tampered, "cpu_seconds": 1e6}))
+    none_kept = leagues.play("nim-2p", out=tmp_path)
+    assert none_kept["reused"]["pairs"] == [] and len(none_kept["reused"]["failed_check"]) == 3
+    assert none_kept["cpu_seconds"] == none_kept["cpu_seconds_this_run"] < 1e6
+    assert none_kept["result"]["games"] == games
+
     # A file there that is not a league is refused by name, and left as it was.
     for bad in ("{not json", '{"result": {"games": 3}}', "[]"):
         path.write_text(bad)

@@ -216,8 +216,9 @@ def play(name: str, root: str | pathlib.Path = "benchmarks",
     """Play league ``name`` and write ``out/<name>.json``; the document written.
 
     A round robin keeps the games of an earlier ``out/<name>.json`` that it would play again
-    (:func:`reusable_pairs`); the document lists them under ``"reused"`` and counts the earlier
-    run's CPU time in ``cpu_seconds`` (``cpu_seconds_this_run``: this run's alone).
+    (:func:`reusable_pairs`); the document lists them under ``"reused"`` and, when it keeps any,
+    counts the earlier run's CPU time in ``cpu_seconds`` (``cpu_seconds_this_run``: this run's
+    alone).
 
     Raises:
         ValueError: On an unknown league or a missing learned policy, before any game.
@@ -237,8 +238,9 @@ def play(name: str, root: str | pathlib.Path = "benchmarks",
             reused = {"pairs": [list(p) for p in kept], "failed_check": failed,
                       "checked_deals": CHECK_DEALS,
                       "from_commit": earlier.get("metadata", {}).get("commit"),
-                      # The earlier run's games and bootstrap, all of which it paid for.
-                      "cpu_seconds": earlier.get("cpu_seconds")}
+                      # The earlier run paid for the kept games; when every check failed,
+                      # nothing of it is in this file, so none of its time is counted.
+                      "cpu_seconds": earlier.get("cpu_seconds") if kept else 0.0}
         res: Any = run_league(spec.game, agents, games_per_pair=spec.games, seed=FIRST_DEAL,
                               bootstrap=1000, verbose=True, played=kept, num_players=2)
         kind = "round robin"
