@@ -10,9 +10,8 @@ two-player leagues; a pairwise reduction is used rather than an online multi-pla
 games were played, and its bootstrap re-draws whole games.
 
 The shipped batched search (``search:...``, the ``search (shipped)`` row's spec for the table
-size) plays in the two 2-player leagues and Rapa Nui's 4-player one. Positano's 4-player league
-does not seat it yet: its ten new tables would cost about 100 CPU minutes on this machine (the
-search at about 113 ms a move), more than the rest of that league.
+size) plays in every league. With six agents a 4-player league has 15 tables, each agent at 10 of
+them, so Positano's plays 30 deals a table (1,200 games an agent) where its five agents played 45.
 
 The learned agent, ``jax-ppo``, is the ``jax-ppo`` policy shipped with the package in the
 2-player leagues, and training seed 0 of the ``jax-ppo`` recipe on the matching 4-player
