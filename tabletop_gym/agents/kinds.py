@@ -61,7 +61,8 @@ from tabletop_gym.extras import EXTRAS, PPO_MODULES, require
 from tabletop_gym.registry import resolve
 
 __all__ = ["AgentKind", "agent_extra", "agent_kind", "agent_kinds", "agent_name", "check_spec",
-           "load_checkpoint", "make_agent", "model_agent", "register_kind", "require_agent"]
+           "is_kind", "load_checkpoint", "make_agent", "model_agent", "register_kind",
+           "require_agent"]
 
 Builder = Callable[[Game, Observer, np.random.Generator | None, str], Any]
 """``build(game, observer, rng, spec)``: the agent of ``spec`` for ``game``."""
@@ -140,6 +141,12 @@ def agent_kind(spec: str) -> AgentKind | None:
     """The kind whose specs ``spec`` is one of, or ``None``."""
     kind = _KINDS.get(_word(spec))
     return kind if kind is not None and kind.accepts(spec) else None
+
+
+def is_kind(spec: str, name: str) -> bool:
+    """Whether ``spec`` is one of the specs of the kind called ``name`` (``"search"``, say)."""
+    kind = agent_kind(spec)
+    return kind is not None and kind.name == name
 
 
 def _resolve(ref: Callable[..., Any] | str) -> Callable[..., Any]:

@@ -53,6 +53,8 @@ def test_each_spec_finds_its_kind_by_its_first_word():
     assert agent_kind("llm:m@http://127.0.0.1:1/v1?name=x").name == "llm"
     for spec in ("randomly", "random:3", "ppo?x", "llm", "heuristic?x", ""):
         assert agent_kind(spec) is None, spec
+    assert kinds.is_kind("search:jax-ppo?worlds=16", "search") and kinds.is_kind("search", "search")
+    assert not kinds.is_kind("searchlight", "search") and not kinds.is_kind("jax-ppo", "search")
 
 
 def test_a_malformed_ismcts_spec_fails_the_checks_before_any_game():

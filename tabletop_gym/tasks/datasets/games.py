@@ -355,13 +355,6 @@ VALUE_FORMULA = ("(1 - w) * win share + w * (0.5 + 0.5 * tanh(margin / scale)), 
                  "scale = 10")
 
 
-def _is_search(spec: str) -> bool:
-    from tabletop_gym.agents.kinds import agent_kind
-
-    kind = agent_kind(spec)
-    return kind is not None and kind.name == "search"
-
-
 def annotation_search(annotate: int | str) -> str:
     """The spec of the search that annotates: ``ismcts:N:guided``, or a ``search:`` spec.
 
@@ -378,7 +371,9 @@ def annotation_search(annotate: int | str) -> str:
             raise ValueError(f"annotate is the search's simulations per decision (at least 2) "
                              f"or a search: spec, got {annotate!r}")
         return f"ismcts:{annotate}:guided"
-    if isinstance(annotate, str) and _is_search(annotate):
+    from tabletop_gym.agents.kinds import is_kind
+
+    if isinstance(annotate, str) and is_kind(annotate, "search"):
         from tabletop_gym.extras import require
 
         require("jax", f"annotating with {annotate!r}")
