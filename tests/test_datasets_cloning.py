@@ -63,6 +63,8 @@ def test_an_offline_baseline_makes_clones_and_scores_in_one_call(tmp_path):
     assert res["dataset"]["games"] == 4 == ds.num_games
     assert res["dataset"]["decisions"] == len(ds)
     assert res["dataset"]["sha256"] == ds.manifest["files"][0]["sha256"]
+    assert (res["dataset"]["made_by"], res["dataset"]["parts"]) == (
+        ds.manifest["making"]["command"], 1)
     # 4 games: 3 fitted, the last held out; only decisions with a choice count.
     arr = ds.arrays()
     choice = arr["action_mask"].sum(axis=1) > 1
@@ -106,3 +108,19 @@ def test_a_positano_clone_saves_the_game_config_without_the_env_switches(tmp_pat
     env.reset(seed=3)
     for _ in range(5):
         env.step(choose_action(agent, env, env.agent_selection))
+
+
+def test_an_offline_baseline_on_a_dataset_made_in_parts_says_so(tmp_path):
+    from tabletop_gym.tasks.datasets.games import merge_games, write_games
+    from tabletop_gym.tasks.datasets.offline import offline_baseline
+
+    parts = [write_games(tmp_path / "p0", "RapaNui-2p-SelfPlay-v0", "heuristic", 2, seed=0),
+             write_games(tmp_path / "p2", "RapaNui-2p-SelfPlay-v0", "heuristic", 2, seed=2)]
+    merged = merge_games([p.folder for p in parts], tmp_path / "games")
+    res = offline_baseline("RapaNui-2p-SelfPlay-v0", "heuristic", 4, "RapaNui-2p-vsHeuristic-v0",
+                           epochs=1, hidden=(8,), work=tmp_path / "w", seeds=1,
+                           deals_per_seed=1, data=merged.folder)
+    assert res["dataset"]["parts"] == 2
+    assert res["dataset"]["made_by"] == "tabletop-gym dataset merge p0 p2 --out games"
+    assert res["dataset"]["decisions"] == len(parts[0]) + len(parts[1])
+    assert res["dataset"]["cpu_seconds"] == round(merged.manifest["making"]["cpu_seconds"], 1)

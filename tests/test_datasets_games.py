@@ -23,6 +23,7 @@ from tabletop_gym.tasks.datasets.games import (
     DatasetError,
     GameDataset,
     check_replay,
+    merge_games,
     sha256,
     write_games,
 )
@@ -192,6 +193,123 @@ def test_an_existing_dataset_is_not_overwritten(tmp_path):
     assert (folder / DATA_NAME).read_bytes() == before
 
 
+
+# --- merging parts ------------------------------------------------------------------------------
+
+TASK = "RapaNui-2p-SelfPlay-v0"
+
+
+@pytest.fixture(scope="module")
+def parts(tmp_path_factory):
+    """Three parts over deals 0-1, 2-4 and 5: the first with its first game annotated."""
+    root = tmp_path_factory.mktemp("parts")
+    return [write_games(root / "a", TASK, "random", games=2, seed=0, annotate=2,
+                        annotated_games=1),
+            write_games(root / "b", TASK, "random", games=3, seed=2),
+            write_games(root / "c", TASK, "random", games=1, seed=5)]
+
+
+def test_merged_parts_are_their_rows_in_order_with_games_numbered_on(tmp_path, parts):
+    merged = merge_games([p.folder for p in parts], tmp_path / "m")
+    arr = merged.arrays()
+    assert merged.num_games == 6 and len(merged) == sum(len(p) for p in parts)
+    # Games 0-1 from the first part, 2-4 from the second, 5 from the third; each deal once.
+    assert [g.deal_seed for g in merged.games()] == [0, 1, 2, 3, 4, 5]
+    assert [g.index for g in merged.games()] == [0, 1, 2, 3, 4, 5]
+    for column in ("observation", "action_mask", "action", "seat", "step", "returns",
+                   "deal_seed"):
+        assert np.array_equal(arr[column], np.concatenate([p.arrays()[column] for p in parts]))
+    assert np.array_equal(arr["annotated"], np.concatenate([p.arrays()["annotated"]
+                                                            for p in parts]))
+    assert arr["annotated"].sum() == parts[0].arrays()["annotated"].sum() > 0
+    assert check_replay(merged) == len(merged)
+
+
+def test_the_merged_metadata_lists_its_parts_and_sums_their_making(tmp_path, parts):
+    merged = merge_games([p.folder for p in parts], tmp_path / "m")
+    meta = merged.metadata
+    assert (meta["first_deal_seed"], meta["games"], meta["decisions"]) == (0, 6, len(merged))
+    assert meta["annotation"] == parts[0].metadata["annotation"]  # 1 annotated game, the first
+    assert [(q["first_deal_seed"], q["games"], q["annotated_games"]) for q in meta["parts"]] \
+        == [(0, 2, 1), (2, 3, 0), (5, 1, 0)]
+    assert [q["name"] for q in meta["parts"]] == ["a", "b", "c"]
+    assert [q["sha256"] for q in meta["parts"]] == [p.manifest["files"][0]["sha256"]
+                                                    for p in parts]
+    assert meta["parts"][1]["command"] == parts[1].manifest["making"]["command"]
+    making = merged.manifest["making"]
+    assert making["cpu_seconds"] == pytest.approx(sum(p.manifest["making"]["cpu_seconds"]
+                                                      for p in parts), abs=2e-3)
+    assert making["command"] == "tabletop-gym dataset merge a b c --out m"
+    assert GameDataset(tmp_path / "m").metadata == meta  # the manifest and the file agree
+
+
+def test_a_merged_set_merges_again_and_keeps_its_parts(tmp_path, parts):
+    first = merge_games([p.folder for p in parts[:2]], tmp_path / "ab")
+    merged = merge_games([first.folder, parts[2].folder], tmp_path / "abc")
+    assert [g.deal_seed for g in merged.games()] == [0, 1, 2, 3, 4, 5]
+    assert [q["first_deal_seed"] for q in merged.metadata["parts"][0]["parts"]] == [0, 2]
+    once = merge_games([p.folder for p in parts], tmp_path / "once")
+    assert np.array_equal(merged.arrays()["observation"], once.arrays()["observation"])
+
+
+def test_fully_annotated_parts_may_be_followed_by_more_annotated_ones(tmp_path):
+    a = write_games(tmp_path / "a", TASK, "random", games=1, seed=0, annotate=2,
+                    annotated_games=1)
+    b = write_games(tmp_path / "b", TASK, "random", games=2, seed=1, annotate=2,
+                    annotated_games=1)
+    merged = merge_games([a.folder, b.folder], tmp_path / "m")
+    assert merged.metadata["annotation"]["annotated_games"] == 2
+    assert merged.arrays()["annotated"].sum() == (a.arrays()["annotated"].sum()
+                                                  + b.arrays()["annotated"].sum())
+
+
+@pytest.mark.parametrize(("first", "second", "reverse", "message"), [
+    # The first part deals 0-1; a part from deal 3 leaves deal 2 out.
+    ({}, {"seed": 3}, False, r"deals from seed 3; after the parts before it the next deal is 2"),
+    # Given in the wrong order: after the part of deal 2 the next deal is 3.
+    ({}, {}, True, r"deals from seed 0; after the parts before it the next deal is 3"),
+    ({}, {"policy": "heuristic"}, False, r"its policies differ"),
+    ({}, {"task": "RapaNui-3p-SelfPlay-v0"}, False,
+     # The same observation and action sizes, but a third seat and its policy.
+     r"its task, env_kwargs, num_players, policies differ"),
+    # Game 1 of the first part is not annotated, so game 2 may not be.
+    ({}, {"annotate": 2, "annotated_games": 1}, False, r"annotated games after games without"),
+    ({"annotated_games": 2}, {"annotate": 3, "annotated_games": 1}, False,
+     r"annotated by 'ismcts:3:guided', an earlier part by 'ismcts:2:guided'"),
+])
+def test_parts_that_do_not_join_are_refused_before_anything_is_written(tmp_path, first, second,
+                                                                        reverse, message):
+    a = write_games(tmp_path / "a", **{"task": TASK, "policy": "random", "games": 2, "seed": 0,
+                                       "annotate": 2, "annotated_games": 1, **first})
+    b = write_games(tmp_path / "b", **{"task": TASK, "policy": "random", "games": 1, "seed": 2,
+                                       **second})
+    folders = [b.folder, a.folder] if reverse else [a.folder, b.folder]
+    out = tmp_path / "m"
+    with pytest.raises(ValueError, match=message):
+        merge_games(folders, out)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("given", [[], ["a"], "a"])
+def test_a_merge_needs_two_parts(tmp_path, given):
+    with pytest.raises(ValueError, match="two or more games datasets"):
+        merge_games([tmp_path / g for g in given] if isinstance(given, list) else given,
+                    tmp_path / "m")
+
+
+def test_a_merge_does_not_overwrite_a_dataset_or_read_a_broken_part(tmp_path, parts):
+    folder = _copy(tmp_path)
+    before = (folder / DATA_NAME).read_bytes()
+    with pytest.raises(ValueError, match="already holds a games dataset"):
+        merge_games([p.folder for p in parts], folder)
+    assert (folder / DATA_NAME).read_bytes() == before
+    broken = tmp_path / "broken"
+    shutil.copytree(parts[1].folder, broken)
+    (broken / DATA_NAME).write_bytes((broken / DATA_NAME).read_bytes()[:100])
+    with pytest.raises(DatasetError, match="is 100 bytes"):
+        merge_games([parts[0].folder, broken], tmp_path / "m")
+    assert not (tmp_path / "m").exists()
+
 # --- bad files ----------------------------------------------------------------------------------
 
 
@@ -296,3 +414,16 @@ def test_the_command_makes_and_verifies_a_games_dataset(tmp_path, capsys):
     assert main(["dataset", "verify", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{data}: is 100 bytes" in err
+
+
+def test_the_command_merges_parts(tmp_path, capsys, parts):
+    out = tmp_path / "merged"
+    assert main(["dataset", "merge", *[str(p.folder) for p in parts], "--out", str(out)]) == 0
+    line = capsys.readouterr().out
+    assert line.startswith(f"{out}: 6 games from 3 parts, {sum(len(p) for p in parts)} "
+                           f"decisions, {int(parts[0].arrays()['annotated'].sum())} annotated")
+    assert main(["dataset", "merge", str(parts[1].folder), str(parts[0].folder),
+                 "--out", str(tmp_path / "wrong")]) == 2
+    # Deals 2-4 given first: the next deal is 5, and part a deals from 0.
+    assert "a deals from seed 0; after the parts before it the next deal is 5" in \
+        capsys.readouterr().err

@@ -89,3 +89,19 @@ def test_the_generators_stand_on_the_package_alone():
     modules |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert {m for m in modules if m and m.split(".")[0] == "tests"} == set()
     assert "tabletop_gym.arena.scripted_server" in modules
+
+
+def test_a_merged_dataset_is_made_by_its_parts_commands_then_the_merge():
+    # A dataset made in two parts, the second itself merged from two: the commands that remake
+    # it are the leaves' makes, each into its folder, then each merge, innermost first.
+    leaf = {"command": "make --seed 0"}
+    inner = {"name": "b", "command": "merge b1 b2 --out b",
+             "parts": [{"name": "b1", "command": "make --seed 2"},
+                       {"name": "b2", "command": "make --seed 3"}]}
+    meta = {"parts": [{"name": "a", **leaf}, inner]}
+    assert docs_tables._made_by(meta, "merge a b --out m", "m") == [
+        "make --seed 0 --out a", "make --seed 2 --out b1", "make --seed 3 --out b2",
+        "merge b1 b2 --out b", "merge a b --out m"]
+    assert docs_tables._made_by({}, "make --seed 0", "x") == ["make --seed 0 --out x"]
+    assert docs_tables._in_parts({"parts": 3}) == " in 3 parts"
+    assert docs_tables._in_parts({"parts": 1}) == docs_tables._in_parts({}) == ""

@@ -19,6 +19,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from a source checkout
@@ -350,7 +351,7 @@ def datasets_bc() -> str:
         rows.append([
             method, "×".join(str(h) for h in fit["hidden"]) + f", {fit['epochs']} epochs",
             f"{game_spec(source.game).title} {source.num_players}p {data['policy']}, "
-            f"{data['games']:,} games{annotated}",
+            f"{data['games']:,} games{_in_parts(data)}{annotated}",
             f"{fit['valid_accuracy']:.3f}",
             f"`{row['id']}`",
             f"{row['normalized']:.2f} [{norm(lo, ref['random'], ref['heuristic'])}, "
@@ -362,6 +363,12 @@ def datasets_bc() -> str:
     return _table(["method", "network", "trained on", "held-out accuracy", "task",
                    "normalised score [95 %]", "seed interval (IQM)",
                    "win rate against the heuristic", "CPU s: make / fit / score"], rows)
+
+
+def _in_parts(data: dict[str, Any]) -> str:
+    """`` in 3 parts`` for a dataset made in parts and merged (``dataset merge``)."""
+    parts = int(data.get("parts", 1))
+    return f" in {parts} parts" if parts > 1 else ""
 
 
 def datasets_values_gains() -> str:
@@ -458,11 +465,19 @@ def datasets_games_cards() -> str:
             count += f", {c['annotated']:,} annotated"
         rows.append([_what(c), count, f"{b / 1e6:.1f} MB" if b >= 1e6 else f"{b / 1e6:.2f} MB",
                      _rate(c["making"]), f"`{c['sha256'][:16]}`", _commit(c)])
-        commands.append(f"{c['command']} --out {c['name']}")
+        commands.extend(_made_by(c["manifest"]["metadata"], c["command"], c["name"]))
     return (_table(["dataset", "what", "size", "made at (decisions/s)", "SHA-256 (first 16)",
                     "commit"], rows)
             + "\n\nCommands, in the table's order:\n\n```bash\n" + "\n".join(commands)
             + "\n```")
+
+
+def _made_by(meta: dict[str, Any], command: str, name: str) -> list[str]:
+    """The commands that make a games dataset: its parts' first, then their merge."""
+    if "parts" not in meta:
+        return [f"{command} --out {name}"]
+    return [line for part in meta["parts"]
+            for line in _made_by(part, part["command"], part["name"])] + [command]
 
 
 def datasets_minari_cards() -> str:

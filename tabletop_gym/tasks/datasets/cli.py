@@ -1,4 +1,4 @@
-"""``tabletop-gym dataset``: make, verify, describe and clone game datasets (docs/datasets.md)."""
+"""``tabletop-gym dataset``: make, merge, verify, describe and clone datasets (docs/datasets.md)."""
 
 from __future__ import annotations
 
@@ -50,6 +50,17 @@ def cmd_make(args: argparse.Namespace) -> int:
           f"ref_min_score {out.storage.metadata['ref_min_score']}, ref_max_score "
           f"{out.storage.metadata['ref_max_score']}, {made['decisions_per_second']} "
           f"decisions/s ({made['decisions_per_cpu_second']} per CPU second)")
+    return 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    """Join games datasets made in parts over consecutive deals into one."""
+    require("datasets", "dataset merge", _PARQUET)
+    from tabletop_gym.tasks.datasets.games import merge_games
+
+    ds = merge_games(args.parts, args.out)
+    print(f"{ds.folder}: {ds.num_games} games from {len(args.parts)} parts, {len(ds)} decisions, "
+          f"{int(ds.arrays()['annotated'].sum())} annotated, {ds.path.stat().st_size} bytes")
     return 0
 
 
@@ -125,7 +136,7 @@ def cmd_baseline(args: argparse.Namespace) -> int:
 
 
 def add_dataset_parser(sub: Any) -> None:
-    """Add ``dataset make``, ``verify``, ``card``, ``clone`` and ``baseline`` to the subparsers."""
+    """Add ``dataset`` and its commands (make, merge, verify, card, clone, baseline)."""
     p = sub.add_parser("dataset", help="game datasets for offline RL and imitation: Minari "
                        "datasets of a task's single-agent view, whole games as Parquet")
     ss = p.add_subparsers(dest="dataset_command", required=True)
@@ -149,6 +160,11 @@ def add_dataset_parser(sub: Any) -> None:
                     help="parquet: how many games, from the first, are annotated")
     mk.add_argument("--progress", action="store_true", help="a line per finished episode")
     mk.set_defaults(func=cmd_make)
+    mg = ss.add_parser("merge", help="join games datasets made in parts (dataset make --format "
+                       "parquet over consecutive deals, one per core) into one")
+    mg.add_argument("parts", nargs="+", help="the parts' folders, in the order of their deals")
+    mg.add_argument("--out", required=True, help="the folder to write")
+    mg.set_defaults(func=cmd_merge)
     vf = ss.add_parser("verify", help="check a games dataset against its manifest and replay "
                        "every game through the env")
     vf.add_argument("path", help="the dataset folder (or its manifest.json)")

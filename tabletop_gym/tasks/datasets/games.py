@@ -427,6 +427,153 @@ def _fixed(matrix: np.ndarray, kind: Any) -> Any:
                                              int(matrix.shape[1]))
 
 
+# --- merging -------------------------------------------------------------------------------------
+
+_SAME = ("format_version", "task", "game", "env_kwargs", "num_players", "observation_size",
+         "num_actions", "policies")
+"""Metadata every part of a merge shares: the same games of the same players, so that the
+merged file is one dataset."""
+
+
+def merge_games(parts: Sequence[str | pathlib.Path], out: str | pathlib.Path) -> GameDataset:
+    """Join games datasets made in parts over consecutive deals into one dataset in ``out``.
+
+    A large dataset can be made by several ``dataset make`` commands at once, one per core or
+    machine, each from the deal after the previous part's last (``--seed 0 --episodes 1000``,
+    ``--seed 1000 --episodes 1000``, ...), and joined here. Every part is read with the reader's
+    checks first, and nothing is written unless all of them agree: the same task, env keywords,
+    sizes and seat policies; deals that follow on (each part's first deal seed is the previous
+    part's first plus its games); and annotated games that stay the first ones (a part after
+    the first may be annotated only if every earlier part is annotated whole, by the same
+    search). The rows are copied unchanged, with ``game_index`` renumbered to run on.
+
+    Each part's agents draw from a generator seeded with its own first deal, so the merged games
+    are not the ones one ``make`` of all of them would play; each part stays reproducible by its
+    own command. The metadata's ``parts`` lists them (first deal, games, decisions, annotated
+    games, SHA-256, command and provenance); ``provenance`` is the merging code's. The
+    manifest's ``making`` sums the parts' seconds and names the merge.
+
+    Args:
+        parts: Two or more games dataset folders, in the order of their deals.
+        out: The folder to write (created; an existing dataset in it is refused).
+
+    Returns:
+        The merged dataset.
+
+    Raises:
+        DatasetError: A part the reader refuses (naming the file).
+        ValueError: Fewer than two parts, an existing dataset in ``out``, or parts that do not
+            join (naming the part and what differs), before anything is written.
+    """
+    pa = _pa()
+    import pyarrow.parquet as pq
+
+    from tabletop_gym.provenance import metadata as provenance
+
+    if isinstance(parts, (str, pathlib.Path)) or len(parts) < 2:
+        raise ValueError(f"merge joins two or more games datasets, got {parts!r}")
+    folder = pathlib.Path(out)
+    if (folder / MANIFEST_NAME).exists() or (folder / DATA_NAME).exists():
+        raise ValueError(f"{folder} already holds a games dataset; choose another folder")
+    sets = [GameDataset(p) for p in parts]
+    first = sets[0].metadata
+    annotation: dict[str, Any] | None = None
+    annotated = 0
+    prefix = True  # every game so far is annotated, so the next part's may be too
+    deal = int(first["first_deal_seed"])
+    for ds in sets:
+        meta = ds.metadata
+        differ = [k for k in _SAME if meta[k] != first[k]]
+        if differ:
+            raise ValueError(f"{ds.folder} is not a part of the same dataset as {sets[0].folder}: "
+                             f"its {', '.join(differ)} differ; a merge joins games of one task "
+                             "played by the same seat policies")
+        if int(meta["first_deal_seed"]) != deal:
+            raise ValueError(f"{ds.folder} deals from seed {meta['first_deal_seed']}; after the "
+                             f"parts before it the next deal is {deal} (give the parts in the "
+                             "order of their deals, with none missing or repeated)")
+        deal += ds.num_games
+        own = meta["annotation"]
+        count = 0 if own is None else int(own["annotated_games"])
+        if count:
+            if not prefix:
+                raise ValueError(f"{ds.folder} has annotated games after games without "
+                                 "annotations; the merged annotated games must be the first "
+                                 "ones")
+            if annotation is not None and _search_of(annotation) != _search_of(own):
+                raise ValueError(f"{ds.folder} is annotated by {own['search']!r}, an earlier "
+                                 f"part by {annotation['search']!r}: one dataset's annotations "
+                                 "come from one search")
+            annotation = annotation or own
+            annotated += count
+        prefix = prefix and count == ds.num_games
+    tables = []
+    offset = 0
+    for ds in sets:
+        index = pa.array(ds.table.column("game_index").to_numpy() + offset, pa.int32())
+        tables.append(ds.table.set_column(0, ds.table.schema.field(0), index)
+                      .replace_schema_metadata(None))
+        offset += ds.num_games
+    rows = sum(len(ds) for ds in sets)
+    meta = {
+        **first,
+        "games": offset,
+        "decisions": rows,
+        "annotation": None if annotation is None else {**annotation,
+                                                       "annotated_games": annotated},
+        "parts": [_part(ds) for ds in sets],
+        "provenance": provenance(),
+    }
+    sch = schema(int(first["observation_size"]), int(first["num_actions"]),
+                 int(first["num_players"]), meta)
+    table = pa.concat_tables(tables).cast(sch)
+    folder.mkdir(parents=True, exist_ok=True)
+    data = folder / DATA_NAME
+    pq.write_table(table, data, compression="zstd", compression_level=9)
+    made = [ds.manifest["making"] for ds in sets]
+    seconds = sum(float(m["seconds"]) for m in made)
+    cpu = sum(float(m["cpu_seconds"]) for m in made)
+    manifest = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "files": [{"path": DATA_NAME, "bytes": data.stat().st_size, "sha256": sha256(data),
+                   "rows": rows, "games": offset}],
+        "metadata": meta,
+        "making": {
+            "seconds": round(seconds, 3),
+            "decisions_per_second": round(rows / max(seconds, 1e-9), 1),
+            "cpu_seconds": round(cpu, 3),
+            "decisions_per_cpu_second": round(rows / max(cpu, 1e-9), 1),
+            "search_seconds": round(sum(float(m["search_seconds"]) for m in made), 3),
+            "command": "tabletop-gym dataset merge "
+                       + " ".join(shlex.quote(ds.folder.name) for ds in sets)
+                       + f" --out {shlex.quote(folder.name)}",
+            "parts": made,
+        },
+    }
+    (folder / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    del table, tables
+    return GameDataset(folder)
+
+
+def _search_of(annotation: dict[str, Any]) -> dict[str, Any]:
+    """An annotation's settings, apart from how many games it covers."""
+    return {k: v for k, v in annotation.items() if k != "annotated_games"}
+
+
+def _part(ds: GameDataset) -> dict[str, Any]:
+    """A merged part as the metadata's ``parts`` lists it (a merged part lists its own)."""
+    meta = ds.metadata
+    own = meta["annotation"]
+    return {"name": ds.folder.name, "first_deal_seed": int(meta["first_deal_seed"]),
+            "games": ds.num_games,
+            "decisions": len(ds),
+            "annotated_games": 0 if own is None else int(own["annotated_games"]),
+            "sha256": ds.manifest["files"][0]["sha256"],
+            "command": ds.manifest["making"]["command"], "provenance": meta["provenance"],
+            **({"parts": meta["parts"]} if "parts" in meta else {})}
+
+
 # --- reading -------------------------------------------------------------------------------------
 
 

@@ -182,6 +182,10 @@ def offline_baseline(
             "decisions": len(ds),
             "first_deal_seed": seed,
             "sha256": ds.manifest["files"][0]["sha256"],
+            # A dataset made in parts and merged holds other games than one make of them all
+            # would play: the command that made it, and its parts, say which it is.
+            "made_by": ds.manifest["making"]["command"],
+            "parts": len(ds.metadata.get("parts") or [ds]),
             "cpu_seconds": round(made_cpu, 1),
             "annotation": ds.metadata["annotation"],
             "annotated_decisions": int(ds.arrays()["annotated"].sum()),
