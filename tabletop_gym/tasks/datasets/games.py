@@ -194,7 +194,6 @@ def write_games(
             played or written).
     """
     pa = _pa()
-    import pyarrow.parquet as pq
 
     from tabletop_gym.agents.base import choose_action
     from tabletop_gym.agents.ismcts import ISMCTSAgent
@@ -322,6 +321,32 @@ def write_games(
         "search_values": pa.array(cols["search_values"], pa.list_(pa.float32())),
     }
     table = pa.Table.from_arrays([arrays[c] for c in COLUMNS], schema=sch)
+    _save(folder, table, meta, _making(rows, seconds, cpu, search_seconds,
+                                       _command(task, specs, games, seed, annotate,
+                                                annotated_games)))
+    del table, arrays, observation
+    return GameDataset(folder)
+
+
+def _making(rows: int, seconds: float, cpu: float, search_seconds: float,
+            command: str) -> dict[str, Any]:
+    """The manifest's ``making``: how long the rows took and the command that made them."""
+    return {
+        "seconds": round(seconds, 3),
+        "decisions_per_second": round(rows / max(seconds, 1e-9), 1),
+        # CPU time of the making process: on a shared machine the rate the code allows.
+        "cpu_seconds": round(cpu, 3),
+        "decisions_per_cpu_second": round(rows / max(cpu, 1e-9), 1),
+        "search_seconds": round(search_seconds, 3),
+        "command": command,
+    }
+
+
+def _save(folder: pathlib.Path, table: Any, meta: dict[str, Any],
+          making: dict[str, Any]) -> None:
+    """Write the rows and then the manifest that checksums them (the folder is created)."""
+    import pyarrow.parquet as pq
+
     folder.mkdir(parents=True, exist_ok=True)
     data = folder / DATA_NAME
     pq.write_table(table, data, compression="zstd", compression_level=9)
@@ -329,21 +354,11 @@ def write_games(
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "files": [{"path": DATA_NAME, "bytes": data.stat().st_size, "sha256": sha256(data),
-                   "rows": rows, "games": games}],
+                   "rows": int(table.num_rows), "games": int(meta["games"])}],
         "metadata": meta,
-        "making": {
-            "seconds": round(seconds, 3),
-            "decisions_per_second": round(rows / seconds, 1),
-            # CPU time of this process: on a shared machine the rate the code allows.
-            "cpu_seconds": round(cpu, 3),
-            "decisions_per_cpu_second": round(rows / max(cpu, 1e-9), 1),
-            "search_seconds": round(search_seconds, 3),
-            "command": _command(task, specs, games, seed, annotate, annotated_games),
-        },
+        "making": making,
     }
     (folder / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-    del table, arrays, observation
-    return GameDataset(folder)
 
 
 SEARCH_WIDTH = 64
@@ -466,7 +481,6 @@ def merge_games(parts: Sequence[str | pathlib.Path], out: str | pathlib.Path) ->
             join (naming the part and what differs), before anything is written.
     """
     pa = _pa()
-    import pyarrow.parquet as pq
 
     from tabletop_gym.provenance import metadata as provenance
 
@@ -527,31 +541,14 @@ def merge_games(parts: Sequence[str | pathlib.Path], out: str | pathlib.Path) ->
     sch = schema(int(first["observation_size"]), int(first["num_actions"]),
                  int(first["num_players"]), meta)
     table = pa.concat_tables(tables).cast(sch)
-    folder.mkdir(parents=True, exist_ok=True)
-    data = folder / DATA_NAME
-    pq.write_table(table, data, compression="zstd", compression_level=9)
     made = [ds.manifest["making"] for ds in sets]
-    seconds = sum(float(m["seconds"]) for m in made)
-    cpu = sum(float(m["cpu_seconds"]) for m in made)
-    manifest = {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "files": [{"path": DATA_NAME, "bytes": data.stat().st_size, "sha256": sha256(data),
-                   "rows": rows, "games": offset}],
-        "metadata": meta,
-        "making": {
-            "seconds": round(seconds, 3),
-            "decisions_per_second": round(rows / max(seconds, 1e-9), 1),
-            "cpu_seconds": round(cpu, 3),
-            "decisions_per_cpu_second": round(rows / max(cpu, 1e-9), 1),
-            "search_seconds": round(sum(float(m["search_seconds"]) for m in made), 3),
-            "command": "tabletop-gym dataset merge "
-                       + " ".join(shlex.quote(ds.folder.name) for ds in sets)
-                       + f" --out {shlex.quote(folder.name)}",
-            "parts": made,
-        },
-    }
-    (folder / MANIFEST_NAME).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    making = _making(rows, sum(float(m["seconds"]) for m in made),
+                     sum(float(m["cpu_seconds"]) for m in made),
+                     sum(float(m["search_seconds"]) for m in made),
+                     "tabletop-gym dataset merge " + " ".join(shlex.quote(ds.folder.name)
+                                                              for ds in sets)
+                     + f" --out {shlex.quote(folder.name)}")
+    _save(folder, table, meta, {**making, "parts": made})
     del table, tables
     return GameDataset(folder)
 
