@@ -82,6 +82,7 @@ REFUSED = [
     (["dataset", "make", "--task", "RapaNui-2p-vsHeuristic-v0", "--policy", "heuristic",
       "--episodes", "2"], ("minari",), "datasets"),
     (["dataset", "verify", "out/games"], ("pyarrow",), "datasets"),
+    (["dataset", "merge", "out/a", "out/b", "--out", "out/games"], ("pyarrow",), "datasets"),
     # With the datasets extra there (a core install names that one first, as the case above):
     *([] if CORE_ONLY else [
         (["dataset", "make", "--task", "RapaNui-2p-SelfPlay-v0", "--policy", "heuristic",
