@@ -140,6 +140,10 @@ def test_annotated_rows_value_every_legal_move():
     choice = arr["action_mask"].sum(axis=1) > 1
     first = arr["game_index"] == 0
     assert np.array_equal(arr["annotated"], choice & first)
+    # the counts read from the file without building the arrays say the same
+    assert ds.annotated_games == 1
+    assert ds.annotated_decisions == int((choice & first).sum()) > 0
+    assert GameDataset(POSITANO).annotated_games == GameDataset(POSITANO).annotated_decisions == 0
     batch = ds.sample(32, seed=1, annotated=True)
     legal = batch["action_mask"] == 1
     assert np.array_equal(~np.isnan(batch["search_values"]), legal)
@@ -258,7 +262,8 @@ def test_fully_annotated_parts_may_be_followed_by_more_annotated_ones(tmp_path):
     b = write_games(tmp_path / "b", TASK, "random", games=2, seed=1, annotate=2,
                     annotated_games=1)
     merged = merge_games([a.folder, b.folder], tmp_path / "m")
-    assert merged.metadata["annotation"]["annotated_games"] == 2
+    assert merged.metadata["annotation"]["annotated_games"] == merged.annotated_games == 2
+    assert [p["annotated_games"] for p in merged.metadata["parts"]] == [1, 1]
     assert merged.arrays()["annotated"].sum() == (a.arrays()["annotated"].sum()
                                                   + b.arrays()["annotated"].sum())
 

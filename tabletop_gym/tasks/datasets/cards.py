@@ -51,7 +51,7 @@ def games_card(path: str | pathlib.Path, name: str | None = None) -> dict[str, A
     return _card(
         "games", name or ds.folder.name,
         task=meta["task"], policies=list(meta["policies"]), games=ds.num_games,
-        decisions=len(ds), annotated=int(ds.arrays()["annotated"].sum()),
+        decisions=len(ds), annotated=ds.annotated_decisions,
         annotation=meta.get("annotation"), first_seed=int(meta["first_deal_seed"]),
         command=ds.manifest["making"]["command"], commit=meta["provenance"]["commit"],
         bytes=int(entry["bytes"]), sha256=entry["sha256"], making=ds.manifest["making"],

@@ -60,7 +60,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
     ds = merge_games(args.parts, args.out)
     print(f"{ds.folder}: {ds.num_games} games from {len(args.parts)} parts, {len(ds)} decisions, "
-          f"{int(ds.arrays()['annotated'].sum())} annotated, {ds.path.stat().st_size} bytes")
+          f"{ds.annotated_decisions} annotated, {ds.path.stat().st_size} bytes")
     return 0
 
 
@@ -73,7 +73,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     replayed = 0 if args.no_replay else check_replay(ds)
     summary: dict[str, Any] = {"path": str(ds.path), "games": ds.num_games,
                                "decisions": len(ds), "replayed": replayed,
-                               "annotated": int(ds.arrays()["annotated"].sum())}
+                               "annotated": ds.annotated_decisions}
     print(json.dumps(summary))
     return 0
 

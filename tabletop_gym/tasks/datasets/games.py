@@ -464,8 +464,8 @@ def merge_games(parts: Sequence[str | pathlib.Path], out: str | pathlib.Path) ->
 
     Each part's agents draw from a generator seeded with its own first deal, so the merged games
     are not the ones one ``make`` of all of them would play; each part stays reproducible by its
-    own command. The metadata's ``parts`` lists them (first deal, games, decisions, annotated
-    games, SHA-256, command and provenance); ``provenance`` is the merging code's. The
+    own command. The metadata's ``parts`` lists them (folder name, first deal, games, decisions,
+    annotated games, SHA-256, command and provenance); ``provenance`` is the merging code's. The
     manifest's ``making`` sums the parts' seconds and names the merge.
 
     Args:
@@ -508,7 +508,7 @@ def merge_games(parts: Sequence[str | pathlib.Path], out: str | pathlib.Path) ->
                              "order of their deals, with none missing or repeated)")
         deal += ds.num_games
         own = meta["annotation"]
-        count = 0 if own is None else int(own["annotated_games"])
+        count = ds.annotated_games
         if count:
             if not prefix:
                 raise ValueError(f"{ds.folder} has annotated games after games without "
@@ -561,11 +561,10 @@ def _search_of(annotation: dict[str, Any]) -> dict[str, Any]:
 def _part(ds: GameDataset) -> dict[str, Any]:
     """A merged part as the metadata's ``parts`` lists it (a merged part lists its own)."""
     meta = ds.metadata
-    own = meta["annotation"]
     return {"name": ds.folder.name, "first_deal_seed": int(meta["first_deal_seed"]),
             "games": ds.num_games,
             "decisions": len(ds),
-            "annotated_games": 0 if own is None else int(own["annotated_games"]),
+            "annotated_games": ds.annotated_games,
             "sha256": ds.manifest["files"][0]["sha256"],
             "command": ds.manifest["making"]["command"], "provenance": meta["provenance"],
             **({"parts": meta["parts"]} if "parts" in meta else {})}
@@ -632,6 +631,17 @@ class GameDataset:
     def num_games(self) -> int:
         """Games in the file."""
         return int(self.metadata["games"])
+
+    @property
+    def annotated_games(self) -> int:
+        """Games, from the first, whose decisions the search valued (0 without annotations)."""
+        own = self.metadata["annotation"]
+        return 0 if own is None else int(own["annotated_games"])
+
+    @property
+    def annotated_decisions(self) -> int:
+        """Decisions with the search's values (counted without building :meth:`arrays`)."""
+        return len(self) - int(self.table.column("search_actions").null_count)
 
     def __len__(self) -> int:
         """Decisions (rows) in the file."""

@@ -188,7 +188,7 @@ def offline_baseline(
             "parts": len(ds.metadata.get("parts") or [ds]),
             "cpu_seconds": round(made_cpu, 1),
             "annotation": ds.metadata["annotation"],
-            "annotated_decisions": int(ds.arrays()["annotated"].sum()),
+            "annotated_decisions": ds.annotated_decisions,
         },
         "clone" if method == "bc" else "learner": {
             "hidden": list(hidden),
