@@ -42,6 +42,7 @@ PLACES = {
     "datasets-values-gains": "docs/datasets.md",
     "datasets-games-cards": "docs/datasets.md",
     "datasets-minari-cards": "docs/datasets.md",
+    "datasets-coverage": "docs/datasets.md",
 }
 
 
@@ -105,3 +106,30 @@ def test_a_merged_dataset_is_made_by_its_parts_commands_then_the_merge():
     assert docs_tables._made_by({}, "make --seed 0", "x") == ["make --seed 0 --out x"]
     assert docs_tables._in_parts({"parts": 3}) == " in 3 parts"
     assert docs_tables._in_parts({"parts": 1}) == docs_tables._in_parts({}) == ""
+
+
+def test_the_coverage_table_files_each_card_under_its_game_size_and_teacher(monkeypatch):
+    # Whole games of a self-play task count for the core task of the same game and size; a
+    # card whose seats play different policies has no one teacher and is left out.
+    games = [
+        {"kind": "games", "task": "Positano-2p-SelfPlay-v0", "policies": ["heuristic"] * 2,
+         "games": 2000, "annotation": None},
+        {"kind": "games", "task": "RapaNui-4p-SelfPlay-v0",
+         "policies": ["ismcts:12:guided"] * 4, "games": 1000,
+         "annotation": {"annotated_games": 30, "simulations": 8, "search": "ismcts:8:guided"}},
+        {"kind": "games", "task": "RapaNui-2p-SelfPlay-v0", "policies": ["heuristic", "random"],
+         "games": 5, "annotation": None},
+    ]
+    minari = [{"kind": "minari", "task": "Positano-Solo-v0", "policies": ["ppo"],
+               "episodes": 1000}]
+    monkeypatch.setattr(docs_tables, "_card_rows",
+                        lambda kind: games if kind == "games" else minari)
+    rows = {line.split(" | ")[0].strip("| `"): line.split(" | ")[1:]
+            for line in docs_tables.datasets_coverage().splitlines()[2:]}
+    assert rows["Positano-Solo-v0"] == ["Positano 1p", "none", "none",
+                                        "`ppo` 1,000 episodes (Minari) |"]
+    assert rows["Positano-2p-vsHeuristic-v0"][1:3] == ["2,000 games", "none"]
+    assert rows["RapaNui-4p-SelfPlay-v0"] == [
+        "Rapa Nui 4p", "none", "`ismcts:12:guided` 1,000 games, 30 annotated at 8 simulations",
+        "no learned policy shipped |"]
+    assert rows["RapaNui-2p-vsHeuristic-v0"][1:3] == ["none", "none"]

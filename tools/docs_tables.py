@@ -495,6 +495,56 @@ def datasets_minari_cards() -> str:
             + "\n```")
 
 
+def datasets_coverage() -> str:
+    """Which teachers' games the committed cards hold for each core task's game and table size.
+
+    A card counts for a core task when its task is of the same game and number of seats (a
+    Minari card of the task's own view, or whole games of its self-play). The learned teacher is
+    every policy the package ships for that game and size (``jax-ppo``, ``ppo``).
+    """
+    from tabletop_gym.agents.base import CHECKPOINTS as SHIPPED
+    from tabletop_gym.registry import game_spec
+    from tabletop_gym.tasks import SUITES, TASKS
+
+    cards = _card_rows("games") + _card_rows("minari")
+
+    def teacher(policy: str) -> str:
+        if policy == "heuristic":
+            return "heuristic"
+        return "search" if policy.startswith("ismcts") else "learned"
+
+    def size(card: dict) -> str:
+        if card["kind"] == "minari":
+            return f"{card['episodes']:,} episodes (Minari)"
+        text = f"{card['games']:,} games"
+        ann = card["annotation"]
+        return text + (f", {ann['annotated_games']:,} annotated {_annotated_by(ann)}"
+                       if ann else "")
+
+    rows = []
+    for task_id in SUITES["core"].task_ids:
+        task = TASKS[task_id]
+        mine = [c for c in cards if (TASKS[c["task"]].game, TASKS[c["task"]].num_players)
+                == (task.game, task.num_players)]
+        cells = {}
+        for kind in ("heuristic", "search", "learned"):
+            held = [c for c in mine if len(set(c["policies"])) == 1
+                    and teacher(c["policies"][0]) == kind]
+            cells[kind] = "; ".join(
+                (f"`{c['policies'][0]}` " if kind != "heuristic" else "") + size(c)
+                for c in held) or "none"
+        stem = f"{task.game}_{task.num_players}p"
+        shipped = [spec for spec, name in (("jax-ppo", f"jax_ppo_{stem}.npz"),
+                                           ("ppo", f"{stem}.zip"))
+                   if (SHIPPED / name).is_file()]
+        if not shipped:
+            cells["learned"] = "no learned policy shipped"
+        rows.append([f"`{task_id}`", f"{game_spec(task.game).title} {task.num_players}p",
+                     cells["heuristic"], cells["search"], cells["learned"]])
+    return _table(["core task", "game", "heuristic", "search (`ismcts`)",
+                   "shipped learned policy"], rows)
+
+
 def ladder_heuristic() -> str:
     """The heuristic rated under the protocol (``benchmarks/ladder/heuristic.json``)."""
     from tabletop_gym.arena.ladder import LadderRating
@@ -524,6 +574,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "datasets-values-gains": datasets_values_gains,
     "datasets-games-cards": datasets_games_cards,
     "datasets-minari-cards": datasets_minari_cards,
+    "datasets-coverage": datasets_coverage,
 }
 """The generators of the tables that are not a game's own."""
 
