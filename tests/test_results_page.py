@@ -278,3 +278,55 @@ def test_the_shipped_row_states_its_policies_learner_steps():
     # (docs/jax-train.md's shipped table), rounded to millions.
     assert results._shipped_steps(["positano", "rapa_nui"]) == "125–389 M"
     assert results._shipped_steps(["rapa_nui"]) == "125 M"
+
+
+def _offline_doc(number: int, method: str, policy: str, normalized: float,
+                 score_ci: list[float]) -> tuple[str, dict]:
+    """A result file of `dataset baseline`, with only what the page reads."""
+    from tabletop_gym.tasks.datasets.offline import METHODS, OFFLINE_FORMAT
+
+    fit = {"epochs": 5, "hidden": [256, 256]}
+    doc = {"format": OFFLINE_FORMAT, "method": METHODS[method],
+           "dataset": {"policy": policy, "games": 1000},
+           "clone" if method == "bc" else "learner": fit,
+           "score": {"task": {"id": "RapaNui-2p-vsHeuristic-v0", "normalized": normalized,
+                              "score_ci": score_ci,
+                              "reference": {"random": -10.0, "heuristic": 10.0}},
+                     "aggregate": {"iqm_ci": [normalized - 0.01, normalized + 0.01]}}}
+    return f"{method}/{number}-x.json", doc
+
+
+def test_the_offline_section_shows_the_best_setting_of_each_teacher_and_how_many(tmp_path):
+    from tabletop_gym.tasks.datasets.offline import load_results, section
+
+    files = [_offline_doc(2, "bc", "heuristic", 0.60, [1.0, 3.0]),
+             _offline_doc(10, "bc", "heuristic", 0.80, [5.0, 7.0]),
+             _offline_doc(1, "bc", "ismcts:12:guided", 1.10, [11.0, 13.0]),
+             _offline_doc(1, "cql", "heuristic", 0.70, [3.0, 5.0])]
+    for name, doc in files:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(json.dumps(doc))
+    docs = load_results(tmp_path)
+    # methods in METHODS' order, files by number (10 after 2), each naming its file
+    assert [d["file"] for d in docs] == ["bc/1-x.json", "bc/2-x.json", "bc/10-x.json",
+                                         "cql/1-x.json"]
+    rows = [line for line in section(docs, CORE) if line.startswith("| `")]
+    # Normalised by hand: (x - random) / (heuristic - random) = (x + 10) / 20.
+    assert rows == [
+        "| `RapaNui-2p-vsHeuristic-v0` | behaviour cloning | `heuristic` | 2 | **0.80** "
+        "[0.75, 0.85] | [0.79, 0.81] | 1,000 games, 5 epochs | `bc/10-x.json` |",
+        "| `RapaNui-2p-vsHeuristic-v0` | behaviour cloning | `ismcts:12:guided` | 1 | **1.10** "
+        "[1.05, 1.15] | [1.09, 1.11] | 1,000 games, 5 epochs | `bc/1-x.json` |",
+        "| `RapaNui-2p-vsHeuristic-v0` | discrete CQL | `heuristic` | 1 | **0.70** "
+        "[0.65, 0.75] | [0.69, 0.71] | 1,000 games, 5 epochs | `cql/1-x.json` |"]
+    assert section([], CORE) == []
+
+
+def test_a_foreign_file_among_the_offline_results_is_named(tmp_path):
+    from tabletop_gym.tasks.datasets.offline import load_results
+
+    (tmp_path / "bc").mkdir()
+    (tmp_path / "bc" / "1-x.json").write_text(json.dumps({"format": "something-else"}))
+    with pytest.raises(ValueError, match=r"1-x.json is not an offline baseline result "
+                                         r"\(format 'something-else'"):
+        load_results(tmp_path)

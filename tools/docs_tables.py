@@ -315,10 +315,6 @@ def ladder_ratings() -> str:
               f"{doc['games_per_pair']} games per pair (protocol {doc['protocol']}).")
 
 
-OFFLINE_METHODS = ("bc", "cql", "values")
-"""The folders of ``benchmarks/datasets/`` holding offline baselines, in the table's order."""
-
-
 def datasets_bc() -> str:
     """The offline baselines, one row per committed result (``benchmarks/datasets/<method>/``)."""
     from tabletop_gym.registry import game_spec
@@ -327,10 +323,10 @@ def datasets_bc() -> str:
     def norm(x: float, r: float, h: float) -> str:
         return f"{(x - r) / (h - r):.2f}"
 
+    from tabletop_gym.tasks.datasets.offline import load_results
+
     rows = []
-    results = ROOT / "benchmarks" / "datasets"
-    for path in [p for m in OFFLINE_METHODS for p in _numbered((results / m).glob("*.json"))]:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+    for doc in load_results(ROOT / "benchmarks" / "datasets"):
         data, fit, score = doc["dataset"], doc.get("clone") or doc["learner"], doc["score"]
         if doc["method"] == "behaviour cloning":
             method = "BC"
@@ -375,9 +371,9 @@ def datasets_values_gains() -> str:
     """The values learner's held-out search gain by ``beta``, one row per committed result."""
     from tabletop_gym.registry import game_spec
     from tabletop_gym.tasks import TASKS
+    from tabletop_gym.tasks.datasets.offline import load_results
 
-    docs = [json.loads(p.read_text(encoding="utf-8")) for p in
-            _numbered((ROOT / "benchmarks" / "datasets" / "values").glob("*.json"))]
+    docs = load_results(ROOT / "benchmarks" / "datasets", methods=("values",))
     betas = sorted({float(b) for d in docs for b in d["learner"]["gains"]})
     rows = []
     for doc in docs:

@@ -12,7 +12,10 @@
   seeds);
 * ``benchmarks/held-out/references.json``: random and heuristic against the held-out
   population (:mod:`tabletop_gym.tasks.held_out`), which normalise the learned agents' held-out
-  scores.
+  scores;
+* ``benchmarks/datasets/<method>/*.json``: the offline baselines of ``tabletop-gym dataset
+  baseline`` (:mod:`tabletop_gym.tasks.datasets.offline`), the best per task, learner and
+  teacher.
 
 Nothing on the page is typed by hand: ``--check`` fails when the page differs from what the
 committed files give, and a test replays a slice of the files' games.
@@ -477,12 +480,15 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
          figure: str | None = "img/results.png",
          played: Mapping[str, Mapping[str, Any]] | None = None,
          ladders: Sequence[Mapping[str, Any]] = (),
-         calibrated: Sequence[Mapping[str, Any]] = ()) -> str:
+         calibrated: Sequence[Mapping[str, Any]] = (),
+         offline: Sequence[dict[str, Any]] = ()) -> str:
     """The Markdown of ``docs/results.md``.
 
-    ``ladders``: :func:`.exploit.load`'s; ``calibrated``: :func:`.exploit.load_calibration`'s.
+    ``ladders``: :func:`.exploit.load`'s; ``calibrated``: :func:`.exploit.load_calibration`'s;
+    ``offline``: :func:`.datasets.offline.load_results`'s.
     """
     from tabletop_gym.tasks import exploit
+    from tabletop_gym.tasks.datasets import offline as offline_results
 
     task_ids = list(SUITES[SUITE].task_ids)
     played = {} if played is None else played
@@ -559,6 +565,7 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         *_league_sections(played),
         *exploit.section(ladders, f"img/{EXPLOIT_FIGURE}" if figure and ladders else None,
                          calibrated, floor=exploit.PAGE_FLOOR),
+        *offline_results.section(list(offline), task_ids),
         "## Recipes and compute",
         "",
         recipes,
@@ -645,7 +652,8 @@ def write(root: str | pathlib.Path = BENCHMARKS, out: str | pathlib.Path = PAGE,
     ladders = exploit.load(pathlib.Path(root) / "exploit")
     text = page(rows, load_references(), held_refs,
                 played=leagues.load(pathlib.Path(root) / "leagues"), ladders=ladders,
-                calibrated=exploit.load_calibration(pathlib.Path(root) / CALIBRATION))
+                calibrated=exploit.load_calibration(pathlib.Path(root) / CALIBRATION),
+                offline=_offline(root))
     pathlib.Path(out).write_text(text)
     if figure is not None:
         plot(rows, figure)
@@ -693,5 +701,13 @@ def check(root: str | pathlib.Path = BENCHMARKS, out: str | pathlib.Path = PAGE)
     text = page(rows, load_references(), held_refs,
                 played=leagues.load(pathlib.Path(root) / "leagues"),
                 ladders=exploit.load(pathlib.Path(root) / "exploit"),
-                calibrated=exploit.load_calibration(pathlib.Path(root) / CALIBRATION))
+                calibrated=exploit.load_calibration(pathlib.Path(root) / CALIBRATION),
+                offline=_offline(root))
     return pathlib.Path(out).is_file() and pathlib.Path(out).read_text() == text
+
+
+def _offline(root: str | pathlib.Path) -> list[dict[str, Any]]:
+    """The committed offline baselines under ``root/datasets`` (none where it has no folder)."""
+    from tabletop_gym.tasks.datasets.offline import load_results
+
+    return load_results(pathlib.Path(root) / "datasets")

@@ -233,3 +233,85 @@ def save(result: dict[str, Any], path: str | pathlib.Path) -> pathlib.Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return out
+
+
+# --- the committed results, for the pages -------------------------------------------------------
+
+
+def load_results(root: str | pathlib.Path, methods: tuple[str, ...] = tuple(METHODS)
+                 ) -> list[dict[str, Any]]:
+    """Every committed result under ``root/<method>/`` (``benchmarks/datasets``).
+
+    Each folder's files are named ``<n>-...json`` in the order they were added, and come back in
+    that order (as numbers: ``10-`` after ``2-``), method by method in ``methods``' order; each
+    document gains ``"file"``, its path relative to ``root``.
+
+    Raises:
+        ValueError: A file that is not an offline result (naming it).
+    """
+    base = pathlib.Path(root)
+
+    def number(path: pathlib.Path) -> tuple[int, str]:
+        head = path.name.split("-", 1)[0]
+        return (int(head) if head.isdigit() else -1, path.name)
+
+    out = []
+    for method in methods:
+        for path in sorted((base / method).glob("*.json"), key=number):
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            if doc.get("format") != OFFLINE_FORMAT:
+                raise ValueError(f"{path} is not an offline baseline result (format "
+                                 f"{doc.get('format')!r}, expected {OFFLINE_FORMAT!r})")
+            out.append({**doc, "file": path.relative_to(base).as_posix()})
+    return out
+
+
+def section(results: list[dict[str, Any]], task_ids: list[str]) -> list[str]:
+    """The results page's offline section: the best row per task, learner and teacher.
+
+    Every result is scored by the page's protocol on a core task; per (task, learner, teacher)
+    the row with the highest normalised score stands for the settings tried, and says how many
+    there were, since the best of several on the same scoring deals is biased upward. The
+    datasets page lists every row.
+    """
+    if not results:
+        return []
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for doc in results:
+        task = doc["score"]["task"]["id"]
+        groups.setdefault((task, doc["method"], doc["dataset"]["policy"]), []).append(doc)
+    order = {m: i for i, m in enumerate(METHODS.values())}
+    rows = []
+    for (task, method, teacher), docs in sorted(
+            groups.items(), key=lambda kv: (task_ids.index(kv[0][0]) if kv[0][0] in task_ids
+                                            else len(task_ids), order.get(kv[0][1], 0),
+                                            kv[0][2])):
+        best = max(docs, key=lambda d: d["score"]["task"]["normalized"])
+        row, fit, data = best["score"]["task"], best.get("clone") or best["learner"], \
+            best["dataset"]
+        ref = row["reference"]
+        lo, hi = ((x - ref["random"]) / (ref["heuristic"] - ref["random"])
+                  for x in row["score_ci"])
+        seed_lo, seed_hi = best["score"]["aggregate"]["iqm_ci"]
+        rows.append(f"| `{task}` | {method} | `{teacher}` | {len(docs)} | "
+                    f"**{row['normalized']:.2f}** [{lo:.2f}, {hi:.2f}] | "
+                    f"[{seed_lo:.2f}, {seed_hi:.2f}] | {data['games']:,} games, "
+                    f"{fit['epochs']} epochs | `{best['file']}` |")
+    return [
+        "## Offline baselines",
+        "",
+        "Policies fitted to recorded games and scored by this page's protocol (`tabletop-gym "
+        "dataset baseline`, [datasets](datasets.md#offline-baselines)): behaviour cloning, "
+        "discrete CQL and a learner on the search's annotated action values, on the games of "
+        "the heuristic bot, the guided ISMCTS and the shipped learned policies. One row per "
+        "task, learner and teacher: the best of the settings tried (their number is given; "
+        "the best of several on the same scoring deals is biased upward), normalised score "
+        "[95 % interval over the games] and the interval over the 5 evaluation seeds (IQM). "
+        "Every setting's row, with its dataset, accuracy and compute, is on the datasets page.",
+        "",
+        "| task | learner | teacher | settings | best normalised [95 %] | seed interval | "
+        "data and epochs | file (`benchmarks/datasets/`) |",
+        "|---|---|---|---|---|---|---|---|",
+        *rows,
+        "",
+    ]
