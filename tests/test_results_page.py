@@ -330,3 +330,13 @@ def test_a_foreign_file_among_the_offline_results_is_named(tmp_path):
     with pytest.raises(ValueError, match=r"1-x.json is not an offline baseline result "
                                          r"\(format 'something-else'"):
         load_results(tmp_path)
+
+
+def test_an_offline_result_on_a_task_without_a_scale_is_refused():
+    from tabletop_gym.tasks.datasets.offline import section
+
+    name, doc = _offline_doc(3, "bc", "heuristic", 0.5, [1.0, 2.0])
+    doc["score"]["task"]["reference"] = {"random": 4.0, "heuristic": 4.0}
+    with pytest.raises(ValueError, match=r"x.json: the task's random and heuristic references "
+                                         r"coincide"):
+        section([{**doc, "file": name}], CORE)

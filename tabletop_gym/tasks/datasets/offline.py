@@ -274,6 +274,8 @@ def section(results: list[dict[str, Any]], task_ids: list[str]) -> list[str]:
     there were, since the best of several on the same scoring deals is biased upward. The
     datasets page lists every row.
     """
+    from tabletop_gym.arena.stats import normalize
+
     if not results:
         return []
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
@@ -290,8 +292,11 @@ def section(results: list[dict[str, Any]], task_ids: list[str]) -> list[str]:
         row, fit, data = best["score"]["task"], best.get("clone") or best["learner"], \
             best["dataset"]
         ref = row["reference"]
-        lo, hi = ((x - ref["random"]) / (ref["heuristic"] - ref["random"])
-                  for x in row["score_ci"])
+        bounds = [normalize(x, ref["random"], ref["heuristic"]) for x in row["score_ci"]]
+        if None in bounds:
+            raise ValueError(f"{best['file']}: the task's random and heuristic references "
+                             "coincide, so its scores have no normalised scale")
+        lo, hi = (float(b) for b in bounds if b is not None)
         seed_lo, seed_hi = best["score"]["aggregate"]["iqm_ci"]
         rows.append(f"| `{task}` | {method} | `{teacher}` | {len(docs)} | "
                     f"**{row['normalized']:.2f}** [{lo:.2f}, {hi:.2f}] | "
