@@ -319,11 +319,7 @@ def datasets_bc() -> str:
     """The offline baselines, one row per committed result (``benchmarks/datasets/<method>/``)."""
     from tabletop_gym.registry import game_spec
     from tabletop_gym.tasks import TASKS
-
-    def norm(x: float, r: float, h: float) -> str:
-        return f"{(x - r) / (h - r):.2f}"
-
-    from tabletop_gym.tasks.datasets.offline import load_results
+    from tabletop_gym.tasks.datasets.offline import load_results, normalised_interval
 
     rows = []
     for doc in load_results(ROOT / "benchmarks" / "datasets"):
@@ -340,8 +336,7 @@ def datasets_bc() -> str:
             f" ({annotation['annotated_games']:,} annotated {_annotated_by(annotation)})")
         row = score["task"]
         source = TASKS[data["task"]]
-        ref = row["reference"]
-        lo, hi = row["score_ci"]
+        norm_lo, norm_hi = normalised_interval(doc)
         seed_lo, seed_hi = score["aggregate"]["iqm_ci"]
         vs = row["by_opponent"]["heuristic"]
         rows.append([
@@ -350,8 +345,7 @@ def datasets_bc() -> str:
             f"{data['games']:,} games{_in_parts(data)}{annotated}",
             f"{fit['valid_accuracy']:.3f}",
             f"`{row['id']}`",
-            f"{row['normalized']:.2f} [{norm(lo, ref['random'], ref['heuristic'])}, "
-            f"{norm(hi, ref['random'], ref['heuristic'])}]",
+            f"{row['normalized']:.2f} [{norm_lo:.2f}, {norm_hi:.2f}]",
             f"[{seed_lo:.2f}, {seed_hi:.2f}]",
             f"{vs['win_rate']:.3f} [{vs['win_ci'][0]:.3f}, {vs['win_ci'][1]:.3f}]",
             f"{data['cpu_seconds']:.0f} / {fit['cpu_seconds']:.0f} / {score['cpu_seconds']:.0f}",

@@ -266,6 +266,26 @@ def load_results(root: str | pathlib.Path, methods: tuple[str, ...] = tuple(METH
     return out
 
 
+def normalised_interval(result: dict[str, Any]) -> tuple[float, float]:
+    """A result's 95 % score interval on the normalised scale of the task it was scored on.
+
+    Raises:
+        ValueError: When the task's random and heuristic references coincide (naming the
+            result's ``file``, as :func:`load_results` gives it).
+    """
+    from tabletop_gym.arena.stats import normalize
+
+    row = result["score"]["task"]
+    ref = row["reference"]
+    bounds = [normalize(x, ref["random"], ref["heuristic"]) for x in row["score_ci"]]
+    if None in bounds:
+        raise ValueError(f"{result.get('file', 'an offline result')}: the task's random and "
+                         "heuristic references coincide, so its scores have no normalised "
+                         "scale")
+    lo, hi = (float(b) for b in bounds if b is not None)
+    return lo, hi
+
+
 def section(results: list[dict[str, Any]], task_ids: list[str]) -> list[str]:
     """The results page's offline section: the best row per task, learner and teacher.
 
@@ -274,8 +294,6 @@ def section(results: list[dict[str, Any]], task_ids: list[str]) -> list[str]:
     there were, since the best of several on the same scoring deals is biased upward. The
     datasets page lists every row.
     """
-    from tabletop_gym.arena.stats import normalize
-
     if not results:
         return []
     groups: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
@@ -291,12 +309,7 @@ def section(results: list[dict[str, Any]], task_ids: list[str]) -> list[str]:
         best = max(docs, key=lambda d: d["score"]["task"]["normalized"])
         row, fit, data = best["score"]["task"], best.get("clone") or best["learner"], \
             best["dataset"]
-        ref = row["reference"]
-        bounds = [normalize(x, ref["random"], ref["heuristic"]) for x in row["score_ci"]]
-        if None in bounds:
-            raise ValueError(f"{best['file']}: the task's random and heuristic references "
-                             "coincide, so its scores have no normalised scale")
-        lo, hi = (float(b) for b in bounds if b is not None)
+        lo, hi = normalised_interval(best)
         seed_lo, seed_hi = best["score"]["aggregate"]["iqm_ci"]
         rows.append(f"| `{task}` | {method} | `{teacher}` | {len(docs)} | "
                     f"**{row['normalized']:.2f}** [{lo:.2f}, {hi:.2f}] | "
