@@ -37,7 +37,13 @@ import numpy as np
 import optax
 
 from tabletop_gym.jax.core import make
-from tabletop_gym.jax.train import TrainConfig, Trainer, save_checkpoint
+from tabletop_gym.jax.train import (
+    TrainConfig,
+    Trainer,
+    load_params,
+    portable_path,
+    save_checkpoint,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,14 +127,18 @@ def agreement(trainer: Trainer, params: Any, samples: Samples, rows: np.ndarray)
 
 def distill(game: str, num_players: int, samples: Samples, hidden: tuple[int, ...] = (64, 64),
             activation: str = "tanh", epochs: int = 20, batch_size: int = 512,
-            lr: float = 1e-3, holdout: float = 0.1, seed: int = 0,
+            lr: float = 1e-3, holdout: float = 0.1, seed: int = 0, init: str | None = None,
             **config: Any) -> tuple[Trainer, Any, dict[str, Any]]:
     """Fit the actor to the bot's decisions; the trainer (for its network), params and report.
 
     The decisions are split at random into a training part and ``holdout`` for the agreement.
+    With ``init`` (a ``jax:`` checkpoint path) the fit starts from that network, with its layers
+    and activation (``hidden`` and ``activation`` are then not read), instead of a fresh one: a
+    warm start keeps what the network knows where the labels do not speak.
 
     Raises:
-        ValueError: On a holdout outside (0, 1), no epochs, or too few samples to hold out any.
+        ValueError: On a holdout outside (0, 1), no epochs, too few samples to hold out any, or
+            an ``init`` that is not a checkpoint of this game and table.
     """
     if not 0.0 < holdout < 1.0:
         raise ValueError(f"holdout must lie in (0, 1), got {holdout}")
@@ -138,11 +148,19 @@ def distill(game: str, num_players: int, samples: Samples, hidden: tuple[int, ..
     n_hold = math.floor(holdout * n)
     if n_hold < 1 or n - n_hold < 1:
         raise ValueError(f"{n} samples are too few to hold out {holdout:.0%}")
-    trainer = Trainer(make(game, num_players=num_players, **config),
-                      TrainConfig(hidden=tuple(hidden), activation=activation))
+    bg = make(game, num_players=num_players, **config)
+    if init is not None:
+        from tabletop_gym.agents.jax_policy import load_policy
+
+        meta = load_policy(init)[1]
+        hidden, activation = tuple(int(h) for h in meta["hidden"]), str(meta["activation"])
+    trainer = Trainer(bg, TrainConfig(hidden=tuple(hidden), activation=activation))
     order = np.random.default_rng(seed).permutation(n)
     hold, fit = order[:n_hold], order[n_hold:]
-    params = trainer.init_params(jax.random.PRNGKey(seed))
+    params = (trainer.init_params(jax.random.PRNGKey(seed)) if init is None else
+              load_params(trainer, init, jax.random.PRNGKey(seed)))
+    start_agreement = (None if init is None else
+                       round(agreement(trainer, params, samples, hold), 4))
     opt = optax.adam(lr)
     opt_state = opt.init(params)
 
@@ -176,6 +194,8 @@ def distill(game: str, num_players: int, samples: Samples, hidden: tuple[int, ..
         "epochs": epochs, "batch_size": size, "lr": lr, "final_loss": round(last, 5),
         "train_agreement": round(agreement(trainer, params, samples, fit), 4),
         "holdout_agreement": round(agreement(trainer, params, samples, hold), 4),
+        **({} if init is None else {"init": portable_path(init),
+                                    "init_holdout_agreement": start_agreement}),
         "seconds": round(time.perf_counter() - t0, 1),
     }
     return trainer, params, report

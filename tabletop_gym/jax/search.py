@@ -382,7 +382,7 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
                      iterations: int = 3, games: int = 20, worlds: int = DEFAULT_WORLDS,
                      width: int = DEFAULT_WIDTH, start: str = DEFAULT_POLICY,
                      hidden: tuple[int, ...] = (64, 64), epochs: int = 10, seed: int = 0,
-                     **config: Any) -> list[dict[str, Any]]:
+                     warm: bool = False, **config: Any) -> list[dict[str, Any]]:
     """Distil the search into its own policy, repeatedly (expert iteration, Anthony et al. 2017).
 
     Iteration ``k`` plays ``games`` self-play games of ``search:<policy k>?worlds=…`` in every
@@ -391,7 +391,10 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
     counts, and its values are of the candidates only), fits a fresh actor to those labels by
     cross-entropy (:func:`tabletop_gym.jax.distill.distill`) and saves it as
     ``iteration_<k>.npz`` with its report ``iteration_<k>.json``; that checkpoint is policy
-    ``k + 1``. Policy 1 is ``start``. An iteration whose two files exist is not run again, so
+    ``k + 1``. Policy 1 is ``start``. With ``warm`` the fit starts from policy ``k`` itself
+    (:func:`tabletop_gym.jax.distill.distill`'s ``init``), so only where the search left the
+    policy's move does the network have much to learn, and the labels of a few games do not have
+    to teach it the whole game again. An iteration whose two files exist is not run again, so
     an interrupted run resumes where it stopped.
 
     Args:
@@ -403,9 +406,10 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
         worlds: Worlds per decision of the search.
         width: Candidates per decision of the search.
         start: The first policy (``heuristic-net``, ``jax-ppo`` or a checkpoint path).
-        hidden: Layer widths of the distilled actors.
+        hidden: Layer widths of the distilled actors (with ``warm``: those of ``start``).
         epochs: Passes over an iteration's decisions.
         seed: First deal's seed and the fits' seed.
+        warm: Start each fit from the policy that played the search's continuations.
         **config: Further game config switches.
 
     Returns:
@@ -430,8 +434,9 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
         start_s = time.perf_counter()
         samples = collect(game, num_players, games, seed=seed + (k - 1) * games, explore=0.0,
                           teacher=teacher, **config)
+        init = resolve_policy(policy, game, num_players) if warm else None
         trainer, params, report = distill(game, num_players, samples, hidden=hidden,
-                                          epochs=epochs, seed=seed + k, **config)
+                                          epochs=epochs, seed=seed + k, init=init, **config)
         report.update(iteration=k, teacher=teacher,
                       total_seconds=round(time.perf_counter() - start_s, 1))
         save_checkpoint(path, trainer, params, seed=seed, learner_steps=0, iterations=k,
@@ -462,11 +467,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--hidden", type=int, nargs="+", default=[64, 64])
     p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--warm", action="store_true",
+                   help="start each fit from the policy the search continued with")
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
     try:
         reports = expert_iteration(a.game, a.players, a.out, a.iterations, a.games, a.worlds,
-                                   a.width, a.start, tuple(a.hidden), a.epochs, a.seed)
+                                   a.width, a.start, tuple(a.hidden), a.epochs, a.seed,
+                                   a.warm)
     except ValueError as err:
         p.error(str(err))
     for r in reports:

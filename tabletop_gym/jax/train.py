@@ -601,6 +601,34 @@ def flat_params(params: Any) -> dict[str, np.ndarray]:
             for k, v in flatten_dict(params["params"], sep="/").items()}
 
 
+def load_params(trainer: Trainer, path: str | pathlib.Path, key: jax.Array | None = None) -> Any:
+    """A ``jax:`` checkpoint's network as ``trainer``'s parameters (to start a fit from it).
+
+    A checkpoint without a critic (a behaviour clone) gets a fresh critic drawn from ``key``.
+
+    Raises:
+        ValueError: When the file is not a checkpoint of the trainer's game, table and
+            observation, or its layers or activation are not the trainer's (saying both).
+    """
+    from flax.traverse_util import flatten_dict, unflatten_dict
+
+    from tabletop_gym.agents.jax_policy import load_policy
+
+    arrays, meta = load_policy(path)
+    g, c = trainer.game, trainer.config
+    have = (meta["game"], int(meta["num_players"]), int(meta["observation_size"]),
+            tuple(int(h) for h in meta["hidden"]), meta["activation"])
+    want = (g.name, g.num_players, g.observation_size, tuple(c.hidden), c.activation)
+    if have != want:
+        raise ValueError(f"{path} holds a network for (game, players, observation size, hidden, "
+                         f"activation) = {have}; this fit needs {want}")
+    fresh = flatten_dict(trainer.init_params(key if key is not None else jax.random.PRNGKey(0)),
+                         sep="/")
+    loaded = {k: jnp.asarray(arrays[k[len("params/"):]]) if k[len("params/"):] in arrays else v
+              for k, v in fresh.items()}
+    return unflatten_dict(loaded, sep="/")
+
+
 JAX_LIBRARIES = ("jax", "jaxlib", "flax", "optax")
 """Distributions whose versions a checkpoint's provenance adds to the package's own list."""
 

@@ -146,3 +146,30 @@ def test_a_shipped_net_is_recorded_by_its_package_path():
     got = portable_settings(config)
     assert got["opponent_net"] == "tabletop_gym/agents/checkpoints/heuristic_net_rapa_nui_2p.npz"
     assert got["hidden"] == [64, 64]  # tuples as JSON lists
+
+
+def test_a_warm_fit_starts_from_the_checkpoint_and_a_foreign_one_is_refused(net):
+    from tabletop_gym.jax.train import flat_params, load_params
+
+    path, _ = net
+    arrays, _ = load_policy(path)
+    trainer = Trainer(make("rapa_nui", num_players=2), TrainConfig(hidden=(16,)))
+    loaded = flat_params(load_params(trainer, path))
+    assert loaded.keys() == arrays.keys()
+    assert all(np.array_equal(loaded[k], arrays[k]) for k in arrays)
+    # A fit that barely moves keeps the checkpoint's moves: its agreement is the start's.
+    s = collect("rapa_nui", 2, 2, seed=5, explore=0.0)
+    _, params, report = distill("rapa_nui", 2, s, epochs=1, lr=1e-12, init=str(path),
+                                hidden=(99,))  # hidden is the checkpoint's, not this
+    assert report["init"] == str(path)
+    assert report["holdout_agreement"] == report["init_holdout_agreement"]
+    assert flat_params(params)["actor/hidden_0/kernel"].shape == (arrays["actor/hidden_0/kernel"]
+                                                                  .shape)
+    for trainer, says in [
+        (Trainer(make("rapa_nui", num_players=2), TrainConfig(hidden=(8,))), r"\(8,\)"),
+        (Trainer(make("rapa_nui", num_players=2), TrainConfig(hidden=(16,), activation="relu")),
+         "'relu'"),
+        (Trainer(make("positano", num_players=2), TrainConfig(hidden=(16,))), "'positano'"),
+    ]:
+        with pytest.raises(ValueError, match=rf"holds a network for .*; this fit needs .*{says}"):
+            load_params(trainer, path)

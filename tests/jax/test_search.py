@@ -238,6 +238,22 @@ def test_expert_iteration_distils_the_search_and_resumes(tmp_path) -> None:
         expert_iteration("rapa_nui", 2, tmp_path, iterations=0)
 
 
+def test_a_warm_iteration_starts_from_the_policy_the_search_continued_with(tmp_path) -> None:
+    from tabletop_gym.agents.jax_policy import load_policy
+    from tabletop_gym.jax.distill import shipped
+
+    (report,) = expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=1, worlds=2,
+                                 width=2, epochs=1, warm=True)
+    start = shipped("rapa_nui", 2)
+    assert report["init"] == "tabletop_gym/agents/checkpoints/" + start.name
+    # The fit began at the start's own moves on its held-out decisions: the search keeps the
+    # policy's move unless the worlds show a better one, so most labels are that move.
+    assert report["init_holdout_agreement"] > 0.5
+    # And kept the start's layers, not the default (64, 64).
+    assert (load_policy(tmp_path / "iteration_1.npz")[1]["hidden"]
+            == load_policy(start)[1]["hidden"])
+
+
 def test_the_bench_counts_both_agents_steps_and_rotates_seats(tmp_path) -> None:
     # bench/search.py: one deal played from both seats against ismcts:12:guided; no timing is
     # asserted (the bench measures; tests never do).
