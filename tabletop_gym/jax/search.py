@@ -377,16 +377,47 @@ class SearchAgent:
 
 # --- expert iteration -----------------------------------------------------------------------
 
+PART_GAMES = 50
+"""Self-play games in one saved part of an iteration's decisions: what a resumed run keeps."""
+
+
+def _collect_part(args: tuple[str, int, int, int, str, str, dict[str, Any]]) -> str:
+    """Play one part's games (deal seeds ``first ..``) and save their decisions at ``path``."""
+    from tabletop_gym.jax.distill import collect
+
+    game, num_players, first, count, teacher, path, config = args
+    s = collect(game, num_players, count, seed=first, explore=0.0, teacher=teacher, **config)
+    # Written under another name and renamed: an interrupted run leaves no half part behind.
+    tmp = pathlib.Path(path).with_suffix(".tmp.npz")
+    np.savez_compressed(tmp, observation=s.observation, action_mask=s.action_mask,
+                        action=s.action, games=np.int64(s.games))
+    tmp.replace(path)
+    return path
+
+
+def _load_part(path: pathlib.Path, games: int) -> Any:
+    from tabletop_gym.jax.distill import Samples
+
+    with np.load(path) as z:
+        if int(z["games"]) != games:
+            raise ValueError(f"{path} holds {int(z['games'])} games where this run plays "
+                             f"{games} in that part; give another out folder")
+        return Samples(z["observation"], z["action_mask"], z["action"], games)
+
+
 
 def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
                      iterations: int = 3, games: int = 20, worlds: int = DEFAULT_WORLDS,
                      width: int = DEFAULT_WIDTH, start: str = DEFAULT_POLICY,
                      hidden: tuple[int, ...] = (64, 64), epochs: int = 10, seed: int = 0,
-                     warm: bool = False, **config: Any) -> list[dict[str, Any]]:
+                     warm: bool = False, workers: int = 1,
+                     **config: Any) -> list[dict[str, Any]]:
     """Distil the search into its own policy, repeatedly (expert iteration, Anthony et al. 2017).
 
     Iteration ``k`` plays ``games`` self-play games of ``search:<policy k>?worlds=…`` in every
-    seat (deal seeds ``seed + (k - 1) · games`` on), records every decision with the search's
+    seat (deal seeds ``seed + (k - 1) · games`` on, in parts of :data:`PART_GAMES` games, each
+    with its own generator seeded by its first deal and saved as
+    ``iteration_<k>_deals_<first>.npz`` as it ends), records every decision with the search's
     move as its label (the improved policy's action: determinised averaging keeps no visit
     counts, and its values are of the candidates only), fits a fresh actor to those labels by
     cross-entropy (:func:`tabletop_gym.jax.distill.distill`) and saves it as
@@ -394,8 +425,8 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
     ``k + 1``. Policy 1 is ``start``. With ``warm`` the fit starts from policy ``k`` itself
     (:func:`tabletop_gym.jax.distill.distill`'s ``init``), so only where the search left the
     policy's move does the network have much to learn, and the labels of a few games do not have
-    to teach it the whole game again. An iteration whose two files exist is not run again, so
-    an interrupted run resumes where it stopped.
+    to teach it the whole game again. An iteration whose two files exist is not run again, nor
+    a part whose file exists, so an interrupted run resumes where it stopped.
 
     Args:
         game: ``"rapa_nui"`` or ``"positano"``.
@@ -410,16 +441,18 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
         epochs: Passes over an iteration's decisions.
         seed: First deal's seed and the fits' seed.
         warm: Start each fit from the policy that played the search's continuations.
+        workers: Processes playing the parts side by side (the games are the same).
         **config: Further game config switches.
 
     Returns:
         Every iteration's report (samples, agreement of the fit with the search, seconds).
     """
-    from tabletop_gym.jax.distill import collect, distill
+    from tabletop_gym.jax.distill import Samples, distill
     from tabletop_gym.jax.train import save_checkpoint
 
-    if iterations < 1 or games < 1:
-        raise ValueError(f"iterations and games must be at least 1, got {iterations}, {games}")
+    if iterations < 1 or games < 1 or workers < 1:
+        raise ValueError(f"iterations, games and workers must be at least 1, got {iterations}, "
+                         f"{games}, {workers}")
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     policy = start
@@ -432,8 +465,23 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
             continue
         teacher = SearchSpec(policy, worlds, width).name
         start_s = time.perf_counter()
-        samples = collect(game, num_players, games, seed=seed + (k - 1) * games, explore=0.0,
-                          teacher=teacher, **config)
+        first = seed + (k - 1) * games
+        parts = [(first + i, min(PART_GAMES, games - i)) for i in range(0, games, PART_GAMES)]
+        paths = [out / f"iteration_{k}_deals_{f}.npz" for f, _ in parts]
+        todo = [(game, num_players, f, c, teacher, str(path), dict(config))
+                for (f, c), path in zip(parts, paths, strict=True) if not path.is_file()]
+        if workers > 1 and len(todo) > 1:
+            import multiprocessing
+
+            with multiprocessing.get_context("spawn").Pool(min(workers, len(todo))) as pool:
+                list(pool.imap_unordered(_collect_part, todo))
+        else:
+            for job in todo:
+                _collect_part(job)
+        loaded = [_load_part(path, c) for path, (_, c) in zip(paths, parts, strict=True)]
+        samples = Samples(np.concatenate([x.observation for x in loaded]),
+                          np.concatenate([x.action_mask for x in loaded]),
+                          np.concatenate([x.action for x in loaded]), games)
         init = resolve_policy(policy, game, num_players) if warm else None
         trainer, params, report = distill(game, num_players, samples, hidden=hidden,
                                           epochs=epochs, seed=seed + k, init=init, **config)
@@ -469,12 +517,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--warm", action="store_true",
                    help="start each fit from the policy the search continued with")
+    p.add_argument("--workers", type=int, default=1,
+                   help="processes playing the self-play games side by side")
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
     try:
         reports = expert_iteration(a.game, a.players, a.out, a.iterations, a.games, a.worlds,
                                    a.width, a.start, tuple(a.hidden), a.epochs, a.seed,
-                                   a.warm)
+                                   a.warm, a.workers)
     except ValueError as err:
         p.error(str(err))
     for r in reports:

@@ -236,6 +236,46 @@ def test_expert_iteration_distils_the_search_and_resumes(tmp_path) -> None:
                             hidden=(16,), epochs=1) == reports
     with pytest.raises(ValueError, match="at least 1"):
         expert_iteration("rapa_nui", 2, tmp_path, iterations=0)
+    with pytest.raises(ValueError, match="workers must be at least 1"):
+        expert_iteration("rapa_nui", 2, tmp_path, workers=0)
+
+
+def test_an_iterations_games_are_saved_in_parts_and_a_resumed_run_keeps_them(
+        tmp_path, monkeypatch) -> None:
+    import tabletop_gym.jax.search as search
+    from tabletop_gym.jax.distill import collect
+
+    monkeypatch.setattr(search, "PART_GAMES", 1)
+    (report,) = expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=2, worlds=2,
+                                 width=2, hidden=(16,), epochs=1, seed=7)
+    # One part per game, deal seeds 7 and 8, each played as collect plays it alone.
+    parts = sorted(tmp_path.glob("iteration_1_deals_*.npz"))
+    assert [p.name for p in parts] == ["iteration_1_deals_7.npz", "iteration_1_deals_8.npz"]
+    alone = collect("rapa_nui", 2, 1, seed=8, explore=0.0, teacher=SPEC)
+    with np.load(parts[1]) as z:
+        assert np.array_equal(z["action"], alone.action)
+        assert np.array_equal(z["observation"], alone.observation)
+        first = int(z["games"]), z["action"].size
+    assert first[0] == 1
+    with np.load(parts[0]) as z:
+        assert report["samples"] == z["action"].size + first[1]
+    # Without its checkpoint the iteration is fitted again from the parts, not played again;
+    # a part of another size is refused, naming it.
+    (tmp_path / "iteration_1.json").unlink()
+
+    def replay(job: object) -> str:
+        raise AssertionError(f"a saved part was played again: {job}")
+
+    monkeypatch.setattr(search, "_collect_part", replay)
+    again = expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=2, worlds=2,
+                             width=2, hidden=(16,), epochs=1, seed=7)
+    assert again[0]["samples"] == report["samples"]
+    (tmp_path / "iteration_1.json").unlink()
+    monkeypatch.setattr(search, "PART_GAMES", 2)
+    with pytest.raises(ValueError, match=r"iteration_1_deals_7.npz holds 1 games where this "
+                                         r"run plays 2"):
+        expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=2, worlds=2, width=2,
+                         hidden=(16,), epochs=1, seed=7)
 
 
 def test_a_warm_iteration_starts_from_the_policy_the_search_continued_with(tmp_path) -> None:
