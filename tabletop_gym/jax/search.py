@@ -410,7 +410,7 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
                      iterations: int = 3, games: int = 20, worlds: int = DEFAULT_WORLDS,
                      width: int = DEFAULT_WIDTH, start: str = DEFAULT_POLICY,
                      hidden: tuple[int, ...] = (64, 64), epochs: int = 10, seed: int = 0,
-                     warm: bool = False, workers: int = 1,
+                     warm: bool = False, workers: int = 1, z: float = DEFAULT_Z,
                      **config: Any) -> list[dict[str, Any]]:
     """Distil the search into its own policy, repeatedly (expert iteration, Anthony et al. 2017).
 
@@ -442,6 +442,9 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
         seed: First deal's seed and the fits' seed.
         warm: Start each fit from the policy that played the search's continuations.
         workers: Processes playing the parts side by side (the games are the same).
+        z: The search's threshold (:class:`SearchSpec`): a label leaves the policy's move only
+            when its paired gain passes ``z`` standard errors, so a larger one keeps fewer of the
+            moves that won on a few worlds by chance.
         **config: Further game config switches.
 
     Returns:
@@ -453,6 +456,8 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
     if iterations < 1 or games < 1 or workers < 1:
         raise ValueError(f"iterations, games and workers must be at least 1, got {iterations}, "
                          f"{games}, {workers}")
+    if not (np.isfinite(z) and z >= 0):
+        raise ValueError(f"z must be a number >= 0, got {z!r}")
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     policy = start
@@ -463,7 +468,7 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
             reports.append(json.loads(report_path.read_text()))
             policy = str(path)
             continue
-        teacher = SearchSpec(policy, worlds, width).name
+        teacher = SearchSpec(policy, worlds, width, z).name
         start_s = time.perf_counter()
         first = seed + (k - 1) * games
         parts = [(first + i, min(PART_GAMES, games - i)) for i in range(0, games, PART_GAMES)]
@@ -517,6 +522,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--warm", action="store_true",
                    help="start each fit from the policy the search continued with")
+    p.add_argument("--z", type=float, default=DEFAULT_Z)
     p.add_argument("--workers", type=int, default=1,
                    help="processes playing the self-play games side by side")
     p.add_argument("--out", required=True)
@@ -524,7 +530,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         reports = expert_iteration(a.game, a.players, a.out, a.iterations, a.games, a.worlds,
                                    a.width, a.start, tuple(a.hidden), a.epochs, a.seed,
-                                   a.warm, a.workers)
+                                   a.warm, a.workers, a.z)
     except ValueError as err:
         p.error(str(err))
     for r in reports:

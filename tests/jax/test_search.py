@@ -238,6 +238,8 @@ def test_expert_iteration_distils_the_search_and_resumes(tmp_path) -> None:
         expert_iteration("rapa_nui", 2, tmp_path, iterations=0)
     with pytest.raises(ValueError, match="workers must be at least 1"):
         expert_iteration("rapa_nui", 2, tmp_path, workers=0)
+    with pytest.raises(ValueError, match="z must be a number >= 0"):
+        expert_iteration("rapa_nui", 2, tmp_path, z=-1.0)
 
 
 def test_an_iterations_games_are_saved_in_parts_and_a_resumed_run_keeps_them(
@@ -283,7 +285,8 @@ def test_a_warm_iteration_starts_from_the_policy_the_search_continued_with(tmp_p
     from tabletop_gym.jax.distill import shipped
 
     (report,) = expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=1, worlds=2,
-                                 width=2, epochs=1, warm=True)
+                                 width=2, epochs=1, warm=True, z=2.0)
+    assert report["teacher"] == "search:heuristic-net?worlds=2&width=2&z=2"
     start = shipped("rapa_nui", 2)
     assert report["init"] == "tabletop_gym/agents/checkpoints/" + start.name
     # The fit began at the start's own moves on its held-out decisions: the search keeps the
