@@ -492,16 +492,30 @@ def datasets_coverage() -> str:
     Minari card of the task's own view, or whole games of its self-play). The learned teacher is
     every policy the package ships for that game and size (``jax-ppo``, ``ppo``).
     """
-    from tabletop_gym.agents.base import CHECKPOINTS as SHIPPED
+    from tabletop_gym.agents.base import checkpoint_path, jax_checkpoint_path
+    from tabletop_gym.agents.kinds import is_kind
+    from tabletop_gym.arena.envs import raw_env_factory
     from tabletop_gym.registry import game_spec
     from tabletop_gym.tasks import SUITES, TASKS
 
     cards = _card_rows("games") + _card_rows("minari")
 
     def teacher(policy: str) -> str:
-        if policy == "heuristic":
+        if is_kind(policy, "heuristic"):
             return "heuristic"
-        return "search" if policy.startswith("ismcts") else "learned"
+        return "search" if is_kind(policy, "ismcts") else "learned"
+
+    def shipped(game: str, num_players: int) -> list[str]:
+        found = []
+        for spec, path in (("jax-ppo", lambda: jax_checkpoint_path(game, num_players)),
+                           ("ppo", lambda: checkpoint_path(
+                               raw_env_factory(game)(num_players=num_players).game))):
+            try:
+                path()
+            except ValueError:
+                continue  # none shipped at this size
+            found.append(spec)
+        return found
 
     def size(card: dict) -> str:
         if card["kind"] == "minari":
@@ -523,11 +537,7 @@ def datasets_coverage() -> str:
             cells[kind] = "; ".join(
                 (f"`{c['policies'][0]}` " if kind != "heuristic" else "") + size(c)
                 for c in held) or "none"
-        stem = f"{task.game}_{task.num_players}p"
-        shipped = [spec for spec, name in (("jax-ppo", f"jax_ppo_{stem}.npz"),
-                                           ("ppo", f"{stem}.zip"))
-                   if (SHIPPED / name).is_file()]
-        if not shipped:
+        if not shipped(task.game, task.num_players):
             cells["learned"] = "no learned policy shipped"
         rows.append([f"`{task_id}`", f"{game_spec(task.game).title} {task.num_players}p",
                      cells["heuristic"], cells["search"], cells["learned"]])
