@@ -55,16 +55,20 @@ class Samples:
         action_mask: ``(N, num_actions)`` bool legal masks.
         action: ``(N,)`` the bot's action at each.
         games: Games played to collect them.
+        gain: ``(N, num_actions)`` for a search teacher's decisions (``collect(gains=True)``):
+            each candidate's mean value over the worlds minus that of the policy's own move, 0
+            for a move not searched (and for every move of a decision with one legal move).
     """
 
     observation: np.ndarray
     action_mask: np.ndarray
     action: np.ndarray
     games: int
+    gain: np.ndarray | None = None
 
 
 def collect(game: str, num_players: int, games: int, seed: int = 0, explore: float = 0.1,
-            teacher: str = "heuristic", **config: Any) -> Samples:
+            teacher: str = "heuristic", gains: bool = False, **config: Any) -> Samples:
     """Play ``games`` seeded games of heuristic bots and record every decision with its label.
 
     Args:
@@ -76,10 +80,12 @@ def collect(game: str, num_players: int, games: int, seed: int = 0, explore: flo
         teacher: The agent spec in every seat whose moves are the labels (default the
             heuristic; a search agent such as ``search:<policy>?worlds=8`` for expert
             iteration, handed the engine state as it is in play).
+        gains: Record each decision's :attr:`Samples.gain` (a search teacher only).
         **config: Further game config switches.
 
     Raises:
-        ValueError: On no games or ``explore`` outside [0, 1].
+        ValueError: On no games, ``explore`` outside [0, 1], or ``gains`` of a teacher that is
+            not a search.
     """
     from tabletop_gym.agents.base import choose_action
     from tabletop_gym.agents.kinds import make_agent
@@ -89,6 +95,12 @@ def collect(game: str, num_players: int, games: int, seed: int = 0, explore: flo
         raise ValueError(f"games must be at least 1, got {games}")
     if not 0.0 <= explore <= 1.0:
         raise ValueError(f"explore must lie in [0, 1], got {explore}")
+    if gains:
+        from tabletop_gym.agents.kinds import is_kind
+
+        if not is_kind(teacher, "search"):
+            raise ValueError(f"gains are the search's values; the teacher {teacher!r} is not a "
+                             "search: agent")
     from tabletop_gym.agents.base import reference_size
 
     env = raw_env_factory(game)(num_players=num_players, **config)
@@ -97,6 +109,7 @@ def collect(game: str, num_players: int, games: int, seed: int = 0, explore: flo
     obs_rows: list[np.ndarray] = []
     mask_rows: list[np.ndarray] = []
     actions: list[int] = []
+    gain_rows: list[np.ndarray] = []
     for g in range(games):
         env.reset(seed=seed + g)
         bots = {name: make_agent(teacher, env.game, env.observer, rng)
@@ -106,8 +119,18 @@ def collect(game: str, num_players: int, games: int, seed: int = 0, explore: flo
             if term or trunc:
                 env.step(None)
                 continue
-            label = int(choose_action(bots[name], env, name))
+            bot: Any = bots[name]
+            searched = getattr(bot, "searches", 0)
+            label = int(choose_action(bot, env, name))
             mask = np.asarray(obs["action_mask"], bool)
+            if gains:
+                row = np.zeros(mask.shape, np.float32)
+                if bot.searches > searched:  # one legal move is played unsearched
+                    values = bot.last_values  # the policy's own move first
+                    own = next(iter(values.values()))
+                    for a, v in values.items():
+                        row[a] = v - own
+                gain_rows.append(row)
             obs_rows.append(np.asarray(obs["observation"][:size], np.float32))
             mask_rows.append(mask)
             actions.append(label)
@@ -115,7 +138,8 @@ def collect(game: str, num_players: int, games: int, seed: int = 0, explore: flo
             if explore and rng.random() < explore:
                 move = int(rng.choice(np.flatnonzero(mask)))
             env.step(move)
-    return Samples(np.stack(obs_rows), np.stack(mask_rows), np.asarray(actions, np.int32), games)
+    return Samples(np.stack(obs_rows), np.stack(mask_rows), np.asarray(actions, np.int32), games,
+                   np.stack(gain_rows) if gains else None)
 
 
 def agreement(trainer: Trainer, params: Any, samples: Samples, rows: np.ndarray) -> float:
@@ -128,7 +152,7 @@ def agreement(trainer: Trainer, params: Any, samples: Samples, rows: np.ndarray)
 def distill(game: str, num_players: int, samples: Samples, hidden: tuple[int, ...] = (64, 64),
             activation: str = "tanh", epochs: int = 20, batch_size: int = 512,
             lr: float = 1e-3, holdout: float = 0.1, seed: int = 0, init: str | None = None,
-            **config: Any) -> tuple[Trainer, Any, dict[str, Any]]:
+            beta: float | None = None, **config: Any) -> tuple[Trainer, Any, dict[str, Any]]:
     """Fit the actor to the bot's decisions; the trainer (for its network), params and report.
 
     The decisions are split at random into a training part and ``holdout`` for the agreement.
@@ -136,14 +160,26 @@ def distill(game: str, num_players: int, samples: Samples, hidden: tuple[int, ..
     and activation (``hidden`` and ``activation`` are then not read), instead of a fresh one: a
     warm start keeps what the network knows where the labels do not speak.
 
+    With ``beta`` (a search's samples with :attr:`Samples.gain`, and ``init``) the target is not
+    the searched move but the starting network's policy improved by the search's values,
+    ``softmax(logits + beta * gain)`` over the legal moves: where the worlds found little
+    difference the network's own preferences stand, and a move's weight grows with its gain
+    rather than jumping to whichever candidate won on a few worlds.
+
     Raises:
-        ValueError: On a holdout outside (0, 1), no epochs, too few samples to hold out any, or
-            an ``init`` that is not a checkpoint of this game and table.
+        ValueError: On a holdout outside (0, 1), no epochs, too few samples to hold out any, an
+            ``init`` that is not a checkpoint of this game and table, or a ``beta`` without
+            gains or ``init``.
     """
     if not 0.0 < holdout < 1.0:
         raise ValueError(f"holdout must lie in (0, 1), got {holdout}")
     if epochs < 1 or batch_size < 1:
         raise ValueError(f"epochs and batch_size must be at least 1, got {epochs}, {batch_size}")
+    if beta is not None and (samples.gain is None or init is None or not beta >= 0):
+        raise ValueError("beta (>= 0) improves the starting network's policy by the search's "
+                         "gains: it needs init and samples collected with gains=True; got "
+                         f"beta={beta!r}, init={init!r}, gains "
+                         f"{'present' if samples.gain is not None else 'absent'}")
     n = samples.action.shape[0]
     n_hold = math.floor(holdout * n)
     if n_hold < 1 or n - n_hold < 1:
@@ -161,19 +197,36 @@ def distill(game: str, num_players: int, samples: Samples, hidden: tuple[int, ..
               load_params(trainer, init, jax.random.PRNGKey(seed)))
     start_agreement = (None if init is None else
                        round(agreement(trainer, params, samples, hold), 4))
+    num_actions = samples.action_mask.shape[1]
+    if beta is None:
+        targets = None
+    else:
+        # Fixed once, from the starting network: the fit moves towards one improvement of it.
+        assert samples.gain is not None
+        targets = np.concatenate([np.asarray(jax.nn.softmax(
+            trainer.apply(params, jnp.asarray(samples.observation[i:i + 4096]),
+                          jnp.asarray(samples.action_mask[i:i + 4096]))[0]
+            + beta * jnp.asarray(samples.gain[i:i + 4096]), -1)) for i in range(0, n, 4096)])
     opt = optax.adam(lr)
     opt_state = opt.init(params)
 
-    def loss(p: Any, obs: jax.Array, mask: jax.Array, act: jax.Array) -> jax.Array:
+    def loss(p: Any, obs: jax.Array, mask: jax.Array, target: jax.Array) -> jax.Array:
         logits, _ = trainer.apply(p, obs, mask)
-        return -jnp.take_along_axis(jax.nn.log_softmax(logits), act[:, None], 1).mean()
+        # Illegal moves have no weight in any target; 0 * log(~0) is kept out of the sum.
+        terms = jnp.where(target > 0, target * jax.nn.log_softmax(logits), 0.0)
+        return -terms.sum(-1).mean()
 
     @jax.jit
     def step(p: Any, s: Any, obs: jax.Array, mask: jax.Array,
-             act: jax.Array) -> tuple[Any, Any, jax.Array]:
-        value, grads = jax.value_and_grad(loss)(p, obs, mask, act)
+             target: jax.Array) -> tuple[Any, Any, jax.Array]:
+        value, grads = jax.value_and_grad(loss)(p, obs, mask, target)
         updates, s = opt.update(grads, s, p)
         return optax.apply_updates(p, updates), s, value
+
+    def target_rows(idx: np.ndarray) -> jax.Array:
+        if targets is None:
+            return jax.nn.one_hot(samples.action[idx], num_actions)
+        return jnp.asarray(targets[idx])
 
     rng = np.random.default_rng(seed + 1)
     size = min(batch_size, fit.size)
@@ -187,7 +240,7 @@ def distill(game: str, num_players: int, samples: Samples, hidden: tuple[int, ..
             params, opt_state, value = step(params, opt_state,
                                             jnp.asarray(samples.observation[idx]),
                                             jnp.asarray(samples.action_mask[idx]),
-                                            jnp.asarray(samples.action[idx]))
+                                            target_rows(idx))
             last = float(value)
     report = {
         "games": samples.games, "samples": int(n), "holdout_samples": int(n_hold),
@@ -196,6 +249,15 @@ def distill(game: str, num_players: int, samples: Samples, hidden: tuple[int, ..
         "holdout_agreement": round(agreement(trainer, params, samples, hold), 4),
         **({} if init is None else {"init": portable_path(init),
                                     "init_holdout_agreement": start_agreement}),
+        **({} if targets is None else {
+            "beta": beta,
+            # Where the improved policy's favourite is not the searched move.
+            "target_agreement_with_labels": round(float(np.mean(
+                targets.argmax(1) == samples.action)), 4),
+            "holdout_agreement_with_target": round(float(np.mean(np.asarray(jnp.argmax(
+                trainer.apply(params, jnp.asarray(samples.observation[hold]),
+                              jnp.asarray(samples.action_mask[hold]))[0], -1))
+                == targets[hold].argmax(1))), 4)}),
         "seconds": round(time.perf_counter() - t0, 1),
     }
     return trainer, params, report

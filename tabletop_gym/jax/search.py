@@ -381,28 +381,37 @@ PART_GAMES = 50
 """Self-play games in one saved part of an iteration's decisions: what a resumed run keeps."""
 
 
-def _collect_part(args: tuple[str, int, int, int, str, str, dict[str, Any]]) -> str:
+def _collect_part(args: tuple[str, int, int, int, str, str, bool, dict[str, Any]]) -> str:
     """Play one part's games (deal seeds ``first ..``) and save their decisions at ``path``."""
     from tabletop_gym.jax.distill import collect
 
-    game, num_players, first, count, teacher, path, config = args
-    s = collect(game, num_players, count, seed=first, explore=0.0, teacher=teacher, **config)
+    game, num_players, first, count, teacher, path, gains, config = args
+    s = collect(game, num_players, count, seed=first, explore=0.0, teacher=teacher, gains=gains,
+                **config)
     # Written under another name and renamed: an interrupted run leaves no half part behind.
     tmp = pathlib.Path(path).with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, observation=s.observation, action_mask=s.action_mask,
-                        action=s.action, games=np.int64(s.games))
+    arrays: dict[str, np.ndarray] = {"observation": s.observation,
+                                     "action_mask": s.action_mask, "action": s.action,
+                                     "games": np.asarray(s.games, np.int64)}
+    if s.gain is not None:
+        arrays["gain"] = s.gain
+    np.savez_compressed(tmp, allow_pickle=False, **arrays)
     tmp.replace(path)
     return path
 
 
-def _load_part(path: pathlib.Path, games: int) -> Any:
+def _load_part(path: pathlib.Path, games: int, gains: bool) -> Any:
     from tabletop_gym.jax.distill import Samples
 
     with np.load(path) as z:
         if int(z["games"]) != games:
             raise ValueError(f"{path} holds {int(z['games'])} games where this run plays "
                              f"{games} in that part; give another out folder")
-        return Samples(z["observation"], z["action_mask"], z["action"], games)
+        if gains and "gain" not in z.files:
+            raise ValueError(f"{path} holds no gains (collected without --beta); give another "
+                             "out folder")
+        return Samples(z["observation"], z["action_mask"], z["action"], games,
+                       z["gain"] if gains else None)
 
 
 
@@ -411,7 +420,7 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
                      width: int = DEFAULT_WIDTH, start: str = DEFAULT_POLICY,
                      hidden: tuple[int, ...] = (64, 64), epochs: int = 10, seed: int = 0,
                      warm: bool = False, workers: int = 1, z: float = DEFAULT_Z,
-                     **config: Any) -> list[dict[str, Any]]:
+                     beta: float | None = None, **config: Any) -> list[dict[str, Any]]:
     """Distil the search into its own policy, repeatedly (expert iteration, Anthony et al. 2017).
 
     Iteration ``k`` plays ``games`` self-play games of ``search:<policy k>?worlds=…`` in every
@@ -445,6 +454,9 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
         z: The search's threshold (:class:`SearchSpec`): a label leaves the policy's move only
             when its paired gain passes ``z`` standard errors, so a larger one keeps fewer of the
             moves that won on a few worlds by chance.
+        beta: Fit the policy improved by the search's values instead of its moves
+            (:func:`tabletop_gym.jax.distill.distill`'s ``beta``; needs ``warm``): the parts
+            then record every decision's gains.
         **config: Further game config switches.
 
     Returns:
@@ -458,6 +470,10 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
                          f"{games}, {workers}")
     if not (np.isfinite(z) and z >= 0):
         raise ValueError(f"z must be a number >= 0, got {z!r}")
+    if beta is not None and not (warm and np.isfinite(beta) and beta >= 0):
+        raise ValueError(f"beta must be a number >= 0 and goes with warm (it improves the "
+                         f"policy the fit starts from); got beta={beta!r}, warm={warm}")
+    gains = beta is not None
     out = pathlib.Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     policy = start
@@ -473,7 +489,7 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
         first = seed + (k - 1) * games
         parts = [(first + i, min(PART_GAMES, games - i)) for i in range(0, games, PART_GAMES)]
         paths = [out / f"iteration_{k}_deals_{f}.npz" for f, _ in parts]
-        todo = [(game, num_players, f, c, teacher, str(path), dict(config))
+        todo = [(game, num_players, f, c, teacher, str(path), gains, dict(config))
                 for (f, c), path in zip(parts, paths, strict=True) if not path.is_file()]
         if workers > 1 and len(todo) > 1:
             import multiprocessing
@@ -483,13 +499,15 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
         else:
             for job in todo:
                 _collect_part(job)
-        loaded = [_load_part(path, c) for path, (_, c) in zip(paths, parts, strict=True)]
+        loaded = [_load_part(path, c, gains) for path, (_, c) in zip(paths, parts, strict=True)]
         samples = Samples(np.concatenate([x.observation for x in loaded]),
                           np.concatenate([x.action_mask for x in loaded]),
-                          np.concatenate([x.action for x in loaded]), games)
+                          np.concatenate([x.action for x in loaded]), games,
+                          np.concatenate([x.gain for x in loaded]) if gains else None)
         init = resolve_policy(policy, game, num_players) if warm else None
         trainer, params, report = distill(game, num_players, samples, hidden=hidden,
-                                          epochs=epochs, seed=seed + k, init=init, **config)
+                                          epochs=epochs, seed=seed + k, init=init, beta=beta,
+                                          **config)
         report.update(iteration=k, teacher=teacher,
                       total_seconds=round(time.perf_counter() - start_s, 1))
         save_checkpoint(path, trainer, params, seed=seed, learner_steps=0, iterations=k,
@@ -523,6 +541,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warm", action="store_true",
                    help="start each fit from the policy the search continued with")
     p.add_argument("--z", type=float, default=DEFAULT_Z)
+    p.add_argument("--beta", type=float, default=None,
+                   help="fit the policy improved by the search's values (with --warm)")
     p.add_argument("--workers", type=int, default=1,
                    help="processes playing the self-play games side by side")
     p.add_argument("--out", required=True)
@@ -530,7 +550,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         reports = expert_iteration(a.game, a.players, a.out, a.iterations, a.games, a.worlds,
                                    a.width, a.start, tuple(a.hidden), a.epochs, a.seed,
-                                   a.warm, a.workers, a.z)
+                                   a.warm, a.workers, a.z, a.beta)
     except ValueError as err:
         p.error(str(err))
     for r in reports:
