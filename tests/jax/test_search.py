@@ -273,6 +273,9 @@ def test_an_iterations_games_are_saved_in_parts_and_a_resumed_run_keeps_them(
                              width=2, hidden=(16,), epochs=1, seed=7)
     assert again[0]["samples"] == report["samples"]
     (tmp_path / "iteration_1.json").unlink()
+    with pytest.raises(ValueError, match=r"iteration_1_deals_7.npz holds no gains"):
+        expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=2, worlds=2, width=2,
+                         epochs=1, seed=7, warm=True, beta=1.0)
     monkeypatch.setattr(search, "PART_GAMES", 2)
     with pytest.raises(ValueError, match=r"iteration_1_deals_7.npz holds 1 games where this "
                                          r"run plays 2"):
@@ -285,8 +288,11 @@ def test_a_warm_iteration_starts_from_the_policy_the_search_continued_with(tmp_p
     from tabletop_gym.jax.distill import shipped
 
     (report,) = expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=1, worlds=2,
-                                 width=2, epochs=1, warm=True, z=2.0)
+                                 width=2, epochs=1, warm=True, z=2.0, beta=5.0)
     assert report["teacher"] == "search:heuristic-net?worlds=2&width=2&z=2"
+    assert report["beta"] == 5.0
+    with np.load(tmp_path / "iteration_1_deals_0.npz") as part:  # the gains are kept
+        assert part["gain"].shape == part["action_mask"].shape
     start = shipped("rapa_nui", 2)
     assert report["init"] == "tabletop_gym/agents/checkpoints/" + start.name
     # The fit began at the start's own moves on its held-out decisions: the search keeps the
@@ -323,3 +329,43 @@ def test_the_bench_counts_both_agents_steps_and_rotates_seats(tmp_path) -> None:
         assert speed[name]["decisions"] > 20 and speed[name]["steps"] > speed[name]["decisions"]
     assert speed["steps_per_s_ratio"] > 0
     assert "ismcts:12:guided" in out.with_suffix(".md").read_text()
+
+
+def test_gains_are_the_searchs_values_and_a_beta_fit_improves_the_starting_policy(
+        tmp_path) -> None:
+    from tabletop_gym.jax.distill import collect, distill
+    from tabletop_gym.jax.search import resolve_policy
+
+    s = collect("rapa_nui", 2, 1, seed=4, explore=0.0, teacher=SPEC, gains=True)
+    assert s.gain is not None and s.gain.shape == s.action_mask.shape
+    assert not s.gain[~s.action_mask].any()  # an illegal move is never a candidate
+    rows = np.arange(s.action.size)
+    # The search leaves its policy's move (gain 0) only for a move that gains more.
+    assert (s.gain[rows, s.action] >= 0).all()
+    # Gains are differences of mean values in [0, 1], and some decisions found some.
+    assert (np.abs(s.gain) <= 1).all() and np.abs(s.gain).sum() > 0
+    with pytest.raises(ValueError, match="the teacher 'heuristic' is not a search"):
+        collect("rapa_nui", 2, 1, teacher="heuristic", gains=True)
+
+    init = resolve_policy("heuristic-net", "rapa_nui", 2)
+    # beta = 0 makes the target the starting network's own policy: a fit that barely moves
+    # keeps its favourite move everywhere.
+    _, _, report = distill("rapa_nui", 2, s, epochs=1, lr=1e-12, init=init, beta=0.0)
+    assert report["beta"] == 0.0 and report["holdout_agreement_with_target"] == 1.0
+    assert report["target_agreement_with_labels"] <= 1.0
+    # A huge beta makes the move of largest gain the favourite wherever one gained: the
+    # searched move there, unless the search kept its policy's move for want of z standard
+    # errors; where none gained, the search played its policy's move, the favourite of both.
+    _, _, big = distill("rapa_nui", 2, s, epochs=1, lr=1e-12, init=init, beta=1e6)
+    gained = s.gain.max(1) > 0
+    expected = np.mean(~gained | (s.gain.argmax(1) == s.action))
+    assert big["target_agreement_with_labels"] == pytest.approx(expected, abs=1e-4)
+    assert expected < 1.0  # this game has decisions where the search kept its move
+    for kwargs, says in [({"beta": 1.0}, "needs init"), ({"beta": -1.0, "init": init}, ">= 0")]:
+        with pytest.raises(ValueError, match=says):
+            distill("rapa_nui", 2, s, **kwargs)
+    with pytest.raises(ValueError, match="gains absent"):
+        distill("rapa_nui", 2, collect("rapa_nui", 2, 1, seed=4, explore=0.0), init=init,
+                beta=1.0)
+    with pytest.raises(ValueError, match="goes with warm"):
+        expert_iteration("rapa_nui", 2, tmp_path, beta=1.0)
