@@ -133,3 +133,35 @@ def test_the_coverage_table_files_each_card_under_its_game_size_and_teacher(monk
         "Rapa Nui 4p", "none", "`ismcts:12:guided` 1,000 games, 30 annotated at 8 simulations",
         "no learned policy shipped |"]
     assert rows["RapaNui-2p-vsHeuristic-v0"][1:3] == ["none", "none"]
+
+
+def test_the_expert_iteration_table_pairs_each_fit_with_jax_ppo_deal_by_deal(monkeypatch,
+                                                                              tmp_path):
+    import json
+
+    folder = tmp_path / "benchmarks" / "expert-iteration" / "positano-2p"
+    header = ("game,players,candidate,opponent,games,win_rate,win_ci_low,win_ci_high\n"
+              "positano,2,x,heuristic,4,{},0.1,0.9\n")
+
+    def run(name, outcomes, report=None):
+        (folder / name).mkdir(parents=True)
+        stem = folder / name / docs_tables.EXIT_EVAL
+        stem.with_suffix(".csv").write_text(header.format(sum(outcomes) / len(outcomes)))
+        stem.with_suffix(".outcomes.json").write_text(json.dumps({"outcomes": outcomes}))
+        if report:
+            (folder / name / "iteration_1.json").write_text(json.dumps(report))
+
+    base = {"teacher": "search:jax-ppo?worlds=64&z=2", "games": 400, "samples": 26335,
+            "init_holdout_agreement": 0.8158, "holdout_agreement": 0.809}
+    run("jax-ppo", [1, 0, 1, 0, 0, 1])
+    run("b10", [1, 1, 1, 0, 1, 1], {**base, "beta": 10.0})
+    run("labels", [0, 0, 1, 0, 0, 0], {**base, "games": 240})
+    monkeypatch.setattr(docs_tables, "ROOT", tmp_path)
+    lines = docs_tables.expert_iteration_positano().splitlines()[2:]
+    assert lines[0].startswith("| `jax-ppo` itself |")
+    # Labels first, then gains; the deals' mean differences: b10 (0.5, 0, 0.5), mean 1/3,
+    # sd 0.2887 over 3 deals: 1.96 * 0.2887 / sqrt(3) = 0.327.
+    assert "searched moves (`labels`) | 240 | 26,335 | 0.816 \u2192 0.809" in lines[1]
+    assert lines[1].endswith("| 0.167 [0.100, 0.900] | \u22120.333 \u00b1 0.327 |")
+    assert "gains, B = 10 (`b10`)" in lines[2]
+    assert lines[2].endswith("| 0.833 [0.100, 0.900] | +0.333 \u00b1 0.327 |")

@@ -545,6 +545,56 @@ def datasets_coverage() -> str:
                    "shipped learned policy"], rows)
 
 
+EXIT_EVAL = "eval-heuristic-2000-61000"
+"""The evaluation every expert-iteration run of the docs is scored by (its files' stem)."""
+
+
+def expert_iteration_positano() -> str:
+    """One iteration from ``jax-ppo`` at each setting run (``benchmarks/expert-iteration/``).
+
+    Each fitted policy's win rate against the heuristic over the same 2,000 seat-rotated games,
+    and its difference from ``jax-ppo``'s own games on those deals, paired by deal (the
+    interval over the 1,000 deals' mean differences).
+    """
+    import csv
+    import math
+
+    import numpy as np
+
+    folder = ROOT / "benchmarks" / "expert-iteration" / "positano-2p"
+
+    def outcomes(run: str) -> np.ndarray:
+        doc = json.loads((folder / run / f"{EXIT_EVAL}.outcomes.json").read_text())
+        return np.asarray(doc["outcomes"], float)
+
+    def rate(run: str) -> str:
+        with (folder / run / f"{EXIT_EVAL}.csv").open(newline="") as fh:
+            row = next(csv.DictReader(fh))
+        return (f"{float(row['win_rate']):.3f} [{float(row['win_ci_low']):.3f}, "
+                f"{float(row['win_ci_high']):.3f}]")
+
+    def minus(text: str) -> str:
+        return text.replace("-", "\u2212")
+
+    base = outcomes("jax-ppo")
+    reports = {p.name: json.loads((p / "iteration_1.json").read_text())
+               for p in folder.iterdir() if (p / "iteration_1.json").is_file()}
+    rows = [["`jax-ppo` itself", "", "", "", rate("jax-ppo"), ""]]
+    for run, r in sorted(reports.items(), key=lambda kv: ("beta" in kv[1], kv[1]["games"],
+                                                         kv[1].get("beta", 0.0))):
+        target = f"gains, B = {r['beta']:g}" if "beta" in r else "searched moves"
+        d = outcomes(run) - base
+        per_deal = d.reshape(-1, 2).mean(1)
+        half = 1.96 * per_deal.std(ddof=1) / math.sqrt(per_deal.size)
+        rows.append([f"`{r['teacher']}`, {target} (`{run}`)", f"{r['games']:,}",
+                     f"{r['samples']:,}",
+                     f"{r['init_holdout_agreement']:.3f} \u2192 {r['holdout_agreement']:.3f}",
+                     rate(run), minus(f"{d.mean():+.3f}") + f" \u00b1 {half:.3f}"])
+    return _table(["teacher, fit target (run)", "self-play games", "decisions",
+                   "held-out agreement with the searched moves, start \u2192 fitted",
+                   "win rate vs `heuristic` [95 %]", "paired difference [95 %]"], rows)
+
+
 def ladder_heuristic() -> str:
     """The heuristic rated under the protocol (``benchmarks/ladder/heuristic.json``)."""
     from tabletop_gym.arena.ladder import LadderRating
@@ -575,6 +625,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "datasets-games-cards": datasets_games_cards,
     "datasets-minari-cards": datasets_minari_cards,
     "datasets-coverage": datasets_coverage,
+    "expert-iteration-positano": expert_iteration_positano,
 }
 """The generators of the tables that are not a game's own."""
 
