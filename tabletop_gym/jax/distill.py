@@ -251,7 +251,7 @@ def distill(game: str, num_players: int, samples: Samples, hidden: tuple[int, ..
                                     "init_holdout_agreement": start_agreement}),
         **({} if targets is None else {
             "beta": beta,
-            # Where the improved policy's favourite is not the searched move.
+            # The share of decisions where the improved policy's favourite is the searched move.
             "target_agreement_with_labels": round(float(np.mean(
                 targets.argmax(1) == samples.action)), 4),
             "holdout_agreement_with_target": round(float(np.mean(np.asarray(jnp.argmax(

@@ -414,7 +414,6 @@ def _load_part(path: pathlib.Path, games: int, gains: bool) -> Any:
                        z["gain"] if gains else None)
 
 
-
 def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
                      iterations: int = 3, games: int = 20, worlds: int = DEFAULT_WORLDS,
                      width: int = DEFAULT_WIDTH, start: str = DEFAULT_POLICY,
