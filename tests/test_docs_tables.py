@@ -43,6 +43,7 @@ PLACES = {
     "datasets-games-cards": "docs/datasets.md",
     "datasets-minari-cards": "docs/datasets.md",
     "datasets-coverage": "docs/datasets.md",
+    "expert-iteration-positano": "docs/search.md",
 }
 
 
