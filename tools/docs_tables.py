@@ -557,9 +557,10 @@ def expert_iteration_positano() -> str:
     interval over the 1,000 deals' mean differences).
     """
     import csv
-    import math
 
     import numpy as np
+
+    from tabletop_gym.arena.stats import mean_interval
 
     folder = ROOT / "benchmarks" / "expert-iteration" / "positano-2p"
 
@@ -584,12 +585,11 @@ def expert_iteration_positano() -> str:
                                                          kv[1].get("beta", 0.0))):
         target = f"gains, B = {r['beta']:g}" if "beta" in r else "searched moves"
         d = outcomes(run) - base
-        per_deal = d.reshape(-1, 2).mean(1)
-        half = 1.96 * per_deal.std(ddof=1) / math.sqrt(per_deal.size)
+        mean, lo, hi = mean_interval(d.reshape(-1, 2).mean(1))  # over deals: a pair of games each
         rows.append([f"`{r['teacher']}`, {target} (`{run}`)", f"{r['games']:,}",
                      f"{r['samples']:,}",
                      f"{r['init_holdout_agreement']:.3f} \u2192 {r['holdout_agreement']:.3f}",
-                     rate(run), minus(f"{d.mean():+.3f}") + f" \u00b1 {half:.3f}"])
+                     rate(run), minus(f"{mean:+.3f}") + f" \u00b1 {(hi - lo) / 2:.3f}"])
     return _table(["teacher, fit target (run)", "self-play games", "decisions",
                    "held-out agreement with the searched moves, start \u2192 fitted",
                    "win rate vs `heuristic` [95 %]", "paired difference [95 %]"], rows)

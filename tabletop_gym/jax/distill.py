@@ -88,19 +88,16 @@ def collect(game: str, num_players: int, games: int, seed: int = 0, explore: flo
             not a search.
     """
     from tabletop_gym.agents.base import choose_action
-    from tabletop_gym.agents.kinds import make_agent
+    from tabletop_gym.agents.kinds import is_kind, make_agent
     from tabletop_gym.arena.envs import raw_env_factory
 
     if games < 1:
         raise ValueError(f"games must be at least 1, got {games}")
     if not 0.0 <= explore <= 1.0:
         raise ValueError(f"explore must lie in [0, 1], got {explore}")
-    if gains:
-        from tabletop_gym.agents.kinds import is_kind
-
-        if not is_kind(teacher, "search"):
-            raise ValueError(f"gains are the search's values; the teacher {teacher!r} is not a "
-                             "search: agent")
+    if gains and not is_kind(teacher, "search"):
+        raise ValueError(f"gains are the search's values; the teacher {teacher!r} is not a "
+                         "search: agent")
     from tabletop_gym.agents.base import reference_size
 
     env = raw_env_factory(game)(num_players=num_players, **config)
