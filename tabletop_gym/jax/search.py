@@ -375,24 +375,166 @@ class SearchAgent:
         return int(action)
 
 
+# --- batched self-play ----------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=8)
+def selfplay_fn(game_name: str, config: Any, net_key: tuple[str, int], worlds: int, width: int,
+                bounds: tuple[float, float],
+                others_key: tuple[str, int] | None = None) -> Callable[..., Any]:
+    """One decision of every game of a batch, each searched as :class:`SearchAgent` searches.
+
+    Returns ``f(params, states, keys, z) -> (states', record)``: every game not over plays the
+    move :func:`search_fn` chooses for its seat to move with that game's key (a game over is
+    left as it is), and ``record`` holds, per game, the seat's observation, the legal mask, the
+    move, the gain row (each candidate's mean value minus the policy's own move's, 0 elsewhere
+    and for a decision with one legal move, as :func:`tabletop_gym.jax.distill.collect` records
+    it), whether the game was live, the continuation steps simulated and the candidates searched
+    (the steps count all ``width`` candidates' continuations, as :func:`search_fn`'s do, those
+    padding a decision of fewer legal moves included).
+
+    The search is the one compiled for ``width`` candidates: a decision with fewer legal moves
+    searches the same valid candidates on the same worlds as the agent's narrower search does,
+    so it chooses the same move and gains.
+    """
+    module = _engine(game_name)
+    run = search_fn(game_name, config, net_key, worlds, width, bounds, others_key=others_key)
+
+    def one(params: Any, s: Any, key: jax.Array, z: jax.Array) -> Any:
+        live = module.current_player(s) >= 0
+        seat = jnp.maximum(module.current_player(s), 0)
+        mask = module.legal_action_mask(s)
+        action, cands, values, steps = run(params, s, seat, key, z)
+        searched = live & (mask.sum() > 1)
+        gain = jnp.zeros(mask.shape, jnp.float32).at[
+            jnp.where(cands >= 0, cands, mask.shape[0])].set(values - values[0], mode="drop")
+        gain = jnp.where(searched, gain, 0.0)
+        record = {"live": live, "observation": module.observe(s, seat), "mask": mask,
+                  "action": action, "gain": gain, "steps": jnp.where(searched, steps, 0),
+                  "candidates": jnp.where(searched, (cands >= 0).sum(), 0)}
+        moved = module.step(s, action)
+        return jax.tree.map(lambda new, old: jnp.where(live, new, old), moved, s), record
+
+    return jax.jit(jax.vmap(one, in_axes=(None, 0, 0, None)))
+
+
+def decision_key(deal: int | jax.Array, decision: int | jax.Array) -> jax.Array:
+    """The world key of a batched self-play game's ``decision``-th decision (from 0)."""
+    return jax.random.fold_in(jax.random.PRNGKey(deal), decision)
+
+
+def selfplay(game: str, num_players: int, games: int, seed: int = 0,
+             teacher: str = "search:heuristic-net", gains: bool = False,
+             stats: dict[str, float] | None = None, **config: Any) -> Any:
+    """:func:`tabletop_gym.jax.distill.collect` of a search teacher, every game in one batch.
+
+    The deals are the Python env's (seeds ``seed .. seed + games - 1``, taken into the batched
+    engine by ``from_reference``) and the teacher plays every seat, as in ``collect``; but all
+    the games advance together, one decision of each per call of :func:`selfplay_fn`, so a
+    device searches ``games × width × worlds`` continuations at once. Decision ``t`` of the
+    game dealt from ``d`` draws its worlds from :func:`decision_key` ``(d, t)`` (``collect``
+    draws them from the agent's generator instead, so the two play different games).
+
+    Args:
+        game: Game name.
+        num_players: Seats.
+        games: Games to play, all at once.
+        seed: First deal's seed.
+        teacher: The ``search:`` spec in every seat.
+        gains: Record each decision's :attr:`~tabletop_gym.jax.distill.Samples.gain`.
+        stats: If given, filled with ``steps`` (continuation steps simulated), ``decisions``
+            (searched ones), ``candidates`` (the searched decisions' candidates, of ``width``
+            each, the candidates the search compiled for: the rest is padding, whose
+            continuations ``steps`` counts too), ``seconds`` (wall time from the call, dealing
+            and compiling included), ``first_seconds`` (from the call to the end of the first
+            decision, whose call compiles the search where the batch is new) and
+            ``first_steps`` (the first decision's), so that a benchmark can time the rest
+            alone.
+        **config: Further game config switches.
+
+    Returns:
+        :class:`tabletop_gym.jax.distill.Samples` in ``collect``'s order (game by game), with
+        the gains when ``gains`` is set.
+
+    Raises:
+        ValueError: On no games, or a teacher that is not a ``search:`` spec.
+    """
+    from tabletop_gym.arena.envs import raw_env_factory
+    from tabletop_gym.jax.distill import Samples
+
+    if games < 1:
+        raise ValueError(f"games must be at least 1, got {games}")
+    if not teacher.startswith("search"):
+        raise ValueError(f"batched self-play plays a search: teacher, not {teacher!r}")
+    start = time.perf_counter()
+    env = raw_env_factory(game)(num_players=num_players, **config)
+    agent = SearchAgent(env.game, env.observer, 0, teacher)
+    starts = []
+    for g in range(games):
+        env.reset(seed=seed + g)
+        starts.append(agent.module.from_reference(env.game_state))
+    states = jax.tree.map(lambda *x: jnp.stack(x), *starts)
+    width = _bucket(agent.spec.width, agent.spec.width)
+    fn = selfplay_fn(agent.game_name, agent.batched.config,
+                     (agent.net.activation, len(agent.net.layers)), agent.spec.worlds, width,
+                     agent._bounds, None if agent.others is None else
+                     (agent.others.activation, len(agent.others.layers)))
+    deals = jnp.arange(seed, seed + games)
+    z = jnp.float32(agent.spec.z)
+    records: list[dict[str, np.ndarray]] = []
+    limit = 100_000  # no game of either engine comes near; a bound against an endless loop
+    first = 0.0
+    for t in range(limit):
+        keys = jax.vmap(decision_key, in_axes=(0, None))(deals, t)
+        states, record = fn(agent.params, states, keys, z)
+        record = jax.device_get(record)
+        if t == 0:
+            first = time.perf_counter() - start
+        if not record["live"].any():
+            break
+        records.append(record)
+    else:
+        raise RuntimeError(f"the self-play games did not end in {limit} decisions")
+    live = np.stack([r["live"] for r in records], 1)  # (games, decisions): game-major order
+
+    def rows(name: str) -> np.ndarray:
+        return np.stack([r[name] for r in records], 1)[live]
+
+    if stats is not None:
+        stats.update(steps=float(sum(r["steps"].sum() for r in records)),
+                     decisions=float(sum((r["steps"] > 0).sum() for r in records)),
+                     candidates=float(sum(r["candidates"].sum() for r in records)),
+                     width=float(width),
+                     seconds=time.perf_counter() - start, first_seconds=first,
+                     first_steps=float(records[0]["steps"].sum()))
+    return Samples(rows("observation").astype(np.float32), rows("mask").astype(bool),
+                   rows("action").astype(np.int32), games,
+                   rows("gain").astype(np.float32) if gains else None)
+
+
 # --- expert iteration -----------------------------------------------------------------------
 
 PART_GAMES = 50
 """Self-play games in one saved part of an iteration's decisions: what a resumed run keeps."""
 
 
-def _collect_part(args: tuple[str, int, int, int, str, str, bool, dict[str, Any]]) -> str:
+def _collect_part(args: tuple[str, int, int, int, str, str, bool, bool, dict[str, Any]]) -> str:
     """Play one part's games (deal seeds ``first ..``) and save their decisions at ``path``."""
     from tabletop_gym.jax.distill import collect
 
-    game, num_players, first, count, teacher, path, gains, config = args
-    s = collect(game, num_players, count, seed=first, explore=0.0, teacher=teacher, gains=gains,
-                **config)
+    game, num_players, first, count, teacher, path, gains, batched, config = args
+    if batched:
+        s = selfplay(game, num_players, count, seed=first, teacher=teacher, gains=gains,
+                     **config)
+    else:
+        s = collect(game, num_players, count, seed=first, explore=0.0, teacher=teacher,
+                    gains=gains, **config)
     # Written under another name and renamed: an interrupted run leaves no half part behind.
     tmp = pathlib.Path(path).with_suffix(".tmp.npz")
     arrays: dict[str, np.ndarray] = {"observation": s.observation,
                                      "action_mask": s.action_mask, "action": s.action,
-                                     "games": np.asarray(s.games, np.int64)}
+                                     "games": np.asarray(s.games, np.int64),
+                                     "play": np.asarray(_play(batched))}
     if s.gain is not None:
         arrays["gain"] = s.gain
     np.savez_compressed(tmp, allow_pickle=False, **arrays)
@@ -400,13 +542,23 @@ def _collect_part(args: tuple[str, int, int, int, str, str, bool, dict[str, Any]
     return path
 
 
-def _load_part(path: pathlib.Path, games: int, gains: bool) -> Any:
+def _play(batched: bool) -> str:
+    """How a part's games were played, as its file records it (a file without it: one by one)."""
+    return "batched" if batched else "one by one"
+
+
+def _load_part(path: pathlib.Path, games: int, gains: bool, batched: bool = False) -> Any:
     from tabletop_gym.jax.distill import Samples
 
     with np.load(path) as z:
         if int(z["games"]) != games:
             raise ValueError(f"{path} holds {int(z['games'])} games where this run plays "
                              f"{games} in that part; give another out folder")
+        play = str(z["play"]) if "play" in z.files else _play(False)
+        if play != _play(batched):
+            raise ValueError(f"{path} holds games played {play}, where this run plays them "
+                             f"{_play(batched)} (other worlds, other games); give another out "
+                             "folder")
         if gains and "gain" not in z.files:
             raise ValueError(f"{path} holds no gains (collected without --beta); give another "
                              "out folder")
@@ -419,11 +571,12 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
                      width: int = DEFAULT_WIDTH, start: str = DEFAULT_POLICY,
                      hidden: tuple[int, ...] = (64, 64), epochs: int = 10, seed: int = 0,
                      warm: bool = False, workers: int = 1, z: float = DEFAULT_Z,
-                     beta: float | None = None, **config: Any) -> list[dict[str, Any]]:
+                     beta: float | None = None, batched: bool = False,
+                     part_games: int = PART_GAMES, **config: Any) -> list[dict[str, Any]]:
     """Distil the search into its own policy, repeatedly (expert iteration, Anthony et al. 2017).
 
     Iteration ``k`` plays ``games`` self-play games of ``search:<policy k>?worlds=…`` in every
-    seat (deal seeds ``seed + (k - 1) · games`` on, in parts of :data:`PART_GAMES` games, each
+    seat (deal seeds ``seed + (k - 1) · games`` on, in parts of ``part_games`` games, each
     with its own generator seeded by its first deal and saved as
     ``iteration_<k>_deals_<first>.npz`` as it ends), records every decision with the search's
     move as its label (the improved policy's action: determinised averaging keeps no visit
@@ -456,6 +609,12 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
         beta: Fit the policy improved by the search's values instead of its moves
             (:func:`tabletop_gym.jax.distill.distill`'s ``beta``; needs ``warm``): the parts
             then record every decision's gains.
+        batched: Play each part's games together in the batched engine (:func:`selfplay`,
+            every game's decisions searched in one call: what a GPU wants) instead of one by one
+            through the Python env (:func:`tabletop_gym.jax.distill.collect`). The worlds are
+            drawn from other keys, so the games differ, and a part's file records how it was
+            played: a run refuses the other kind's parts.
+        part_games: Games in one saved part (with ``batched``, in one batch).
         **config: Further game config switches.
 
     Returns:
@@ -464,9 +623,9 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
     from tabletop_gym.jax.distill import Samples, distill
     from tabletop_gym.jax.train import save_checkpoint
 
-    if iterations < 1 or games < 1 or workers < 1:
-        raise ValueError(f"iterations, games and workers must be at least 1, got {iterations}, "
-                         f"{games}, {workers}")
+    if iterations < 1 or games < 1 or workers < 1 or part_games < 1:
+        raise ValueError(f"iterations, games, workers and part_games must be at least 1, got "
+                         f"{iterations}, {games}, {workers}, {part_games}")
     if not (np.isfinite(z) and z >= 0):
         raise ValueError(f"z must be a number >= 0, got {z!r}")
     if beta is not None and not (warm and np.isfinite(beta) and beta >= 0):
@@ -486,9 +645,9 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
         teacher = SearchSpec(policy, worlds, width, z).name
         start_s = time.perf_counter()
         first = seed + (k - 1) * games
-        parts = [(first + i, min(PART_GAMES, games - i)) for i in range(0, games, PART_GAMES)]
+        parts = [(first + i, min(part_games, games - i)) for i in range(0, games, part_games)]
         paths = [out / f"iteration_{k}_deals_{f}.npz" for f, _ in parts]
-        todo = [(game, num_players, f, c, teacher, str(path), gains, dict(config))
+        todo = [(game, num_players, f, c, teacher, str(path), gains, batched, dict(config))
                 for (f, c), path in zip(parts, paths, strict=True) if not path.is_file()]
         if workers > 1 and len(todo) > 1:
             import multiprocessing
@@ -498,7 +657,8 @@ def expert_iteration(game: str, num_players: int, out_dir: str | pathlib.Path,
         else:
             for job in todo:
                 _collect_part(job)
-        loaded = [_load_part(path, c, gains) for path, (_, c) in zip(paths, parts, strict=True)]
+        loaded = [_load_part(path, c, gains, batched)
+                  for path, (_, c) in zip(paths, parts, strict=True)]
         samples = Samples(np.concatenate([x.observation for x in loaded]),
                           np.concatenate([x.action_mask for x in loaded]),
                           np.concatenate([x.action for x in loaded]), games,
@@ -544,12 +704,17 @@ def main(argv: list[str] | None = None) -> int:
                    help="fit the policy improved by the search's values (with --warm)")
     p.add_argument("--workers", type=int, default=1,
                    help="processes playing the self-play games side by side")
+    p.add_argument("--batched", action="store_true",
+                   help="play each part's games together in the batched engine (a GPU's way)")
+    p.add_argument("--part-games", type=int, default=PART_GAMES,
+                   help="games in one saved part (with --batched, in one batch)")
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
     try:
         reports = expert_iteration(a.game, a.players, a.out, a.iterations, a.games, a.worlds,
                                    a.width, a.start, tuple(a.hidden), a.epochs, a.seed,
-                                   a.warm, a.workers, a.z, a.beta)
+                                   a.warm, a.workers, a.z, a.beta, a.batched,
+                                   a.part_games)
     except ValueError as err:
         p.error(str(err))
     for r in reports:
@@ -557,8 +722,8 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["SHIPPED", "SearchAgent", "SearchSpec", "expert_iteration", "parse_spec",
-           "resolve_policy", "search_fn"]
+__all__ = ["SHIPPED", "SearchAgent", "SearchSpec", "decision_key", "expert_iteration",
+           "parse_spec", "resolve_policy", "search_fn", "selfplay", "selfplay_fn"]
 
 
 if __name__ == "__main__":

@@ -236,7 +236,7 @@ def test_expert_iteration_distils_the_search_and_resumes(tmp_path) -> None:
                             hidden=(16,), epochs=1) == reports
     with pytest.raises(ValueError, match="at least 1"):
         expert_iteration("rapa_nui", 2, tmp_path, iterations=0)
-    with pytest.raises(ValueError, match="workers must be at least 1"):
+    with pytest.raises(ValueError, match="workers and part_games must be at least 1"):
         expert_iteration("rapa_nui", 2, tmp_path, workers=0)
     with pytest.raises(ValueError, match="z must be a number >= 0"):
         expert_iteration("rapa_nui", 2, tmp_path, z=-1.0)
@@ -247,9 +247,8 @@ def test_an_iterations_games_are_saved_in_parts_and_a_resumed_run_keeps_them(
     import tabletop_gym.jax.search as search
     from tabletop_gym.jax.distill import collect
 
-    monkeypatch.setattr(search, "PART_GAMES", 1)
     (report,) = expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=2, worlds=2,
-                                 width=2, hidden=(16,), epochs=1, seed=7)
+                                 width=2, hidden=(16,), epochs=1, seed=7, part_games=1)
     # One part per game, deal seeds 7 and 8, each played as collect plays it alone.
     parts = sorted(tmp_path.glob("iteration_1_deals_*.npz"))
     assert [p.name for p in parts] == ["iteration_1_deals_7.npz", "iteration_1_deals_8.npz"]
@@ -270,17 +269,50 @@ def test_an_iterations_games_are_saved_in_parts_and_a_resumed_run_keeps_them(
 
     monkeypatch.setattr(search, "_collect_part", replay)
     again = expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=2, worlds=2,
-                             width=2, hidden=(16,), epochs=1, seed=7)
+                             width=2, hidden=(16,), epochs=1, seed=7, part_games=1)
     assert again[0]["samples"] == report["samples"]
     (tmp_path / "iteration_1.json").unlink()
     with pytest.raises(ValueError, match=r"iteration_1_deals_7.npz holds no gains"):
         expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=2, worlds=2, width=2,
-                         epochs=1, seed=7, warm=True, beta=1.0)
-    monkeypatch.setattr(search, "PART_GAMES", 2)
+                         epochs=1, seed=7, warm=True, beta=1.0, part_games=1)
     with pytest.raises(ValueError, match=r"iteration_1_deals_7.npz holds 1 games where this "
                                          r"run plays 2"):
         expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=2, worlds=2, width=2,
-                         hidden=(16,), epochs=1, seed=7)
+                         hidden=(16,), epochs=1, seed=7, part_games=2)
+    # Parts played one by one are not mixed into a batched run: other worlds, other games.
+    with pytest.raises(ValueError, match=r"iteration_1_deals_7.npz holds games played one by "
+                                         r"one, where this run plays them batched"):
+        expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=2, worlds=2, width=2,
+                         hidden=(16,), epochs=1, seed=7, part_games=1, batched=True)
+    with pytest.raises(ValueError, match="part_games must be at least 1"):
+        expert_iteration("rapa_nui", 2, tmp_path, part_games=0)
+
+
+def test_a_batched_iteration_saves_the_batched_selfplay_of_each_part(tmp_path) -> None:
+    from tabletop_gym.jax.search import selfplay
+
+    (report,) = expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=3, worlds=2,
+                                 width=2, hidden=(16,), epochs=1, seed=9, batched=True,
+                                 part_games=2)
+    parts = sorted(tmp_path.glob("iteration_1_deals_*.npz"))
+    # Deals 9 and 10 in one batch, deal 11 alone (names sort as text).
+    assert [p.name for p in parts] == ["iteration_1_deals_11.npz", "iteration_1_deals_9.npz"]
+    together = selfplay("rapa_nui", 2, 2, seed=9, teacher=SPEC)
+    with np.load(tmp_path / "iteration_1_deals_9.npz") as z:
+        assert str(z["play"]) == "batched" and int(z["games"]) == 2
+        assert np.array_equal(z["action"], together.action)
+        assert np.array_equal(z["observation"], together.observation)
+        first = z["action"].size
+    with np.load(tmp_path / "iteration_1_deals_11.npz") as z:
+        assert int(z["games"]) == 1 and report["samples"] == first + z["action"].size
+    (tmp_path / "iteration_1.json").unlink()
+    with pytest.raises(ValueError, match=r"iteration_1_deals_9.npz holds games played "
+                                         r"batched, where this run plays them one by one"):
+        expert_iteration("rapa_nui", 2, tmp_path, iterations=1, games=3, worlds=2, width=2,
+                         hidden=(16,), epochs=1, seed=9, part_games=2)
+
+
+
 
 
 def test_a_warm_iteration_starts_from_the_policy_the_search_continued_with(tmp_path) -> None:
@@ -369,3 +401,59 @@ def test_gains_are_the_searchs_values_and_a_beta_fit_improves_the_starting_polic
                 beta=1.0)
     with pytest.raises(ValueError, match="goes with warm"):
         expert_iteration("rapa_nui", 2, tmp_path, beta=1.0)
+
+
+@pytest.mark.parametrize(("game", "seed"), [("rapa_nui", 11), ("positano", 12)])
+def test_batched_selfplay_is_the_agents_search_at_every_decision(game: str, seed: int) -> None:
+    # Two games played in one batch, then replayed move by move in the Python env: every
+    # recorded observation is the seat's own reference observation there, and every searched
+    # decision is what the agent's own (narrower, one-position) search chooses from that
+    # position with that decision's key, with the same gains over its candidates.
+    import jax.numpy as jnp
+
+    from tabletop_gym.agents.base import reference_size
+    from tabletop_gym.jax.search import _bucket, decision_key, selfplay
+
+    stats: dict[str, float] = {}
+    s = selfplay(game, 2, 2, seed=seed, teacher=SPEC, gains=True, stats=stats)
+    assert s.gain is not None and s.games == 2
+    env = raw_env_factory(game)(num_players=2)
+    agent = _agent(env, 0)
+    size = reference_size(env.observer)
+    row = searched = candidates = 0
+    for g in range(2):
+        env.reset(seed=seed + g)
+        t = 0
+        for name in env.agent_iter():
+            obs, _r, term, trunc, _info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            np.testing.assert_array_equal(s.observation[row], obs["observation"][:size])
+            np.testing.assert_array_equal(s.action_mask[row], obs["action_mask"].astype(bool))
+            legal = np.flatnonzero(obs["action_mask"])
+            want = np.zeros(s.action_mask.shape[1], np.float32)
+            if legal.size > 1:
+                state, seat = env.game_state, env.seat_of(name)
+                fn = agent._fn(_bucket(legal.size, agent.spec.width))
+                action, cands, values, _ = fn(agent.params, agent.module.from_reference(state),
+                                              seat, decision_key(seed + g, t),
+                                              jnp.float32(agent.spec.z))
+                assert int(action) == s.action[row]
+                for a, v in zip(np.asarray(cands), np.asarray(values), strict=True):
+                    if a >= 0:
+                        want[a] = v - np.asarray(values)[0]
+                searched += 1
+                candidates += int((np.asarray(cands) >= 0).sum())
+            else:
+                assert s.action[row] == legal[0]
+            np.testing.assert_allclose(s.gain[row], want, atol=1e-6)
+            env.step(int(s.action[row]))
+            row, t = row + 1, t + 1
+    assert row == s.action.size  # every recorded decision was replayed, in collect's order
+    assert stats["decisions"] == searched and stats["steps"] > 0
+    assert (stats["candidates"], stats["width"]) == (candidates, 2)
+    with pytest.raises(ValueError, match="at least 1"):
+        selfplay(game, 2, 0, teacher=SPEC)
+    with pytest.raises(ValueError, match="plays a search: teacher"):
+        selfplay(game, 2, 1, teacher="heuristic")
