@@ -6,7 +6,8 @@ recipe's budget of 8 minutes). It starts, side by side:
 * on the **CPU** (``JAX_PLATFORMS=cpu``, one process per game): ``bench/search.py`` with
   ``--games 4 --games-heuristic 0``, which times the Python ``ismcts:12:guided`` (and the
   one-position search on the CPU) in continuation steps per second on this machine, into
-  ``cpu-<game>.json``: the denominator of the speed ratio;
+  ``cpu-<game>.json``: the denominator of the speed ratio (on a machine with fewer cores than
+  these processes and the speed rows, they run first, alone);
 * on the **GPU**, one process: first the **speed rows**, the batched self-play of
   ``search:jax-ppo?worlds=16`` (:func:`tabletop_gym.jax.search.selfplay`: every game's decision
   searched in one call, ``games × width × worlds`` continuations at once) at each batch of
@@ -142,12 +143,16 @@ def main(argv: list[str] | None = None) -> int:
                    help="wall-clock budget of the whole run, packing included")
     p.add_argument("--speed-seconds", type=float, default=150.0,
                    help="at most this long for the speed rows before expert iteration starts")
+    p.add_argument("--batches", type=int, nargs="+", default=None,
+                   help=f"games per batch of the speed rows (default {SPEED_BATCHES})")
     p.add_argument("--only", choices=("speed", "recipe"), default=None,
                    help="run the speed rows (with the CPU references) or the recipe (with its "
                         "evaluator) alone, each with the whole budget")
     p.add_argument("--smoke", action="store_true",
                    help="tiny sizes on any backend, to check the script itself")
     a = p.parse_args(argv)
+    if a.batches is not None and min(a.batches) < 1:
+        p.error(f"--batches must be positive game counts, got {a.batches}")
     if a.seconds <= MARGIN_S or a.speed_seconds < 0:
         p.error(f"--seconds must exceed {MARGIN_S:g} and --speed-seconds be >= 0, got "
                 f"{a.seconds:g} and {a.speed_seconds:g}")
@@ -156,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     out: pathlib.Path = a.out
     out.mkdir(parents=True, exist_ok=True)
     recipe = SMOKE["recipe"] if a.smoke else RECIPE
-    batches = SMOKE["speed_batches"] if a.smoke else SPEED_BATCHES
+    batches = a.batches or (SMOKE["speed_batches"] if a.smoke else SPEED_BATCHES)
     teacher = SMOKE["speed_teacher"] if a.smoke else SPEED_TEACHER
     eval_games = SMOKE["eval_games"] if a.smoke else EVAL_GAMES
     cpu_games = SMOKE["cpu_games"] if a.smoke else 4
@@ -171,6 +176,9 @@ def main(argv: list[str] | None = None) -> int:
                    "--games", str(cpu_games), "--games-heuristic", "0", "--games-list", game,
                    "--out", str(out / f"cpu-{game}")], f"cpu-{game}.log", cpu_env())
            for game in SPEED_GAMES] if a.only != "recipe" else []
+    if (os.cpu_count() or 1) < 2 + len(cpu):
+        for proc in cpu:  # too few cores to time them beside the speed rows: first, alone
+            proc.wait()
     if a.only != "recipe":
         speed_rows(out, batches, teacher,
                    deadline if a.only == "speed" else min(deadline, start + a.speed_seconds))

@@ -68,10 +68,13 @@ def test_the_archive_leaves_out_the_parts_decisions(tmp_path):
                                           "expert-iteration/iteration_1.npz", "speed.json"]
 
 
-@pytest.mark.parametrize("flags", [["--seconds", "10"], ["--speed-seconds", "-1"]])
-def test_bad_budgets_are_refused(tmp_path, flags):
+@pytest.mark.parametrize(("flags", "says"), [
+    (["--seconds", "10"], "--seconds must exceed 20 and --speed-seconds be >= 0"),
+    (["--speed-seconds", "-1"], "--seconds must exceed 20 and --speed-seconds be >= 0"),
+    (["--batches", "64", "0"], "--batches must be positive game counts, got [64, 0]")])
+def test_bad_flags_are_refused(tmp_path, flags, says):
     out = subprocess.run([sys.executable, str(ROOT / "bench" / "search_gpu.py"), "--out",
                           str(tmp_path), *flags], capture_output=True, text=True, check=False)
     assert out.returncode == 2
-    assert "--seconds must exceed 20 and --speed-seconds be >= 0" in out.stderr
+    assert says in out.stderr
     assert not any(tmp_path.iterdir())  # refused before anything was written

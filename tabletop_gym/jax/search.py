@@ -470,10 +470,17 @@ def selfplay(game: str, num_players: int, games: int, seed: int = 0,
     env = raw_env_factory(game)(num_players=num_players, **config)
     agent = SearchAgent(env.game, env.observer, 0, teacher)
     starts = []
-    for g in range(games):
-        env.reset(seed=seed + g)
-        starts.append(agent.module.from_reference(env.game_state))
-    states = jax.tree.map(lambda *x: jnp.stack(x), *starts)
+    # Dealt on the host and stacked by numpy, then moved once: a device transfer and a stack
+    # per game and field would take longer than the deals.
+    try:
+        host = jax.devices("cpu")[0]
+    except RuntimeError:  # JAX started without its CPU backend: deal where it can
+        host = jax.devices()[0]
+    with jax.default_device(host):
+        for g in range(games):
+            env.reset(seed=seed + g)
+            starts.append(agent.module.from_reference(env.game_state))
+    states = jax.device_put(jax.tree.map(lambda *x: np.stack(x), *starts))
     width = _bucket(agent.spec.width, agent.spec.width)
     fn = selfplay_fn(agent.game_name, agent.batched.config,
                      (agent.net.activation, len(agent.net.layers)), agent.spec.worlds, width,
