@@ -245,7 +245,10 @@ def cmd_exploit(args: argparse.Namespace) -> int:
     out = exploit(game_spec(args.game).name, args.players, _agent_spec(args.agent),
                   budgets=budgets, seeds=args.seeds, eval_games=args.games, out=args.out,
                   config=config, proxy=args.proxy, seed=args.seed, policies=args.policies,
-                  env_config=_parse_kv(args.set))
+                  env_config=_parse_kv(args.set), phase=args.phase)
+    if args.phase == "train":
+        print("\n".join(f"kept {path}" for path in out["checkpoints"]))
+        return 0
     print("\n".join(markdown([out])))
     return 0
 
@@ -671,6 +674,9 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("--out", default="benchmarks/exploit",
                    help="results folder (a file already there is not redone)")
     x.add_argument("--policies", default=None, help="keep each best response's checkpoint here")
+    x.add_argument("--phase", choices=("both", "train", "score"), default="both",
+                   help="train and score each rung, or either half alone through the "
+                        "checkpoints kept in --policies (a device trains while CPU cores score)")
     x.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE",
                    help="game config switches")
     x.add_argument("--hp", nargs="*", default=[], metavar="KEY=VALUE",

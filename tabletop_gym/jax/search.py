@@ -40,7 +40,7 @@ import pathlib
 import time
 import urllib.parse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jax
 import jax.numpy as jnp
@@ -50,6 +50,9 @@ from tabletop_gym.core.game import Game, State
 from tabletop_gym.core.observer import Observer
 from tabletop_gym.jax.actor import actor_logits, load_actor
 from tabletop_gym.jax.devices import data_mesh, split_games
+
+if TYPE_CHECKING:
+    from tabletop_gym.jax.distill import Samples
 
 DEFAULT_POLICY = "heuristic-net"
 DEFAULT_WORLDS = 8
@@ -425,7 +428,7 @@ def decision_key(deal: int | jax.Array, decision: int | jax.Array) -> jax.Array:
 
 def selfplay(game: str, num_players: int, games: int, seed: int = 0,
              teacher: str = "search:heuristic-net", gains: bool = False,
-             stats: dict[str, float] | None = None, **config: Any) -> Any:
+             stats: dict[str, float] | None = None, **config: Any) -> Samples:
     """:func:`tabletop_gym.jax.distill.collect` of a search teacher, every game in one batch.
 
     The deals are the Python env's (seeds ``seed .. seed + games - 1``, taken into the batched
@@ -459,12 +462,13 @@ def selfplay(game: str, num_players: int, games: int, seed: int = 0,
     Raises:
         ValueError: On no games, or a teacher that is not a ``search:`` spec.
     """
+    from tabletop_gym.agents.kinds import is_kind
     from tabletop_gym.arena.envs import raw_env_factory
     from tabletop_gym.jax.distill import Samples
 
     if games < 1:
         raise ValueError(f"games must be at least 1, got {games}")
-    if not teacher.startswith("search"):
+    if not is_kind(teacher, "search"):
         raise ValueError(f"batched self-play plays a search: teacher, not {teacher!r}")
     start = time.perf_counter()
     env = raw_env_factory(game)(num_players=num_players, **config)
