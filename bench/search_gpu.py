@@ -210,7 +210,9 @@ def main(argv: list[str] | None = None) -> int:
 
     (out / "run.json").write_text(json.dumps({
         "command": "python bench/search_gpu.py " + " ".join(argv or sys.argv[1:]),
-        "recipe": recipe, "expert_iteration": recipe_command(recipe, run)[1:],
+        "recipe": recipe if a.only != "speed" else None,
+        "expert_iteration": recipe_command(recipe, run)[1:] if a.only != "speed" else None,
+        "speed_batches": list(batches) if a.only != "recipe" else None,
         "seconds": round(time.time() - start, 1), "device": jax.devices()[0].device_kind,
         "host": platform.node(), "cpus": os.cpu_count(),
         "trainer_returncode": None if trainer is None else trainer.returncode,
