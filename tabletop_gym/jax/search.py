@@ -335,11 +335,19 @@ class SearchAgent:
         raise TypeError("SearchAgent searches the engine: call act_in(state, seat), or play it "
                         "through tabletop_gym.agents.base.choose_action / evaluate / the envs")
 
+    def compiled_for(self, width: int) -> dict[str, Any]:
+        """The arguments :func:`search_fn` and :func:`selfplay_fn` compile this agent's search for.
+
+        They cache on them, so the agent and a batched self-play of its spec share one key.
+        """
+        return {"game_name": self.game_name, "config": self.batched.config,
+                "net_key": (self.net.activation, len(self.net.layers)),
+                "worlds": self.spec.worlds, "width": width, "bounds": self._bounds,
+                "others_key": None if self.others is None else
+                (self.others.activation, len(self.others.layers))}
+
     def _fn(self, width: int) -> Callable[..., Any]:
-        return search_fn(self.game_name, self.batched.config,
-                         (self.net.activation, len(self.net.layers)), self.spec.worlds, width,
-                         self._bounds, others_key=None if self.others is None else
-                         (self.others.activation, len(self.others.layers)))
+        return search_fn(**self.compiled_for(width))
 
     def warm_up(self, state: State) -> None:
         """Compile the search of every width this agent can use (from any position ``state``).
@@ -387,27 +395,29 @@ def selfplay_fn(game_name: str, config: Any, net_key: tuple[str, int], worlds: i
                 others_key: tuple[str, int] | None = None) -> Callable[..., Any]:
     """One decision of every game of a batch, each searched as :class:`SearchAgent` searches.
 
-    Returns ``f(params, states, keys, z) -> (states', record)``: every game not over plays the
-    move :func:`search_fn` chooses for its seat to move with that game's key (a game over is
-    left as it is), and ``record`` holds, per game, the seat's observation, the legal mask, the
-    move, the gain row (each candidate's mean value minus the policy's own move's, 0 elsewhere
-    and for a decision with one legal move, as :func:`tabletop_gym.jax.distill.collect` records
-    it), whether the game was live, the continuation steps simulated and the candidates searched
-    (the steps count all ``width`` candidates' continuations, as :func:`search_fn`'s do, those
-    padding a decision of fewer legal moves included).
+    Returns ``f(params, states, deals, decision, z) -> (states', record)``: every game not over
+    plays the move :func:`search_fn` chooses for its seat to move with the key
+    :func:`decision_key` gives its deal at that decision (a game over is left as it is), and
+    ``record`` holds, per game, the seat's observation, the legal mask, the move, the gain row
+    (each candidate's mean value minus the policy's own move's, 0 elsewhere and for a decision
+    with one legal move, as :func:`tabletop_gym.jax.distill.collect` records it), whether the
+    game was live, the continuation steps simulated and the candidates searched (the steps count
+    all ``width`` candidates' continuations, as :func:`search_fn`'s do, those padding a decision
+    of fewer legal moves included).
 
     The search is the one compiled for ``width`` candidates: a decision with fewer legal moves
     searches the same valid candidates on the same worlds as the agent's narrower search does,
     so it chooses the same move and gains.
     """
     module = _engine(game_name)
-    run = search_fn(game_name, config, net_key, worlds, width, bounds, others_key=others_key)
+    run = search_fn(game_name=game_name, config=config, net_key=net_key, worlds=worlds,
+                    width=width, bounds=bounds, others_key=others_key)
 
-    def one(params: Any, s: Any, key: jax.Array, z: jax.Array) -> Any:
+    def one(params: Any, s: Any, deal: jax.Array, decision: jax.Array, z: jax.Array) -> Any:
         live = module.current_player(s) >= 0
         seat = jnp.maximum(module.current_player(s), 0)
         mask = module.legal_action_mask(s)
-        action, cands, values, steps = run(params, s, seat, key, z)
+        action, cands, values, steps = run(params, s, seat, decision_key(deal, decision), z)
         searched = live & (mask.sum() > 1)
         gain = jnp.zeros(mask.shape, jnp.float32).at[
             jnp.where(cands >= 0, cands, mask.shape[0])].set(values - values[0], mode="drop")
@@ -418,7 +428,7 @@ def selfplay_fn(game_name: str, config: Any, net_key: tuple[str, int], worlds: i
         moved = module.step(s, action)
         return jax.tree.map(lambda new, old: jnp.where(live, new, old), moved, s), record
 
-    return jax.jit(jax.vmap(one, in_axes=(None, 0, 0, None)))
+    return jax.jit(jax.vmap(one, in_axes=(None, 0, 0, None, None)))
 
 
 def decision_key(deal: int | jax.Array, decision: int | jax.Array) -> jax.Array:
@@ -486,18 +496,14 @@ def selfplay(game: str, num_players: int, games: int, seed: int = 0,
             starts.append(agent.module.from_reference(env.game_state))
     states = jax.device_put(jax.tree.map(lambda *x: np.stack(x), *starts))
     width = _bucket(agent.spec.width, agent.spec.width)
-    fn = selfplay_fn(agent.game_name, agent.batched.config,
-                     (agent.net.activation, len(agent.net.layers)), agent.spec.worlds, width,
-                     agent._bounds, None if agent.others is None else
-                     (agent.others.activation, len(agent.others.layers)))
+    fn = selfplay_fn(**agent.compiled_for(width))
     deals = jnp.arange(seed, seed + games)
     z = jnp.float32(agent.spec.z)
     records: list[dict[str, np.ndarray]] = []
     limit = 100_000  # no game of either engine comes near; a bound against an endless loop
     first = 0.0
     for t in range(limit):
-        keys = jax.vmap(decision_key, in_axes=(0, None))(deals, t)
-        states, record = fn(agent.params, states, keys, z)
+        states, record = fn(agent.params, states, deals, t, z)
         record = jax.device_get(record)
         if t == 0:
             first = time.perf_counter() - start

@@ -58,9 +58,7 @@ TWO_DEVICES = textwrap.dedent("""
     s = agent.module.from_reference(state)
     found = []
     for devices in (1, None):
-        fn = search_fn(agent.game_name, agent.batched.config,
-                       (agent.net.activation, len(agent.net.layers)), 4, 4, agent._bounds,
-                       devices)
+        fn = search_fn(**agent.compiled_for(4), devices=devices)
         action, cands, values, steps = jax.device_get(
             fn(agent.net.layers, s, state.current_player(), jax.random.PRNGKey(5),
                jnp.float32(1.0)))
