@@ -65,9 +65,12 @@ MARGIN_S = 20.0
 
 
 def cpu_env() -> dict[str, str]:
-    """A process on the CPU alone, one thread for XLA and numpy."""
+    """A process on the CPU alone, one thread for XLA and numpy, its output unbuffered.
+
+    ``bench/exploit_gpu.py``'s scorers run with it too.
+    """
     return {**os.environ, "JAX_PLATFORMS": "cpu", "CUDA_VISIBLE_DEVICES": "",
-            "OMP_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1",
             "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"}
 
 
