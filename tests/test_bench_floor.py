@@ -8,20 +8,14 @@ is asserted (the bench measures; tests never do).
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
 import random
 
 import pytest
 
 from tabletop_gym.envs.rapa_nui.rules import RapaNuiGame
+from tests.scripts import load_script
 
-# Loaded from its file under a name of its own, so no bench script shadows another module.
-_SPEC = importlib.util.spec_from_file_location(
-    "bench_floor", pathlib.Path(__file__).resolve().parents[1] / "bench" / "floor.py")
-assert _SPEC is not None and _SPEC.loader is not None
-floor = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(floor)
+floor = load_script("bench/floor.py", "bench_floor")
 
 
 @pytest.fixture(scope="module")

@@ -8,19 +8,16 @@ run here (the machine that runs the tests need not have it); no count or timing 
 
 from __future__ import annotations
 
-import importlib.util
 import pathlib
 import subprocess
 import sys
 
 import pytest
 
+from tests.scripts import load_script
+
 _PATH = pathlib.Path(__file__).resolve().parents[1] / "bench" / "icount.py"
-# Loaded from its file under a name of its own, so no bench script shadows another module.
-_SPEC = importlib.util.spec_from_file_location("bench_icount", _PATH)
-assert _SPEC is not None and _SPEC.loader is not None
-icount = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(icount)
+icount = load_script("bench/icount.py", "bench_icount")
 
 
 @pytest.mark.parametrize("workload", ["aec:positano:1", "aec:rapa_nui:2", "par:positano:2",

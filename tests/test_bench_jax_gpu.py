@@ -7,19 +7,15 @@ docs say.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.scripts import load_script
+
 pytest.importorskip("flax")
 
-ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("jax_gpu", ROOT / "bench" / "jax_gpu.py")
-jax_gpu = importlib.util.module_from_spec(_spec)
-sys.modules["jax_gpu"] = jax_gpu
-_spec.loader.exec_module(jax_gpu)
+jax_gpu = load_script("bench/jax_gpu.py", "jax_gpu")
 
 
 def test_every_round_names_trainers_that_exist_once():

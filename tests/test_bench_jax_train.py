@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("jax_train_bench", ROOT / "bench" / "jax_train.py")
-bench = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench)
+from tests.scripts import load_script
+
+bench = load_script("bench/jax_train.py", "jax_train_bench")
 
 
 def _row(game: str, hidden: list[int], jax_rate: int, sb3_rate: int) -> dict:

@@ -8,17 +8,10 @@ and counts its iterations, its tables and its decisions at states the tables nev
 
 from __future__ import annotations
 
-import importlib.util
-import pathlib
-
 from tabletop_gym.arena.stats import wilson_interval
+from tests.scripts import load_script
 
-# Loaded from its file under a name of its own, so no bench script shadows another module.
-_SPEC = importlib.util.spec_from_file_location(
-    "bench_openspiel", pathlib.Path(__file__).resolve().parents[1] / "bench" / "openspiel.py")
-assert _SPEC is not None and _SPEC.loader is not None
-bench = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(bench)
+bench = load_script("bench/openspiel.py", "bench_openspiel")
 
 
 def test_both_apis_play_whole_games_and_count_their_decisions():

@@ -5,19 +5,14 @@ No timing is asserted (the bench measures; tests never do).
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import pathlib
 
 import pytest
 
+from tests.scripts import load_script
+
 _before = os.environ.get("XLA_FLAGS")
-# Loaded from its file under a name of its own, so no bench script shadows another module.
-_SPEC = importlib.util.spec_from_file_location(
-    "bench_search", pathlib.Path(__file__).resolve().parents[1] / "bench" / "search.py")
-assert _SPEC is not None and _SPEC.loader is not None
-bench = importlib.util.module_from_spec(_SPEC)
-_SPEC.loader.exec_module(bench)
+bench = load_script("bench/search.py", "bench_search")
 # The bench pins XLA to one thread for its own process; the tests' process keeps its setting.
 if _before is None:
     os.environ.pop("XLA_FLAGS", None)

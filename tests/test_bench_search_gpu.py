@@ -7,7 +7,6 @@ for two games) and its archive is checked, without a GPU.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -16,11 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.scripts import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("search_gpu", ROOT / "bench" / "search_gpu.py")
-search_gpu = importlib.util.module_from_spec(_spec)
-sys.modules["search_gpu"] = search_gpu
-_spec.loader.exec_module(search_gpu)
+search_gpu = load_script("bench/search_gpu.py", "search_gpu")
 
 pytest.importorskip("jax")
 

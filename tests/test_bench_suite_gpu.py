@@ -6,16 +6,14 @@ list, the order and the command lines are checked without training anything.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
+from tests.scripts import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("suite_gpu", ROOT / "bench" / "suite_gpu.py")
-suite_gpu = importlib.util.module_from_spec(_spec)
-sys.modules["suite_gpu"] = suite_gpu
-_spec.loader.exec_module(suite_gpu)
+suite_gpu = load_script("bench/suite_gpu.py", "suite_gpu")
 
 CORE = ("Positano-2p-vsHeuristic-v0", "Positano-4p-SelfPlay-v0", "Positano-Solo-v0",
         "RapaNui-2p-vsHeuristic-v0", "RapaNui-4p-SelfPlay-v0")

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.scripts import load_script
+
 ROOT = Path(__file__).resolve().parent.parent
-_spec = importlib.util.spec_from_file_location("docs_tables", ROOT / "tools" / "docs_tables.py")
-docs_tables = importlib.util.module_from_spec(_spec)
-sys.modules["docs_tables"] = docs_tables
-_spec.loader.exec_module(docs_tables)
+docs_tables = load_script("tools/docs_tables.py", "docs_tables")
 
 # Where each generated table stands.
 PLACES = {

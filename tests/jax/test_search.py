@@ -17,6 +17,7 @@ from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.arena.envs import raw_env_factory
 from tabletop_gym.arena.evaluation import evaluate
 from tabletop_gym.jax.search import SearchAgent, SearchSpec, expert_iteration, parse_spec
+from tests.scripts import load_script
 
 SPEC = "search:heuristic-net?worlds=2&width=2"
 
@@ -338,15 +339,9 @@ def test_a_warm_iteration_starts_from_the_policy_the_search_continued_with(tmp_p
 def test_the_bench_counts_both_agents_steps_and_rotates_seats(tmp_path) -> None:
     # bench/search.py: one deal played from both seats against ismcts:12:guided; no timing is
     # asserted (the bench measures; tests never do).
-    import importlib.util
     import json
-    import pathlib
 
-    spec = importlib.util.spec_from_file_location(
-        "bench_search", pathlib.Path(__file__).resolve().parents[2] / "bench" / "search.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_script("bench/search.py", "bench_search")
     out = tmp_path / "search"
     assert bench.main(["--search", SPEC, "--games", "2", "--games-heuristic", "0",
                        "--games-list", "rapa_nui", "--out", str(out)]) == 0
