@@ -163,3 +163,44 @@ def test_the_expert_iteration_table_pairs_each_fit_with_jax_ppo_deal_by_deal(mon
     assert lines[1].endswith("| 0.167 [0.100, 0.900] | \u22120.333 \u00b1 0.327 |")
     assert "gains, B = 10 (`b10`)" in lines[2]
     assert lines[2].endswith("| 0.833 [0.100, 0.900] | +0.333 \u00b1 0.327 |")
+
+
+def test_the_expert_iteration_table_has_a_row_for_every_iteration_of_a_run(monkeypatch, tmp_path):
+    # A run of several iterations (bench/search_gpu.py's): each iteration scored under its own
+    # name, by the committed outcomes or by the eval's own json, or not yet scored.
+    import json
+
+    folder = tmp_path / "benchmarks" / "expert-iteration" / "positano-2p"
+    header = ("game,players,candidate,opponent,games,win_rate,win_ci_low,win_ci_high\n"
+              "positano,2,x,heuristic,6,{:.4f},0.1,0.9\n")
+
+    def scored(run, stem, outcomes, kept=True):
+        (folder / run).mkdir(parents=True, exist_ok=True)
+        path = folder / run / stem
+        path.with_name(f"{stem}.csv").write_text(header.format(sum(outcomes) / len(outcomes)))
+        if kept:
+            path.with_name(f"{stem}.outcomes.json").write_text(json.dumps({"outcomes": outcomes}))
+        else:
+            per_game = [{"outcome": o, "scores": [0.0, 0.0]} for o in outcomes]
+            path.with_name(f"{stem}.json").write_text(json.dumps([{"per_game": per_game}]))
+
+    report = {"teacher": "search:jax-ppo?worlds=64&z=2", "games": 4096, "samples": 270000,
+              "init_holdout_agreement": 0.82, "holdout_agreement": 0.81, "beta": 10.0}
+    scored("jax-ppo", docs_tables.EXIT_EVAL, [1, 0, 1, 0, 0, 1])
+    scored("gpu", f"{docs_tables.EXIT_EVAL}-iteration_1", [1, 1, 0, 0, 1, 1], kept=False)
+    scored("gpu", f"{docs_tables.EXIT_EVAL}-iteration_2", [1, 0, 1, 0, 0, 1])
+    for k in (1, 2, 3):
+        (folder / "gpu" / f"iteration_{k}.json").write_text(json.dumps({**report, "iteration": k}))
+    monkeypatch.setattr(docs_tables, "ROOT", tmp_path)
+    lines = docs_tables.expert_iteration_positano().splitlines()[2:]
+    assert len(lines) == 4
+    assert lines[0].startswith("| `jax-ppo` itself |")
+    # Iteration 1 against jax-ppo, deal by deal: (0.5, 0.5, 0.5) -> (1, 0, 1), differences
+    # (0.5, -0.5, 0.5): mean 1/6, sd 0.577, 1.96 * 0.577 / sqrt(3) = 0.653.
+    assert "gains, B = 10 (`gpu`, iteration 1) | 4,096 | 270,000 | 0.820 \u2192 0.810" in lines[1]
+    assert lines[1].endswith("| 0.667 [0.100, 0.900] | +0.167 \u00b1 0.653 |")
+    # Iteration 2 plays jax-ppo's very games: no difference on any deal.
+    assert "(`gpu`, iteration 2)" in lines[2]
+    assert lines[2].endswith("| 0.500 [0.100, 0.900] | +0.000 \u00b1 0.000 |")
+    assert "(`gpu`, iteration 3)" in lines[3]
+    assert lines[3].endswith("| not scored |  |")

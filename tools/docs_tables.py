@@ -546,15 +546,22 @@ def datasets_coverage() -> str:
 
 
 EXIT_EVAL = "eval-heuristic-2000-61000"
-"""The evaluation every expert-iteration run of the docs is scored by (its files' stem)."""
+"""The evaluation every expert-iteration run of the docs is scored by (its files' stem).
+
+A run of one iteration scored on the CPU names it so; a run of several (``bench/search_gpu.py``
+scores each iteration's checkpoint as it appears) adds the iteration, ``<stem>-iteration_<k>``.
+"""
 
 
 def expert_iteration_positano() -> str:
-    """One iteration from ``jax-ppo`` at each setting run (``benchmarks/expert-iteration/``).
+    """Every iteration of every expert-iteration run from ``jax-ppo`` (``benchmarks/``).
+
+    The runs are under ``benchmarks/expert-iteration/positano-2p/``.
 
     Each fitted policy's win rate against the heuristic over the same 2,000 seat-rotated games,
     and its difference from ``jax-ppo``'s own games on those deals, paired by deal (the
-    interval over the 1,000 deals' mean differences).
+    interval over the 1,000 deals' mean differences). An iteration whose scoring is not there
+    (a run cut off before its evaluation ended) has its row, marked not scored.
     """
     import csv
 
@@ -564,12 +571,23 @@ def expert_iteration_positano() -> str:
 
     folder = ROOT / "benchmarks" / "expert-iteration" / "positano-2p"
 
-    def outcomes(run: str) -> np.ndarray:
-        doc = json.loads((folder / run / f"{EXIT_EVAL}.outcomes.json").read_text())
-        return np.asarray(doc["outcomes"], float)
+    def scoring(run: str, k: int) -> Path | None:
+        """The stem of iteration ``k``'s evaluation, or None where it was not scored."""
+        for stem in (f"{EXIT_EVAL}-iteration_{k}", *([EXIT_EVAL] if k == 1 else [])):
+            if (folder / run / f"{stem}.csv").is_file():
+                return folder / run / stem
+        return None
 
-    def rate(run: str) -> str:
-        with (folder / run / f"{EXIT_EVAL}.csv").open(newline="") as fh:
+    def outcomes(stem: Path) -> np.ndarray:
+        """Every game's outcome: the committed ``.outcomes.json``, else the eval's own json."""
+        kept = stem.with_name(f"{stem.name}.outcomes.json")
+        if kept.is_file():
+            return np.asarray(json.loads(kept.read_text())["outcomes"], float)
+        (result,) = json.loads(stem.with_name(f"{stem.name}.json").read_text())
+        return np.asarray([g["outcome"] for g in result["per_game"]], float)
+
+    def rate(stem: Path) -> str:
+        with stem.with_name(f"{stem.name}.csv").open(newline="") as fh:
             row = next(csv.DictReader(fh))
         return (f"{float(row['win_rate']):.3f} [{float(row['win_ci_low']):.3f}, "
                 f"{float(row['win_ci_high']):.3f}]")
@@ -577,19 +595,30 @@ def expert_iteration_positano() -> str:
     def minus(text: str) -> str:
         return text.replace("-", "\u2212")
 
-    base = outcomes("jax-ppo")
-    reports = {p.name: json.loads((p / "iteration_1.json").read_text())
-               for p in folder.iterdir() if (p / "iteration_1.json").is_file()}
-    rows = [["`jax-ppo` itself", "", "", "", rate("jax-ppo"), ""]]
-    for run, r in sorted(reports.items(), key=lambda kv: ("beta" in kv[1], kv[1]["games"],
-                                                         kv[1].get("beta", 0.0))):
+    base_stem = scoring("jax-ppo", 1)
+    assert base_stem is not None, f"{folder / 'jax-ppo'} has no {EXIT_EVAL}.csv"
+    base = outcomes(base_stem)
+    reports: list[tuple[str, int, dict[str, Any]]] = []
+    for path in sorted(p for p in folder.iterdir() if p.is_dir()):
+        its = sorted(int(m.group(1)) for f in path.iterdir()
+                     if (m := re.fullmatch(r"iteration_(\d+)\.json", f.name)))
+        reports += [(path.name, k, json.loads((path / f"iteration_{k}.json").read_text()))
+                    for k in its]
+    several = {run for run, k, _ in reports if k > 1}
+    rows = [["`jax-ppo` itself", "", "", "", rate(base_stem), ""]]
+    for run, k, r in sorted(reports, key=lambda t: ("beta" in t[2], t[2]["games"],
+                                                    t[2].get("beta", 0.0), t[0], t[1])):
         target = f"gains, B = {r['beta']:g}" if "beta" in r else "searched moves"
-        d = outcomes(run) - base
+        name = f"`{run}`, iteration {k}" if run in several else f"`{run}`"
+        cells = [f"`{r['teacher']}`, {target} ({name})", f"{r['games']:,}", f"{r['samples']:,}",
+                 f"{r['init_holdout_agreement']:.3f} \u2192 {r['holdout_agreement']:.3f}"]
+        stem = scoring(run, k)
+        if stem is None:
+            rows.append([*cells, "not scored", ""])
+            continue
+        d = outcomes(stem) - base
         mean, lo, hi = mean_interval(d.reshape(-1, 2).mean(1))  # over deals: a pair of games each
-        rows.append([f"`{r['teacher']}`, {target} (`{run}`)", f"{r['games']:,}",
-                     f"{r['samples']:,}",
-                     f"{r['init_holdout_agreement']:.3f} \u2192 {r['holdout_agreement']:.3f}",
-                     rate(run), minus(f"{mean:+.3f}") + f" \u00b1 {(hi - lo) / 2:.3f}"])
+        rows.append([*cells, rate(stem), minus(f"{mean:+.3f}") + f" \u00b1 {(hi - lo) / 2:.3f}"])
     return _table(["teacher, fit target (run)", "self-play games", "decisions",
                    "held-out agreement with the searched moves, start \u2192 fitted",
                    "win rate vs `heuristic` [95 %]", "paired difference [95 %]"], rows)
