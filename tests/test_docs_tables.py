@@ -41,6 +41,7 @@ PLACES = {
     "datasets-minari-cards": "docs/datasets.md",
     "datasets-coverage": "docs/datasets.md",
     "expert-iteration-positano": "docs/search.md",
+    "exploit-settings": "docs/cli.md",
 }
 
 
@@ -204,3 +205,72 @@ def test_the_expert_iteration_table_has_a_row_for_every_iteration_of_a_run(monke
     assert lines[2].endswith("| 0.500 [0.100, 0.900] | +0.000 \u00b1 0.000 |")
     assert "(`gpu`, iteration 3)" in lines[3]
     assert lines[3].endswith("| not scored |  |")
+
+
+def _exploit_files(folder, game, cells, train, config=None):
+    """A hand-made ladder of ``exploit``'s files: its ``self.json`` and one file a cell."""
+    import json
+
+    folder.mkdir(parents=True)
+    (folder / "self.json").write_text(json.dumps({
+        "game": game, "num_players": 2, "agent": "x", "scored_against": "x",
+        "trained_against": "x", "config": config or {}, "outcomes": [1, 0, 1, 0],
+        "score_diffs": [1, -1, 1, -1], "cpu_seconds": 30}))
+    for (budget, k), outcomes in cells.items():
+        (folder / f"budget{budget}_seed{k}.json").write_text(json.dumps({
+            "budget": budget, "seed_index": k, "learner_steps": budget, "outcomes": outcomes,
+            "score_diffs": outcomes, "train_cpu_seconds": 1, "eval_cpu_seconds": 1,
+            "train": train}))
+
+
+def _nim_case(root, pile, exact, cells, train, observation=None):
+    import json
+
+    switch = {} if observation is None else {"observation": observation}
+    case = root / f"nim-pile{pile}{'-' + observation if observation else ''}"
+    case.mkdir(parents=True)
+    (case / "exact.json").write_text(json.dumps({
+        "game": "nim", "num_players": 2, "agent": "random", "config": {"pile": pile, **switch},
+        "exact_win_rate": exact, "exact_fraction": str(exact)}))
+    _exploit_files(case / "nim-2p" / "random", "nim", cells, train, {"pile": pile, **switch})
+
+
+def test_the_settings_table_compares_the_ladders_own_with_each_other_folder(monkeypatch,
+                                                                            tmp_path):
+    from tabletop_gym.tasks.exploit import LADDER_SETTINGS
+
+    page = {**LADDER_SETTINGS, "lr": 0.00025, "ent_coef": 0.01, "opponents": "random"}
+    other = {**page, "lr": 0.001, "ent_coef": 0.05}
+    won, lost = [1, 1, 1, 1], [0, 0, 0, 0]
+    bench = tmp_path / "benchmarks"
+    # The page's: pile 4 within its exact value (1.0) at 100k, not at 1M; its 10M rung and the
+    # one-hot case are not compared.
+    _nim_case(bench / "exploit-calibration", 4, 1.0,
+              {(100_000, 0): won, (100_000, 1): won, (1_000_000, 0): lost,
+               (1_000_000, 1): lost, (10_000_000, 0): won, (10_000_000, 1): won}, page)
+    _nim_case(bench / "exploit-calibration", 4, 1.0, {(100_000, 0): won, (100_000, 1): won},
+              page, observation="one_hot")
+    _exploit_files(bench / "exploit" / "rapa_nui-2p" / "heuristic", "rapa_nui",
+                   {(100_000, 0): lost, (100_000, 1): lost, (300_000, 0): [1, 0, 1, 0],
+                    (300_000, 1): [1, 0, 1, 0]}, page)
+    # Other settings: within at both budgets.
+    folder = bench / "exploit-settings" / "lr-ent"
+    _nim_case(folder / "calibration", 4, 1.0, {(100_000, 0): won, (100_000, 1): won,
+                                                (1_000_000, 0): won, (1_000_000, 1): won}, other)
+    _exploit_files(folder / "rapa_nui-2p" / "heuristic", "rapa_nui",
+                   {(1_000_000, 0): won, (1_000_000, 1): won}, other)
+    monkeypatch.setattr(docs_tables, "ROOT", tmp_path)
+    lines = docs_tables.exploit_settings().splitlines()
+    assert lines[0].endswith("win rate at 100k / 300k / 1M / 3M |")
+    own, lr_ent = lines[2:]
+    assert own.startswith("| the ladders' own (the results page) | 1 of 2 | 4: 100k | 0.000 \u00b1 ")
+    assert " / 0.500 \u00b1 " in own and own.endswith(" / \u2013 / \u2013 |")
+    assert lr_ent.startswith("| `lr=0.001`, `ent_coef=0.05` | 2 of 2 | 4: 100k, 1M | \u2013 / "
+                             "\u2013 / 1.000 \u00b1 ")
+    # A folder whose two ladders were trained with different settings is refused.
+    (folder / "rapa_nui-2p" / "heuristic" / "budget1000000_seed0.json").write_text(
+        (folder / "rapa_nui-2p" / "heuristic" / "budget1000000_seed0.json").read_text()
+        .replace('"lr": 0.001', '"lr": 0.003'))
+    with pytest.raises(ValueError, match="the Nim and Rapa Nui ladders were trained with other "
+                       "settings"):
+        docs_tables.exploit_settings()

@@ -624,6 +624,70 @@ def expert_iteration_positano() -> str:
                    "win rate vs `heuristic` [95 %]", "paired difference [95 %]"], rows)
 
 
+SETTINGS_BUDGETS = (100_000, 300_000, 1_000_000, 3_000_000)
+"""The budgets the PPO-settings table compares at: the page's, up to the Rapa Nui ladders' top."""
+
+
+def exploit_settings() -> str:
+    """The ladders' PPO settings against others, on Nim's calibration and a board-game ladder.
+
+    One row for the page's own (``benchmarks/exploit-calibration/``, the count cases, and
+    ``benchmarks/exploit/rapa_nui-2p/heuristic/``), then one per folder of
+    ``benchmarks/exploit-settings/``: ``calibration/`` (``tools/exploit_calibration.py --hp
+    ...``) and ``rapa_nui-2p/heuristic/`` (``tabletop-gym exploit ... --hp ...``), each
+    settings' name read from its files (the settings that differ from the page's).
+    """
+    from tabletop_gym.tasks.exploit import LADDER_SETTINGS, load_calibration, summary
+
+    def nim(root: Path) -> tuple[str, str, dict[str, Any]]:
+        cases = [c for c in load_calibration(root) if c["observation"] == "count"]
+        rungs = [(c["config"]["pile"], r) for c in cases for r in c["rungs"]
+                 if r["budget"] in SETTINGS_BUDGETS]
+        within = sum(r["within"] for _, r in rungs)
+        per_pile = "; ".join(
+            f"{pile}: " + (", ".join(_short(r["budget"]) for q, r in rungs
+                                     if q == pile and r["within"]) or "none")
+            for pile in sorted({q for q, _ in rungs}))
+        train = json.loads(next(root.glob("*/nim-2p/random/budget*_seed0.json")).read_text())
+        return f"{within} of {len(rungs)}", per_pile, train["train"]
+
+    def board(folder: Path) -> tuple[str, dict[str, Any]]:
+        rungs = {r["budget"]: r for r in summary(folder)["rungs"]}
+        train = json.loads(next(folder.glob("budget*_seed0.json")).read_text())["train"]
+        return " / ".join(f"{rungs[b]['win_rate']:.3f} \u00b1 {rungs[b]['win_half']:.3f}"
+                          if b in rungs else "\u2013" for b in SETTINGS_BUDGETS), train
+
+    def learner(train: dict[str, Any]) -> dict[str, Any]:
+        """The settings of the learner; the opponents are each ladder's own."""
+        return {k: v for k, v in train.items() if k not in ("opponents", "opponent_net")}
+
+    def differs(train: dict[str, Any], page: dict[str, Any]) -> str:
+        keys = [k for k, v in learner(train).items() if v != page.get(k)]
+        return ", ".join(f"`{k}={train[k]}`" for k in keys) or "the ladders' own"
+
+    bench = ROOT / "benchmarks"
+    cells, piles, page = nim(bench / "exploit-calibration")
+    scores, _ = board(bench / "exploit" / "rapa_nui-2p" / "heuristic")
+    assert all(page.get(k) == v for k, v in LADDER_SETTINGS.items())
+    rows = [["the ladders' own (the results page)", cells, piles, scores]]
+    for folder in sorted(p for p in (bench / "exploit-settings").glob("*") if p.is_dir()):
+        cells, piles, train = nim(folder / "calibration")
+        scores, other = board(folder / "rapa_nui-2p" / "heuristic")
+        if learner(other) != learner(train):
+            raise ValueError(f"{folder}: the Nim and Rapa Nui ladders were trained with other "
+                             f"settings ({train} and {other})")
+        rows.append([differs(train, page), cells, piles, scores])
+    return _table(["PPO settings", "Nim, the pile as a count: cells within the exact value's "
+                   "interval", "per pile, the budgets within",
+                   "Rapa Nui 2p, BR to `heuristic`: win rate at "
+                   + " / ".join(_short(b) for b in SETTINGS_BUDGETS)], rows)
+
+
+def _short(steps: int) -> str:
+    """``100k``, ``1M``: a budget in a table's narrow cell."""
+    return f"{steps // 1_000_000}M" if steps % 1_000_000 == 0 else f"{steps // 1_000}k"
+
+
 def ladder_heuristic() -> str:
     """The heuristic rated under the protocol (``benchmarks/ladder/heuristic.json``)."""
     from tabletop_gym.arena.ladder import LadderRating
@@ -655,6 +719,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "datasets-minari-cards": datasets_minari_cards,
     "datasets-coverage": datasets_coverage,
     "expert-iteration-positano": expert_iteration_positano,
+    "exploit-settings": exploit_settings,
 }
 """The generators of the tables that are not a game's own."""
 
