@@ -235,13 +235,9 @@ def cmd_exploit(args: argparse.Namespace) -> int:
     except ValueError:
         raise CLIError(f"--budgets takes learner steps separated by commas, e.g. "
                        f"100000,300000,1000000; got {args.budgets!r}") from None
-    hparams = _parse_kv(args.hp)
-    if "hidden" in hparams and isinstance(hparams["hidden"], list):
-        hparams["hidden"] = tuple(hparams["hidden"])
-    from tabletop_gym.jax.train import TrainConfig
-    from tabletop_gym.tasks.exploit import LADDER_SETTINGS, exploit, markdown
+    from tabletop_gym.tasks.exploit import exploit, ladder_config, markdown
 
-    config = TrainConfig.from_overrides({**LADDER_SETTINGS, **hparams})
+    config = ladder_config(_parse_kv(args.hp))
     out = exploit(game_spec(args.game).name, args.players, _agent_spec(args.agent),
                   budgets=budgets, seeds=args.seeds, eval_games=args.games, out=args.out,
                   config=config, proxy=args.proxy, seed=args.seed, policies=args.policies,
