@@ -29,23 +29,17 @@ from collections.abc import Iterator
 from typing import Any
 
 from tabletop_gym.agents.kinds import require_agent
-from tabletop_gym.console import line_buffered
+from tabletop_gym.console import line_buffered, parse_assignments
 from tabletop_gym.extras import PPO_MODULES, figure_note, require
 from tabletop_gym.registry import default_game, game_names, game_spec, game_specs
 
 
-def _parse_kv(items: list[str]) -> dict[str, Any]:
-    """``key=value`` pairs; values are read as JSON when they parse, else as strings."""
-    out: dict[str, Any] = {}
-    for item in items:
-        if "=" not in item:
-            raise CLIError(f"--set expects key=value, got {item!r}")
-        key, raw = item.split("=", 1)
-        try:
-            out[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[key] = raw
-    return out
+def _parse_kv(items: list[str], flag: str = "--set") -> dict[str, Any]:
+    """``key=value`` items, read by :func:`~tabletop_gym.console.parse_assignments`."""
+    try:
+        return parse_assignments(items, flag)
+    except ValueError as e:
+        raise CLIError(str(e)) from None
 
 
 def _agent_spec(text: str) -> Any:
@@ -86,6 +80,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         if getattr(args, flag) is not None:
             raise CLIError(f"--{flag.replace('_', '-')} is a flag of --backend rllib")
     env_kwargs = _parse_kv(args.set)
+    hparams = _parse_kv(args.hp, "--hp")
     if args.players is not None:
         env_kwargs["num_players"] = args.players
     require("train", "train --backend sb3 (MaskablePPO)")
@@ -100,7 +95,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         eval_games=args.eval_games,
         progress_bar=not args.no_progress,
         env_kwargs=env_kwargs,
-        hparams=_parse_kv(args.hp),
+        hparams=hparams,
         time_limit=args.time_limit,
     )
     return 0
@@ -139,7 +134,7 @@ def _train_jax(args: argparse.Namespace) -> int:
     game = game_spec(args.game or default_game("batched")).name
     players = 2 if args.players is None else args.players
     env_config = _parse_kv(args.set)
-    hparams = _parse_kv(args.hp)
+    hparams = _parse_kv(args.hp, "--hp")
     if args.opponents is not None:
         if "opponents" in hparams:
             raise CLIError("give the opponents by --opponents or --hp opponents=..., not both")
@@ -194,7 +189,7 @@ def _train_rllib(args: argparse.Namespace) -> int:
         refresh_every=5 if args.refresh_every is None else args.refresh_every,
         time_limit=args.time_limit,
         env_config=_parse_kv(args.set),
-        hparams=_parse_kv(args.hp),
+        hparams=_parse_kv(args.hp, "--hp"),
     )
     return 0
 
@@ -235,9 +230,10 @@ def cmd_exploit(args: argparse.Namespace) -> int:
     except ValueError:
         raise CLIError(f"--budgets takes learner steps separated by commas, e.g. "
                        f"100000,300000,1000000; got {args.budgets!r}") from None
+    overrides = _parse_kv(args.hp, "--hp")
     from tabletop_gym.tasks.exploit import exploit, ladder_config, markdown
 
-    config = ladder_config(_parse_kv(args.hp))
+    config = ladder_config(overrides)
     out = exploit(game_spec(args.game).name, args.players, _agent_spec(args.agent),
                   budgets=budgets, seeds=args.seeds, eval_games=args.games, out=args.out,
                   config=config, proxy=args.proxy, seed=args.seed, policies=args.policies,

@@ -127,7 +127,10 @@ def test_quitting_and_ending_input_end_cleanly(monkeypatch, capsys):
     (["play", "--game", "rapa_nui", "--players", "3", "--opponents", "random,random,random"],
      "--opponents needs one spec or 2 comma-separated specs"),
     (["play", "--set", "num_player=3"], "raw_env got an unexpected keyword argument 'num_player' (did you mean 'num_players'?)"),
-    (["play", "--set", "oops"], "--set expects key=value"),
+    (["play", "--set", "oops"], "--set expects key=value items, e.g. --set name=1; got 'oops'"),
+    # Read before anything is imported or trained, and named by its own flag.
+    (["exploit", "--hp", "lr"], "--hp expects key=value items, e.g. --hp name=1; got 'lr'"),
+    (["train", "--hp", "=1"], "--hp expects key=value items, e.g. --hp name=1; got '=1'"),
     (["eval", "--games", "0"], "--games must be at least 1, got 0"),
     (["eval", "--games", "2", "--candidate", "heuristc"], "unknown opponent 'heuristc'"),
     (["replay", "no-such-record.json"], "record file 'no-such-record.json' not found"),
@@ -182,3 +185,18 @@ def test_bench_forwards_every_flag(monkeypatch, tmp_path):
     monkeypatch.setattr(cli.subprocess, "call", lambda args: calls.append(args) or 0)
     assert cli.main(["bench", "--quick", "--reps", "1", "--seconds", "0.1"]) == 0
     assert calls[0][2:] == ["--quick", "--reps", "1", "--seconds", "0.1"]
+
+
+def test_key_value_items_read_json_values_and_keep_the_rest_as_text():
+    from tabletop_gym.console import parse_assignments
+
+    got = parse_assignments(["lr=0.001", "hidden=[256,256]", "opponents=pool", "flag=true",
+                             "name=a=b", "empty="], "--hp")
+    # A value that parses as JSON is that value; anything else (a bare word, nothing) is text,
+    # and only the first "=" splits.
+    assert got == {"lr": 0.001, "hidden": [256, 256], "opponents": "pool", "flag": True,
+                   "name": "a=b", "empty": ""}
+    assert parse_assignments([], "--set") == {}
+    with pytest.raises(ValueError, match=r"^--set expects key=value items, e\.g\. --set name=1; "
+                       r"got 'oops'$"):
+        parse_assignments(["lr=1", "oops"], "--set")

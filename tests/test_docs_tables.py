@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.exploit_files import ladder_files, nim_case
 from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -207,32 +208,9 @@ def test_the_expert_iteration_table_has_a_row_for_every_iteration_of_a_run(monke
     assert lines[3].endswith("| not scored |  |")
 
 
-def _exploit_files(folder, game, cells, train, config=None):
-    """A hand-made ladder of ``exploit``'s files: its ``self.json`` and one file a cell."""
-    import json
-
-    folder.mkdir(parents=True)
-    (folder / "self.json").write_text(json.dumps({
-        "game": game, "num_players": 2, "agent": "x", "scored_against": "x",
-        "trained_against": "x", "config": config or {}, "outcomes": [1, 0, 1, 0],
-        "score_diffs": [1, -1, 1, -1], "cpu_seconds": 30}))
-    for (budget, k), outcomes in cells.items():
-        (folder / f"budget{budget}_seed{k}.json").write_text(json.dumps({
-            "budget": budget, "seed_index": k, "learner_steps": budget, "outcomes": outcomes,
-            "score_diffs": outcomes, "train_cpu_seconds": 1, "eval_cpu_seconds": 1,
-            "train": train}))
-
-
 def _nim_case(root, pile, exact, cells, train, observation=None):
-    import json
-
-    switch = {} if observation is None else {"observation": observation}
     case = root / f"nim-pile{pile}{'-' + observation if observation else ''}"
-    case.mkdir(parents=True)
-    (case / "exact.json").write_text(json.dumps({
-        "game": "nim", "num_players": 2, "agent": "random", "config": {"pile": pile, **switch},
-        "exact_win_rate": exact, "exact_fraction": str(exact)}))
-    _exploit_files(case / "nim-2p" / "random", "nim", cells, train, {"pile": pile, **switch})
+    nim_case(case, pile, exact, cells, observation=observation, train=train)
 
 
 def test_the_settings_table_compares_the_ladders_own_with_each_other_folder(monkeypatch,
@@ -250,15 +228,15 @@ def test_the_settings_table_compares_the_ladders_own_with_each_other_folder(monk
                (1_000_000, 1): lost, (10_000_000, 0): won, (10_000_000, 1): won}, page)
     _nim_case(bench / "exploit-calibration", 4, 1.0, {(100_000, 0): won, (100_000, 1): won},
               page, observation="one_hot")
-    _exploit_files(bench / "exploit" / "rapa_nui-2p" / "heuristic", "rapa_nui",
-                   {(100_000, 0): lost, (100_000, 1): lost, (300_000, 0): [1, 0, 1, 0],
-                    (300_000, 1): [1, 0, 1, 0]}, page)
+    ladder_files(bench / "exploit" / "rapa_nui-2p" / "heuristic", "rapa_nui",
+                 {(100_000, 0): lost, (100_000, 1): lost, (300_000, 0): [1, 0, 1, 0],
+                  (300_000, 1): [1, 0, 1, 0]}, train=page)
     # Other settings: within at both budgets.
     folder = bench / "exploit-settings" / "lr-ent"
     _nim_case(folder / "calibration", 4, 1.0, {(100_000, 0): won, (100_000, 1): won,
                                                 (1_000_000, 0): won, (1_000_000, 1): won}, other)
-    _exploit_files(folder / "rapa_nui-2p" / "heuristic", "rapa_nui",
-                   {(1_000_000, 0): won, (1_000_000, 1): won}, other)
+    ladder_files(folder / "rapa_nui-2p" / "heuristic", "rapa_nui",
+                 {(1_000_000, 0): won, (1_000_000, 1): won}, train=other)
     monkeypatch.setattr(docs_tables, "ROOT", tmp_path)
     lines = docs_tables.exploit_settings().splitlines()
     assert lines[0].endswith("win rate at 100k / 300k / 1M / 3M |")
