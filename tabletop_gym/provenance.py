@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata
+import os
 import platform
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,18 @@ LIBRARIES = (
     "minari",
 )
 """Distributions whose versions are reported (those not installed are left out)."""
+
+
+def usable_cores() -> int:
+    """The CPU cores this process may run on: its affinity where the system reports one.
+
+    A JAX training's networks are the same to the bit on as many cores, not across counts (XLA
+    splits some operations over the cores it sees), so its checkpoints record this number.
+    """
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity on this system: every core
+        return os.cpu_count() or 1
 
 
 @functools.lru_cache(maxsize=1)

@@ -103,3 +103,16 @@ def test_the_suite_report_says_plainly_that_the_commit_is_unknown():
     text = markdown_table([run])
     assert "Made by: tabletop-gym 0.1.0 at an unknown commit (built without git history)." in text
     assert "None" not in text
+
+
+def test_the_usable_cores_are_the_process_affinity_or_every_core_without_one(monkeypatch):
+    from tabletop_gym.provenance import usable_cores
+
+    if hasattr(os, "sched_getaffinity"):
+        # A process pinned with taskset sees fewer cores than the machine has: that count.
+        assert usable_cores() == len(os.sched_getaffinity(0))
+        monkeypatch.delattr(os, "sched_getaffinity")
+    monkeypatch.setattr(os, "cpu_count", lambda: 7)
+    assert usable_cores() == 7
+    monkeypatch.setattr(os, "cpu_count", lambda: None)  # unknown: at least the one running
+    assert usable_cores() == 1

@@ -658,7 +658,7 @@ def portable_path(path: str | pathlib.Path) -> str:
 def checkpoint_metadata(trainer: Trainer, seed: int, learner_steps: int,
                         iterations: int, **extra: Any) -> dict[str, Any]:
     """What a checkpoint records of the network, the game, the training and its provenance."""
-    from tabletop_gym.provenance import library_versions, metadata
+    from tabletop_gym.provenance import library_versions, metadata, usable_cores
 
     g = trainer.game
     return {
@@ -674,6 +674,8 @@ def checkpoint_metadata(trainer: Trainer, seed: int, learner_steps: int,
         "seed": seed,
         "learner_steps": learner_steps,
         "iterations": iterations,
+        # The networks' float rounding depends on it (the same to the bit on as many cores).
+        "train_cpus": usable_cores(),
         "provenance": metadata(jax_libraries=library_versions(JAX_LIBRARIES)),
         **extra,
     }

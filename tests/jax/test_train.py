@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import json
+import os
 
 import jax
 import jax.numpy as jnp
@@ -153,6 +154,8 @@ def test_numpy_agent_plays_exactly_the_jax_policys_actions(tmp_path):
     assert meta["game"] == "rapa_nui" and meta["num_players"] == 2
     assert meta["hidden"] == [32, 16] and meta["activation"] == "tanh"
     assert meta["observation_size"] == 213 and meta["num_actions"] == 45
+    # The cores it could use: XLA's float rounding, so the weights to the bit, depend on them.
+    assert meta["train_cpus"] == len(os.sched_getaffinity(0))
     assert meta["provenance"]["package"] == "tabletop-gym" and "jax" in meta["provenance"][
         "jax_libraries"]
     assert all(a.dtype == np.float32 for a in arrays.values())
