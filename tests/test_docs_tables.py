@@ -209,7 +209,9 @@ def test_the_expert_iteration_table_has_a_row_for_every_iteration_of_a_run(monke
 
 
 def _nim_case(root, pile, exact, cells, train, observation=None):
-    case = root / f"nim-pile{pile}{'-' + observation if observation else ''}"
+    # The case's folder as the calibration tool names it.
+    calibration = load_script("tools/exploit_calibration.py", "exploit_calibration")
+    case = root / calibration.case_name(pile, observation or "count")
     nim_case(case, pile, exact, cells, observation=observation, train=train)
 
 
