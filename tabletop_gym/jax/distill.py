@@ -139,11 +139,29 @@ def collect(game: str, num_players: int, games: int, seed: int = 0, explore: flo
                    np.stack(gain_rows) if gains else None)
 
 
+def greedy(trainer: Trainer, params: Any, samples: Samples, rows: np.ndarray,
+           chunk: int = 4096) -> np.ndarray:
+    """The network's greedy masked argmax at each of ``rows``.
+
+    The rows go through the network ``chunk`` at a time: every row's observation at once would
+    take several times the samples' own memory on a large collection.
+    """
+    picks = [np.asarray(jnp.argmax(trainer.apply(
+        params, jnp.asarray(samples.observation[rows[i:i + chunk]]),
+        jnp.asarray(samples.action_mask[rows[i:i + chunk]]))[0], -1))
+        for i in range(0, rows.size, chunk)]
+    return np.concatenate(picks) if picks else np.zeros(0, np.int64)
+
+
 def agreement(trainer: Trainer, params: Any, samples: Samples, rows: np.ndarray) -> float:
-    """Share of ``rows`` where the network's greedy masked argmax is the bot's action."""
-    logits, _ = trainer.apply(params, jnp.asarray(samples.observation[rows]),
-                              jnp.asarray(samples.action_mask[rows]))
-    return float(np.mean(np.asarray(jnp.argmax(logits, -1)) == samples.action[rows]))
+    """Share of ``rows`` where the network's greedy masked argmax is the bot's action.
+
+    Raises:
+        ValueError: On no rows.
+    """
+    if rows.size == 0:
+        raise ValueError("agreement needs at least one row")
+    return float(np.mean(greedy(trainer, params, samples, rows) == samples.action[rows]))
 
 
 def distill(game: str, num_players: int, samples: Samples, hidden: tuple[int, ...] = (64, 64),
@@ -251,10 +269,8 @@ def distill(game: str, num_players: int, samples: Samples, hidden: tuple[int, ..
             # The share of decisions where the improved policy's favourite is the searched move.
             "target_agreement_with_labels": round(float(np.mean(
                 targets.argmax(1) == samples.action)), 4),
-            "holdout_agreement_with_target": round(float(np.mean(np.asarray(jnp.argmax(
-                trainer.apply(params, jnp.asarray(samples.observation[hold]),
-                              jnp.asarray(samples.action_mask[hold]))[0], -1))
-                == targets[hold].argmax(1))), 4)}),
+            "holdout_agreement_with_target": round(float(np.mean(
+                greedy(trainer, params, samples, hold) == targets[hold].argmax(1))), 4)}),
         "seconds": round(time.perf_counter() - t0, 1),
     }
     return trainer, params, report

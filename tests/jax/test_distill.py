@@ -14,7 +14,7 @@ import pytest
 from tabletop_gym.agents.jax_policy import JaxPolicyAgent, load_policy
 from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.jax.core import make
-from tabletop_gym.jax.distill import agreement, collect, distill, distill_to
+from tabletop_gym.jax.distill import agreement, collect, distill, distill_to, greedy
 from tabletop_gym.jax.train import TrainConfig, Trainer
 from tests.legal_play import play_legal_game
 
@@ -86,6 +86,11 @@ def test_the_checkpoint_is_an_agent_and_its_agreement_is_the_argmax_match(net):
     rows = np.arange(s.action.size)
     assert agreement(trainer, params, s, rows) == pytest.approx(np.mean(picks == s.action))
     assert 0.0 <= report["holdout_agreement"] <= 1.0
+    # In parts of 7 rows (the last one short) the picks are the agent's, in the rows' order.
+    some = rows[::-1][:40]
+    np.testing.assert_array_equal(greedy(trainer, params, s, some, chunk=7), picks[some])
+    with pytest.raises(ValueError, match="at least one row"):
+        agreement(trainer, params, s, rows[:0])
 
 
 def test_training_against_the_net_plays_its_greedy_moves(net):
