@@ -273,6 +273,39 @@ def test_a_fixed_row_reads_its_files_and_its_held_out_scores_by_hand(tmp_path):
     assert "| `jax-ppo (shipped)` | scoring on the suite (its training ran on a GPU" in text
 
 
+def test_a_row_reads_the_tasks_it_shares_with_another_from_that_rows_files(tmp_path):
+    # The heuristic-net-v2 search plays the shipped search's specs at 2 players: its row reads
+    # those tasks from the shipped row's folder, and its own folder wins where it has a file.
+    task, _opp = _held_references(tmp_path)
+    ref = load_references()["tasks"][task]
+    r, h = ref["random"]["score"], ref["heuristic"]["score"]
+
+    def doc(norm: float, cpu: float) -> str:
+        score = r + norm * (h - r)
+        return json.dumps({"cpu_seconds": cpu, "tasks": [{
+            "score": score, "score_ci": [score, score], "normalized": norm,
+            "normalized_per_seed": [norm, norm], "deals_per_seed": 10}]})
+
+    assert results.FIXED_ROWS["search-v2"].same_as == "search-shipped"
+    shipped = tmp_path / "suite-run" / "search-shipped"
+    shipped.mkdir(parents=True)
+    (shipped / f"{task}.json").write_text(doc(1.25, 60.0))
+    rows, _ = results.collect(tmp_path)
+    row = next(r for r in rows if r.name == "search, heuristic-net-v2")
+    assert row.cells[task].normalized == 1.25 and row.cpu_seconds == pytest.approx(60.0)
+    own = tmp_path / "suite-run" / "search-v2"
+    own.mkdir()
+    (own / f"{task}.json").write_text(doc(1.5, 90.0))
+    rows, _ = results.collect(tmp_path)
+    row = next(r for r in rows if r.name == "search, heuristic-net-v2")
+    assert row.cells[task].normalized == 1.5 and row.cpu_seconds == pytest.approx(90.0)
+    # A row with no files of its own and none to share shows nowhere.
+    (shipped / f"{task}.json").unlink()
+    (own / f"{task}.json").unlink()
+    rows, _ = results.collect(tmp_path)
+    assert "search, heuristic-net-v2" not in {r.name for r in rows}
+
+
 def test_the_shipped_row_states_its_policies_learner_steps():
     # From the checkpoints' metadata: Rapa Nui 2p 125,462,034 steps, Positano 2p 389,156,407
     # (docs/jax-train.md's shipped table), rounded to millions.

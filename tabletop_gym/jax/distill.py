@@ -290,16 +290,30 @@ def distill_to(path: str | pathlib.Path, game: str, num_players: int, games: int
     return report
 
 
-def shipped(game: str, num_players: int) -> pathlib.Path:
-    """The package's distilled heuristic of a game and table size.
+VERSIONS = (1, 2)
+"""The shipped distilled heuristics. Version 1 (``heuristic-net``) is the trainer's opponent and
+the continuation of the searches first shipped; version 2 (``heuristic-net-v2``) is fitted on
+several times the games, agrees with the heuristic more often, and continues the search at four
+players and solo. Both are kept: results trained or scored against one name it."""
+
+
+def shipped(game: str, num_players: int, version: int = 1) -> pathlib.Path:
+    """The package's distilled heuristic of a game and table size (:data:`VERSIONS`).
 
     Raises:
-        ValueError: When none is shipped for it (the message lists those that are).
+        ValueError: For another version, or when none is shipped for the game and table (the
+            message lists those that are).
     """
     from tabletop_gym.agents.base import shipped_file
 
-    return shipped_file(f"heuristic_net_{game}_{num_players}p.npz", "heuristic_net_*.npz",
-                        f"no distilled heuristic for {game} with {num_players} players",
+    if version not in VERSIONS:
+        raise ValueError(f"no distilled heuristic version {version!r}; shipped: {VERSIONS}")
+    stem = "heuristic_net" if version == 1 else f"heuristic_net_v{version}"
+    # Version 1's files are the heuristic_net_<game>_... ones, no other version's.
+    family = "heuristic_net_[!v]*.npz" if version == 1 else f"{stem}_*.npz"
+    what = "distilled heuristic" if version == 1 else f"distilled heuristic v{version}"
+    return shipped_file(f"{stem}_{game}_{num_players}p.npz", family,
+                        f"no {what} for {game} with {num_players} players",
                         " (make one: python -m tabletop_gym.jax.distill)")
 
 

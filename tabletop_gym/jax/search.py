@@ -25,10 +25,12 @@ ranks highest (a Positano bid has up to 42). The number of candidates is rounded
 of two (padding is never chosen), so a game compiles the search for at most a few widths.
 
 The spec: ``search:<policy>?worlds=K&width=W&z=Z&others=<policy>`` with ``<policy>`` ``jax-ppo``
-(the shipped PPO policy), ``heuristic-net`` (the shipped network distilled from the heuristic) or
-a path to a ``jax:`` checkpoint; ``search`` alone is ``search:heuristic-net``. ``others`` names
-an opponent model: the policy the other seats play in the continuations (by default the same
-policy plays every seat, so each move is valued as a reply to that policy).
+(the shipped PPO policy), ``heuristic-net`` (the shipped network distilled from the heuristic),
+``heuristic-net-v2`` (its second version, fitted on more games:
+:data:`tabletop_gym.jax.distill.VERSIONS`) or a path to a ``jax:`` checkpoint; ``search`` alone
+is ``search:heuristic-net``. ``others`` names an opponent model: the policy the other seats
+play in the continuations (by default the same policy plays every seat, so each move is valued as
+a reply to that policy).
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ DEFAULT_WORLDS = 8
 DEFAULT_WIDTH = 8
 DEFAULT_Z = 1.0
 MAX_WORLDS = 1024
-SHIPPED = ("heuristic-net", "jax-ppo")
+SHIPPED = ("heuristic-net", "heuristic-net-v2", "jax-ppo")
 """Policy names that resolve to the package's checkpoints for the game and table size."""
 
 
@@ -68,7 +70,7 @@ class SearchSpec:
     """A parsed ``search:`` spec.
 
     Attributes:
-        policy: ``"heuristic-net"``, ``"jax-ppo"`` or a checkpoint path.
+        policy: A name of :data:`SHIPPED` or a checkpoint path.
         worlds: Worlds drawn per decision (the budget).
         width: Most candidates per decision.
         z: Standard errors of paired gain needed to leave the policy's own move.
@@ -153,10 +155,10 @@ def resolve_policy(policy: str, game_name: str, num_players: int) -> str:
         from tabletop_gym.agents.base import jax_checkpoint_path
 
         return str(jax_checkpoint_path(game_name, num_players))
-    if policy == "heuristic-net":
+    if policy in ("heuristic-net", "heuristic-net-v2"):
         from tabletop_gym.jax.distill import shipped
 
-        return str(shipped(game_name, num_players))
+        return str(shipped(game_name, num_players, 2 if policy.endswith("-v2") else 1))
     return policy
 
 

@@ -63,11 +63,15 @@ class FixedRow:
         kind: ``"search"`` or ``"shipped"`` (a shipped policy).
         budget: What the page says of its budget; ``{deals}`` becomes the deals per seed it was
             scored on, ``{steps}`` the learner steps of the shipped policies of its games.
+        same_as: Another row's folder, read for the tasks this row's own folder has no file
+            of: where the two rows play the very same specs, a task is scored once and its
+            file has one home.
     """
 
     name: str
     kind: str
     budget: str
+    same_as: str | None = None
 
 
 FIXED_ROWS: dict[str, FixedRow] = {
@@ -85,6 +89,15 @@ FIXED_ROWS: dict[str, FixedRow] = {
         "policy is stronger than the heuristic; `search:jax-ppo?worlds=16` on Positano) and by "
         "the distilled heuristic at 4 and solo with 32 (`search:heuristic-net?worlds=32`); "
         "{deals} deals per seed (fewer than the protocol's)"),
+    # The shipped specs with the distilled heuristic's second version as the continuation
+    # wherever the shipped row continues with the first (solo and 4 players), on its deals.
+    "search-v2": FixedRow(
+        "search, heuristic-net-v2", "search",
+        "the shipped search's specs with the second version of the distilled heuristic "
+        "(`heuristic-net-v2`, fitted on 4 to 20 times the games, [search](search.md#a-closer-"
+        "copy-of-the-heuristic)) as the continuation at 4 players and solo "
+        "(`search:heuristic-net-v2?worlds=32`); at 2 players the shipped row's specs, and its "
+        "results; {deals} deals per seed (fewer than the protocol's)", same_as="search-shipped"),
     # The search's one free threshold, every task at one z and 16 worlds, on the same deals as
     # the shipped row (z = 1 is the row as first shipped).
     **{f"search-z{z}": FixedRow(
@@ -205,6 +218,8 @@ def _fixed_rows(root: pathlib.Path, refs: Mapping[str, Any], held_refs: Mapping[
         games = set()
         for t in task_ids:
             path = root / "suite-run" / folder / f"{t}.json"
+            if not path.is_file() and fixed.same_as is not None:
+                path = root / "suite-run" / fixed.same_as / f"{t}.json"
             if not path.is_file():
                 continue
             doc = json.loads(path.read_text())
@@ -583,7 +598,10 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "the others (with `--held-out`, its held-out "
         "scores too); its rows at one `z` by the same commands with `&z=Z` ending the spec on "
         "every task, `--label 'search, z = Z'` and `--out "
-        "benchmarks/suite-run/search-zZ/TASK.json`.",
+        "benchmarks/suite-run/search-zZ/TASK.json`; the `search, heuristic-net-v2` row by the "
+        "shipped row's commands with `heuristic-net-v2` for `heuristic-net`, `--label 'search, "
+        "heuristic-net-v2'` and `--out benchmarks/suite-run/search-v2/TASK.json` on the solo and "
+        "4-player tasks (at 2 players its specs are the shipped row's, whose files it reads).",
         "",
         *compute,
         "",

@@ -144,6 +144,10 @@ def test_plays_positanos_solo_game_continued_by_the_shipped_solo_network() -> No
     from tabletop_gym.jax.search import resolve_policy
 
     assert resolve_policy("heuristic-net", "positano", 1).endswith("heuristic_net_positano_1p.npz")
+    assert resolve_policy("heuristic-net-v2", "positano", 4).endswith(
+        "heuristic_net_v2_positano_4p.npz")
+    with pytest.raises(ValueError, match="no distilled heuristic v2 for rapa_nui with 2 players"):
+        resolve_policy("heuristic-net-v2", "rapa_nui", 2)
     env = raw_env_factory("positano")(num_players=1)
     env.reset(seed=3)
     agent = _agent(env, 0)
