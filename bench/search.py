@@ -16,6 +16,10 @@ counts one half) with its 95 % Wilson interval.
 Usage: ``nice python bench/search.py [--games 40] [--search SPEC] [--games-heuristic 20]``;
 writes ``bench/results/search.{md,json}``. Needs the ``jax`` extra.
 
+Paired mode (``--paired A.json B.json``): two runs from the same first deal played the same
+games, seat for seat, as far as the shorter goes; it prints A's outcome minus B's over those,
+with its 95 % interval.
+
 Table mode (``--players 4 --table ismcts:12:guided heuristic heuristic --out
 bench/results/search-4p``): the search at a table of those seats, its seat rotated on each deal;
 per opponent kind, how often the search finished above it (the share of that kind's seats it
@@ -274,7 +278,18 @@ def main(argv: list[str] | None = None) -> int:
                    help="2 players: the first deal (and the agents' generator's seed)")
     p.add_argument("--pool", nargs="+", metavar="JSON",
                    help="pool the matches of these result files (disjoint deals) into --out")
+    p.add_argument("--paired", nargs=2, metavar=("A", "B"),
+                   help="two result files' common games (same deals and seats): A's outcome "
+                        "minus B's, with its 95 %% interval; prints, writes nothing")
     a = p.parse_args(argv)
+    if a.paired:
+        try:
+            docs = [json.loads(pathlib.Path(name).read_text()) for name in a.paired]
+            for line in paired(*docs):
+                print(line)
+        except (OSError, json.JSONDecodeError, ValueError) as e:
+            raise SystemExit(f"--paired: {e}") from e
+        return 0
     if a.pool:
         return main_pool(a, argv)
     if a.players > 2:
@@ -395,6 +410,39 @@ def pool_rows(docs: list[tuple[str, dict[str, Any]]]) -> tuple[list[dict[str, An
         s, m2 = out["search"]["steps_per_s"], out["ismcts:12:guided"]["steps_per_s"]
         out["steps_per_s_ratio"] = round(s / m2, 2) if s and m2 else None
     return rows, list(speed.values())
+
+
+def paired(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """Per game and opponent, the mean of A's outcome minus B's over the games both played.
+
+    A run plays deal ``first_deal + i // 2`` from seat ``i % 2`` as its game ``i``, so two runs
+    from the same first deal share their first ``min(games)`` games, seat for seat. The interval
+    is the normal one over those per-game differences.
+
+    Raises:
+        ValueError: When the files share no match (game and opponent) from the same first deal,
+            or a shared match has no per-game outcomes.
+    """
+    lines = []
+    for ra in a["matches"]:
+        for rb in b["matches"]:
+            if (ra["game"], ra["opponent"]) != (rb["game"], rb["opponent"]) or (
+                    ra.get("first_deal", FIRST_SEED) != rb.get("first_deal", FIRST_SEED)):
+                continue
+            if "outcomes" not in ra or "outcomes" not in rb:
+                raise ValueError(f"the {ra['game']} match against {ra['opponent']} has no "
+                                 "per-game outcomes in both files")
+            n = min(len(ra["outcomes"]), len(rb["outcomes"]))
+            d = np.asarray(ra["outcomes"][:n], float) - np.asarray(rb["outcomes"][:n], float)
+            half = 1.96 * float(d.std(ddof=1)) / np.sqrt(n) if n > 1 else float("nan")
+            lines.append(f"{ra['game']} against {ra['opponent']}, {n} common games from deal "
+                         f"{ra.get('first_deal', FIRST_SEED)}: `{ra['search']}` "
+                         f"{np.mean(ra['outcomes'][:n]):.3f}, `{rb['search']}` "
+                         f"{np.mean(rb['outcomes'][:n]):.3f}, paired difference "
+                         f"{d.mean():+.3f} ± {half:.3f}")
+    if not lines:
+        raise ValueError("the two files share no match (game, opponent and first deal)")
+    return lines
 
 
 def main_pool(a: argparse.Namespace, argv: list[str] | None) -> int:

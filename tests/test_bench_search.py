@@ -88,3 +88,24 @@ def test_pooling_refuses_runs_that_share_deals():
                                          r"repeats deals of an earlier file \(deals 41101"):
         bench.pool_rows([("a", _doc(41100, [1.0] * 4, [1.0] * 4)),
                          ("b", _doc(41101, [1.0] * 2, [1.0] * 2))])
+
+
+def test_paired_compares_the_games_both_runs_played_seat_for_seat():
+    # Same first deal: the first 4 games are common. A - B per game: 0, +1, -0.5, +1, so a mean
+    # of 0.375 and a sample standard deviation of sqrt(((-.375)^2 + 2 (.625)^2 + (-.875)^2) / 3).
+    a = _doc(41000, [1.0, 1.0, 0.0, 1.0, 1.0, 1.0], [1.0] * 6)
+    b = _doc(41000, [1.0, 0.0, 0.5, 0.0], [1.0] * 4)
+    b["matches"][0]["search"] = "other"
+    (line,) = bench.paired(a, b)
+    sd = ((0.375 ** 2 + 2 * 0.625 ** 2 + 0.875 ** 2) / 3) ** 0.5
+    assert line == (f"rapa_nui against ismcts:12:guided, 4 common games from deal 41000: "
+                    f"`{a['matches'][0]['search']}` 0.750, `other` 0.375, paired difference "
+                    f"+0.375 ± {1.96 * sd / 2:.3f}")
+
+
+def test_paired_refuses_runs_of_other_deals_and_files_without_outcomes():
+    with pytest.raises(ValueError, match="share no match"):
+        bench.paired(_doc(41000, [1.0] * 2, [1.0] * 2), _doc(41002, [1.0] * 2, [1.0] * 2))
+    with pytest.raises(ValueError, match="has no per-game outcomes in both files"):
+        bench.paired(_doc(41000, [1.0] * 2, [1.0] * 2),
+                     _doc(41000, [1.0] * 2, [1.0] * 2, legacy=True))
