@@ -32,6 +32,11 @@ RUN_TIME_FILES = {
     "agents/checkpoints/heuristic_net_positano_4p.npz",
     "agents/checkpoints/heuristic_net_rapa_nui_4p.npz",
     "agents/checkpoints/heuristic_net_positano_1p.npz",
+    # The distilled heuristics' second version (heuristic-net-v2, the search's continuation).
+    "agents/checkpoints/heuristic_net_v2_positano_1p.npz",
+    "agents/checkpoints/heuristic_net_v2_positano_2p.npz",
+    "agents/checkpoints/heuristic_net_v2_positano_4p.npz",
+    "agents/checkpoints/heuristic_net_v2_rapa_nui_4p.npz",
     # The web app's pages and static files (web/app.py).
     "web/pages/index.html",
     "web/pages/game.html",
