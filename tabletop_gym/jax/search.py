@@ -61,7 +61,9 @@ DEFAULT_WORLDS = 8
 DEFAULT_WIDTH = 8
 DEFAULT_Z = 1.0
 MAX_WORLDS = 1024
-SHIPPED = ("heuristic-net", "heuristic-net-v2", "jax-ppo")
+DISTILLED = {"heuristic-net": 1, "heuristic-net-v2": 2}
+"""The distilled heuristics by name, and their versions (`distill.VERSIONS`)."""
+SHIPPED = (*DISTILLED, "jax-ppo")
 """Policy names that resolve to the package's checkpoints for the game and table size."""
 
 
@@ -155,10 +157,10 @@ def resolve_policy(policy: str, game_name: str, num_players: int) -> str:
         from tabletop_gym.agents.base import jax_checkpoint_path
 
         return str(jax_checkpoint_path(game_name, num_players))
-    if policy in ("heuristic-net", "heuristic-net-v2"):
+    if policy in DISTILLED:
         from tabletop_gym.jax.distill import shipped
 
-        return str(shipped(game_name, num_players, 2 if policy.endswith("-v2") else 1))
+        return str(shipped(game_name, num_players, DISTILLED[policy]))
     return policy
 
 
