@@ -38,6 +38,7 @@ import optax
 
 from tabletop_gym.jax.core import make
 from tabletop_gym.jax.train import (
+    ACTIVATIONS,
     TrainConfig,
     Trainer,
     load_params,
@@ -51,7 +52,9 @@ class Samples:
     """Decisions of the heuristic bot.
 
     Attributes:
-        observation: ``(N, observation_size)`` float32 observer vectors.
+        observation: ``(N, observation_size)`` observer vectors: float32, or uint8 where
+            :func:`collect` found every value a whole number in 0..255 (lossless, and a quarter
+            of the memory: every shipped game's observer gives such vectors).
         action_mask: ``(N, num_actions)`` bool legal masks.
         action: ``(N,)`` the bot's action at each.
         games: Games played to collect them.
@@ -103,11 +106,15 @@ def collect(game: str, num_players: int, games: int, seed: int = 0, explore: flo
     env = raw_env_factory(game)(num_players=num_players, **config)
     size = reference_size(env.observer)  # what the batched engine's observe gives
     rng = np.random.default_rng(seed)
-    obs_rows: list[np.ndarray] = []
-    mask_rows: list[np.ndarray] = []
+    # One block per game, kept compact: a collection of a million decisions and more would
+    # otherwise be held twice over in float32 while it is stacked.
+    obs_blocks: list[np.ndarray] = []
+    mask_blocks: list[np.ndarray] = []
     actions: list[int] = []
     gain_rows: list[np.ndarray] = []
     for g in range(games):
+        obs_rows: list[np.ndarray] = []
+        mask_rows: list[np.ndarray] = []
         env.reset(seed=seed + g)
         bots = {name: make_agent(teacher, env.game, env.observer, rng)
                 for name in env.possible_agents}
@@ -135,8 +142,36 @@ def collect(game: str, num_players: int, games: int, seed: int = 0, explore: flo
             if explore and rng.random() < explore:
                 move = int(rng.choice(np.flatnonzero(mask)))
             env.step(move)
-    return Samples(np.stack(obs_rows), np.stack(mask_rows), np.asarray(actions, np.int32), games,
+        if obs_rows:
+            obs_blocks.append(_compact(np.stack(obs_rows)))
+            mask_blocks.append(np.stack(mask_rows))
+    return Samples(_concatenate(obs_blocks), _concatenate(mask_blocks),
+                   np.asarray(actions, np.int32), games,
                    np.stack(gain_rows) if gains else None)
+
+
+def _compact(block: np.ndarray) -> np.ndarray:
+    """``block`` as uint8 where that keeps every value exactly, else as it is."""
+    small = block.astype(np.uint8)
+    return small if np.array_equal(small, block) else block
+
+
+def _concatenate(blocks: list[np.ndarray]) -> np.ndarray:
+    """The blocks one after another, each released once copied (``blocks`` ends empty).
+
+    Peak memory is the result and one block, where ``np.concatenate`` holds all of them and
+    the result together. The result is uint8 where every block is, else float32.
+    """
+    kinds = {b.dtype for b in blocks}
+    dtype = blocks[0].dtype if len(kinds) == 1 else np.dtype(np.float32)
+    out = np.empty((sum(b.shape[0] for b in blocks), *blocks[0].shape[1:]), dtype)
+    at = 0
+    blocks.reverse()  # popped from the end, in order
+    while blocks:
+        b = blocks.pop()
+        out[at:at + b.shape[0]] = b
+        at += b.shape[0]
+    return out
 
 
 def greedy(trainer: Trainer, params: Any, samples: Samples, rows: np.ndarray,
@@ -147,7 +182,7 @@ def greedy(trainer: Trainer, params: Any, samples: Samples, rows: np.ndarray,
     take several times the samples' own memory on a large collection.
     """
     picks = [np.asarray(jnp.argmax(trainer.apply(
-        params, jnp.asarray(samples.observation[rows[i:i + chunk]]),
+        params, jnp.asarray(samples.observation[rows[i:i + chunk]], jnp.float32),
         jnp.asarray(samples.action_mask[rows[i:i + chunk]]))[0], -1))
         for i in range(0, rows.size, chunk)]
     return np.concatenate(picks) if picks else np.zeros(0, np.int64)
@@ -219,7 +254,7 @@ def distill(game: str, num_players: int, samples: Samples, hidden: tuple[int, ..
         # Fixed once, from the starting network: the fit moves towards one improvement of it.
         assert samples.gain is not None
         targets = np.concatenate([np.asarray(jax.nn.softmax(
-            trainer.apply(params, jnp.asarray(samples.observation[i:i + 4096]),
+            trainer.apply(params, jnp.asarray(samples.observation[i:i + 4096], jnp.float32),
                           jnp.asarray(samples.action_mask[i:i + 4096]))[0]
             + beta * jnp.asarray(samples.gain[i:i + 4096]), -1)) for i in range(0, n, 4096)])
     opt = optax.adam(lr)
@@ -253,7 +288,8 @@ def distill(game: str, num_players: int, samples: Samples, hidden: tuple[int, ..
         for b in range(steps):
             idx = shuffled[b * size:(b + 1) * size]
             params, opt_state, value = step(params, opt_state,
-                                            jnp.asarray(samples.observation[idx]),
+                                            jnp.asarray(samples.observation[idx],
+                                                        jnp.float32),
                                             jnp.asarray(samples.action_mask[idx]),
                                             target_rows(idx))
             last = float(value)
@@ -278,11 +314,11 @@ def distill(game: str, num_players: int, samples: Samples, hidden: tuple[int, ..
 
 def distill_to(path: str | pathlib.Path, game: str, num_players: int, games: int = 2000,
                seed: int = 0, explore: float = 0.1, hidden: tuple[int, ...] = (64, 64),
-               epochs: int = 20, **config: Any) -> dict[str, Any]:
+               epochs: int = 20, activation: str = "tanh", **config: Any) -> dict[str, Any]:
     """Collect, distil and save a ``heuristic-net`` checkpoint; the report it records."""
     samples = collect(game, num_players, games, seed=seed, explore=explore, **config)
-    trainer, params, report = distill(game, num_players, samples, hidden=hidden, epochs=epochs,
-                                      seed=seed, **config)
+    trainer, params, report = distill(game, num_players, samples, hidden=hidden,
+                                      activation=activation, epochs=epochs, seed=seed, **config)
     report["explore"] = explore
     save_checkpoint(path, trainer, params, seed=seed, learner_steps=0, iterations=0,
                     algorithm="behaviour cloning of the Python heuristic (tabletop_gym.jax."
@@ -337,12 +373,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--explore", type=float, default=0.1)
     p.add_argument("--epochs", type=int, default=20)
     p.add_argument("--hidden", type=int, nargs="+", default=[64, 64])
+    p.add_argument("--activation", choices=sorted(ACTIVATIONS), default="tanh")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True)
     a = p.parse_args(argv)
     try:
         report = distill_to(a.out, a.game, a.players, games=a.games, seed=a.seed,
-                            explore=a.explore, hidden=tuple(a.hidden), epochs=a.epochs)
+                            explore=a.explore, hidden=tuple(a.hidden), epochs=a.epochs,
+                            activation=a.activation)
     except ValueError as err:
         p.error(str(err))
     print(report)

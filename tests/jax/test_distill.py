@@ -14,7 +14,16 @@ import pytest
 from tabletop_gym.agents.jax_policy import JaxPolicyAgent, load_policy
 from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.jax.core import make
-from tabletop_gym.jax.distill import agreement, collect, distill, distill_to, greedy
+from tabletop_gym.jax.distill import (
+    Samples,
+    _compact,
+    _concatenate,
+    agreement,
+    collect,
+    distill,
+    distill_to,
+    greedy,
+)
 from tabletop_gym.jax.train import TrainConfig, Trainer
 from tests.legal_play import play_legal_game
 
@@ -51,6 +60,33 @@ def test_the_first_label_is_the_heuristics_move_on_that_observation():
     bot = make_agent("heuristic", env.game, env.observer, np.random.default_rng(0))
     # The bot's first move in a fresh game has no tie to break here: the same move.
     assert bot.act(obs) == s.action[0]
+
+
+def test_blocks_are_kept_as_bytes_only_where_that_is_exact():
+    whole = np.array([[0.0, 3.0, 255.0]], np.float32)
+    assert _compact(whole).dtype == np.uint8 and np.array_equal(_compact(whole), whole)
+    for inexact in ([[0.5, 1.0, 2.0]], [[256.0, 0.0, 1.0]], [[-1.0, 0.0, 1.0]]):
+        block = np.array(inexact, np.float32)
+        assert _compact(block) is block  # a half, past 255, below 0: left as float32
+    small = [_compact(whole), _compact(whole * 0 + 7)]
+    joined = _concatenate(small)
+    assert joined.dtype == np.uint8 and joined.tolist() == [[0, 3, 255], [7, 7, 7]]
+    assert small == []  # each block released once copied
+    mixed = _concatenate([_compact(whole), np.array([[0.5, 1.0, 2.0]], np.float32)])
+    assert mixed.dtype == np.float32 and mixed.tolist() == [[0, 3, 255], [0.5, 1, 2]]
+
+
+def test_a_collection_in_bytes_fits_exactly_as_in_float32():
+    s = collect("rapa_nui", 2, 2, seed=3)
+    # Rapa Nui's observer gives whole numbers below 256: a quarter of float32's memory.
+    assert s.observation.dtype == np.uint8
+    wide = Samples(s.observation.astype(np.float32), s.action_mask, s.action, s.games)
+    fits = [distill("rapa_nui", 2, x, hidden=(8,), epochs=2, batch_size=32)
+            for x in (s, wide)]
+    assert fits[0][2]["holdout_agreement"] == fits[1][2]["holdout_agreement"]
+    for a, b in zip(jax.tree_util.tree_leaves(fits[0][1]), jax.tree_util.tree_leaves(fits[1][1]),
+                    strict=True):
+        assert np.array_equal(np.asarray(a), np.asarray(b))
 
 
 def test_bad_collections_and_fits_are_refused():
