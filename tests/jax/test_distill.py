@@ -246,3 +246,19 @@ def test_a_warm_fit_starts_from_the_checkpoint_and_a_foreign_one_is_refused(net)
     ]:
         with pytest.raises(ValueError, match=rf"holds a network for .*; this fit needs .*{says}"):
             load_params(trainer, path)
+
+
+def test_the_command_line_fits_the_activation_it_is_given(tmp_path, capsys):
+    from tabletop_gym.jax.distill import main
+
+    out = tmp_path / "relu.npz"
+    assert main(["--game", "rapa_nui", "--players", "2", "--games", "2", "--epochs", "1",
+                 "--hidden", "8", "--activation", "relu", "--out", str(out)]) == 0
+    meta = load_policy(out)[1]
+    assert meta["activation"] == "relu" and list(meta["hidden"]) == [8]
+    assert f"saved {out}" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["--game", "rapa_nui", "--activation", "sigmoid", "--out", str(tmp_path / "x")])
+    err = capsys.readouterr().err
+    assert "invalid choice: 'sigmoid'" in err and "relu" in err and "tanh" in err
+    assert not (tmp_path / "x").exists()
