@@ -37,6 +37,9 @@ RUN_TIME_FILES = {
     "agents/checkpoints/heuristic_net_v2_positano_2p.npz",
     "agents/checkpoints/heuristic_net_v2_positano_4p.npz",
     "agents/checkpoints/heuristic_net_v2_rapa_nui_4p.npz",
+    # Its third version (heuristic-net-v3, Positano's search at 2 and 4 players).
+    "agents/checkpoints/heuristic_net_v3_positano_2p.npz",
+    "agents/checkpoints/heuristic_net_v3_positano_4p.npz",
     # The web app's pages and static files (web/app.py).
     "web/pages/index.html",
     "web/pages/game.html",

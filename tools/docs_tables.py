@@ -56,7 +56,8 @@ def distilled_nets() -> str:
         _arrays, meta = load_policy(path)
         d = meta["distilled"]
         rows.append([f"`{path.name}`", meta["game"], str(meta["num_players"]),
-                     "×".join(map(str, meta["hidden"])), f"{d['games']:,}", f"{d['samples']:,}",
+                     "×".join(map(str, meta["hidden"])) + f" {meta['activation']}",
+                     f"{d['games']:,}", f"{d['samples']:,}",
                      f"{d['train_agreement']:.3f}", f"{d['holdout_agreement']:.3f}"])
     return _table(["checkpoint", "game", "players", "network", "games", "decisions",
                    "agreement (fit)", "agreement (held out)"], rows)

@@ -326,11 +326,13 @@ def distill_to(path: str | pathlib.Path, game: str, num_players: int, games: int
     return report
 
 
-VERSIONS = (1, 2)
+VERSIONS = (1, 2, 3)
 """The shipped distilled heuristics. Version 1 (``heuristic-net``) is the trainer's opponent and
 the continuation of the searches first shipped; version 2 (``heuristic-net-v2``) is fitted on
 several times the games, agrees with the heuristic more often, and continues the search at four
-players and solo. Both are kept: results trained or scored against one name it."""
+players and solo; version 3 (``heuristic-net-v3``, Positano at 2 and 4 players) is the same size
+with ReLU units, fitted on three times version 2's games again. All are kept: results trained or
+scored against one name it."""
 
 
 def shipped(game: str, num_players: int, version: int = 1) -> pathlib.Path:

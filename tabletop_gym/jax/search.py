@@ -26,7 +26,7 @@ of two (padding is never chosen), so a game compiles the search for at most a fe
 
 The spec: ``search:<policy>?worlds=K&width=W&z=Z&others=<policy>`` with ``<policy>`` ``jax-ppo``
 (the shipped PPO policy), ``heuristic-net`` (the shipped network distilled from the heuristic),
-``heuristic-net-v2`` (its second version, fitted on more games:
+``heuristic-net-v2`` and ``heuristic-net-v3`` (its later versions, fitted on more games:
 :data:`tabletop_gym.jax.distill.VERSIONS`) or a path to a ``jax:`` checkpoint; ``search`` alone
 is ``search:heuristic-net``. ``others`` names an opponent model: the policy the other seats
 play in the continuations (by default the same policy plays every seat, so each move is valued as
@@ -61,7 +61,7 @@ DEFAULT_WORLDS = 8
 DEFAULT_WIDTH = 8
 DEFAULT_Z = 1.0
 MAX_WORLDS = 1024
-DISTILLED = {"heuristic-net": 1, "heuristic-net-v2": 2}
+DISTILLED = {"heuristic-net": 1, "heuristic-net-v2": 2, "heuristic-net-v3": 3}
 """The distilled heuristics by name, and their versions (`distill.VERSIONS`)."""
 SHIPPED = (*DISTILLED, "jax-ppo")
 """Policy names that resolve to the package's checkpoints for the game and table size."""

@@ -207,8 +207,32 @@ def test_a_version_or_table_not_shipped_is_refused_by_name():
     with pytest.raises(ValueError, match=r"no distilled heuristic v2 for rapa_nui with 2 players; "
                        rf"shipped: \[{', '.join(repr(n) for n in names)}\]"):
         shipped("rapa_nui", 2, version=2)
-    with pytest.raises(ValueError, match=r"no distilled heuristic version 3; shipped: \(1, 2\)"):
+    with pytest.raises(ValueError, match=r"no distilled heuristic version 4; shipped: \(1, 2, 3\)"):
+        shipped("rapa_nui", 4, version=4)
+    with pytest.raises(ValueError, match=r"no distilled heuristic v3 for rapa_nui with 4 players; "
+                       r"shipped: \['heuristic_net_v3_positano_2p', "
+                       r"'heuristic_net_v3_positano_4p'\]"):
         shipped("rapa_nui", 4, version=3)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_third_version_is_a_relu_net_fitted_on_more_games_and_agrees_more(players):
+    from tabletop_gym.arena.envs import raw_env_factory
+    from tabletop_gym.jax.distill import shipped
+
+    v2, v3 = shipped("positano", players, version=2), shipped("positano", players, version=3)
+    assert v3.name == f"heuristic_net_v3_positano_{players}p.npz"
+    env = raw_env_factory("positano")(num_players=players)
+    agent = make_agent(f"jax:{v3}", env.game, env.observer)
+    assert play_legal_game(env, agent, seed=1) > 0 and env.game_state.is_terminal()
+    old, new = load_policy(v2)[1], load_policy(v3)[1]
+    assert (new["game"], new["num_players"]) == ("positano", players)
+    # Same layer sizes, so the search's time per move stays where it was; ReLU units and more
+    # games are what changed.
+    assert list(new["hidden"]) == list(old["hidden"]) == [128, 128]
+    assert (old["activation"], new["activation"]) == ("tanh", "relu")
+    assert new["distilled"]["games"] >= 2.5 * old["distilled"]["games"]
+    assert new["distilled"]["holdout_agreement"] > old["distilled"]["holdout_agreement"]
 
 
 def test_a_shipped_net_is_recorded_by_its_package_path():

@@ -148,6 +148,10 @@ def test_plays_positanos_solo_game_continued_by_the_shipped_solo_network() -> No
         "heuristic_net_v2_positano_4p.npz")
     with pytest.raises(ValueError, match="no distilled heuristic v2 for rapa_nui with 2 players"):
         resolve_policy("heuristic-net-v2", "rapa_nui", 2)
+    assert resolve_policy("heuristic-net-v3", "positano", 2).endswith(
+        "heuristic_net_v3_positano_2p.npz")
+    with pytest.raises(ValueError, match="no distilled heuristic v3 for positano with 1 players"):
+        resolve_policy("heuristic-net-v3", "positano", 1)
     env = raw_env_factory("positano")(num_players=1)
     env.reset(seed=3)
     agent = _agent(env, 0)
