@@ -159,23 +159,25 @@ def finished_above(scores: Any, seat: int, others: dict[int, str]) -> dict[str, 
 
 
 def table_match(game: str, players: int, search: str, opponents: list[str], games: int,
-                clocks: dict[str, Clock]) -> list[dict[str, Any]]:
+                clocks: dict[str, Clock], first_deal: int = FIRST_SEED) -> list[dict[str, Any]]:
     """Games of ``search`` at a table of ``opponents``, the search's seat rotated on each deal.
 
     The other seats play ``opponents`` in that order, from the seat after the search's. The
     result per opponent kind is the finished-above rate: the mean over games of the share of that
     kind's seats the search finished above (ties one half), with a normal 95 % interval over
-    games.
+    games. The games are dealt by ``first_deal``, ``first_deal + 1``, ... (``players`` games, one
+    per seat, a deal), and the agents' generator is seeded by ``first_deal``: runs on disjoint
+    deals are independent and can be pooled (``--pool``).
     """
     if len(opponents) != players - 1:
         raise ValueError(f"{players} seats need {players - 1} opponents, got {opponents}")
     env = raw_env_factory(game)(num_players=players)
-    rng = np.random.default_rng(FIRST_SEED)
+    rng = np.random.default_rng(first_deal)
     per_game: dict[str, list[float]] = {}
     wins: list[float] = []
     seats: list[int] = []
     for i in range(games):
-        deal, seat = FIRST_SEED + i // players, i % players
+        deal, seat = first_deal + i // players, i % players
         seats.append(seat)
         by_seat = {(seat + 1 + k) % players: opp for k, opp in enumerate(opponents)}
         by_seat[seat] = search
@@ -187,18 +189,23 @@ def table_match(game: str, players: int, search: str, opponents: list[str], game
                                {s: x for s, x in enumerate(specs) if s != seat})
         for spec, v in above.items():
             per_game.setdefault(spec, []).append(v)
-    rows = []
-    for spec, vals in per_game.items():
-        x = np.asarray(vals)
-        half = 1.959964 * x.std(ddof=1) / np.sqrt(x.size) if x.size > 1 else float("nan")
-        rows.append({"game": game, "players": players, "search": search, "opponent": spec,
-                     "table": [search, *opponents], "games": games,
-                     "finished_above": round(float(x.mean()), 3),
-                     "finished_above_ci": [round(float(x.mean() - half), 3),
-                                           round(float(x.mean() + half), 3)],
-                     "search_win_rate": round(float(np.mean(wins)), 3),
-                     "search_seats": seats})
-    return rows
+    return [{**table_row(game, players, search, [search, *opponents], spec, vals, wins),
+             "first_deal": first_deal, "search_seats": seats, "finished_above_per_game": vals,
+             "search_wins": wins} for spec, vals in per_game.items()]
+
+
+def table_row(game: str, players: int, search: str, table: list[str], opponent: str,
+              above: list[float], wins: list[float]) -> dict[str, Any]:
+    """A table's result against one opponent kind: the finished-above rate over ``above``
+    (one value a game) with its normal 95 % interval, and the search's win rate."""
+    x = np.asarray(above, float)
+    half = 1.959964 * x.std(ddof=1) / np.sqrt(x.size) if x.size > 1 else float("nan")
+    return {"game": game, "players": players, "search": search, "opponent": opponent,
+            "table": table, "games": int(x.size),
+            "finished_above": round(float(x.mean()), 3),
+            "finished_above_ci": [round(float(x.mean() - half), 3),
+                                  round(float(x.mean() + half), 3)],
+            "search_win_rate": round(float(np.mean(wins)), 3)}
 
 
 def compile_search(game: str, players: int, spec: str) -> float:
@@ -234,30 +241,94 @@ def main_table(a: argparse.Namespace, argv: list[str] | None) -> int:
     for game in a.games_list:
         compile_s = compile_search(game, a.players, a.search)
         clocks = {spec: Clock() for spec in {a.search, *a.table}}
-        rows += table_match(game, a.players, a.search, list(a.table), a.games, clocks)
+        rows += table_match(game, a.players, a.search, list(a.table), a.games, clocks,
+                            a.first_deal)
         speed.append({"game": game, "players": a.players, "compile_s": round(compile_s, 1),
                       **{spec: c.row() for spec, c in clocks.items()}})
         print(json.dumps(rows[-1]), json.dumps(speed[-1]), flush=True)
     doc = {"command": "python bench/search.py " + " ".join(argv or sys.argv[1:]),
            "tables": rows, "speed": speed, "provenance": metadata()}
-    lines = [f"# Batched search at {a.players}-player tables (CPU, same run)", "",
-             f"Command: `{doc['command']}`", "",
-             "| game | table | opponent | games | finished above it [95 %] | search's win rate |",
-             "|---|---|---|---|---|---|"]
-    for r in rows:
+    write_tables(a.out, doc, f"# Batched search at {a.players}-player tables (CPU, same run)")
+    return 0
+
+
+def write_tables(out: str, doc: dict[str, Any], title: str,
+                 runs: list[str] | None = None) -> None:
+    """The table page: each opponent kind's finished-above rate, then every agent's speed."""
+    lines = [title, "", f"Command: `{doc['command']}`", ""]
+    if runs:
+        lines += ["Runs pooled (each timed every agent in the same run):", "", *runs, ""]
+    lines += ["| game | table | opponent | games | finished above it [95 %] | search's win rate |",
+              "|---|---|---|---|---|---|"]
+    for r in doc["tables"]:
         lines.append(f"| {r['game']} | " + ", ".join(f"`{x}`" for x in r["table"]) +
                      f" | `{r['opponent']}` | {r['games']} | {r['finished_above']:.3f} "
                      f"[{r['finished_above_ci'][0]:.3f}, {r['finished_above_ci'][1]:.3f}] | "
                      f"{r['search_win_rate']:.3f} |")
     lines += ["", "| game | agent | decisions timed | ms per move | continuation steps/s |",
               "|---|---|---|---|---|"]
-    for sp in speed:
-        for spec in (a.search, *dict.fromkeys(a.table)):
+    for sp in doc["speed"]:
+        table = next(r["table"] for r in doc["tables"] if r["game"] == sp["game"])
+        for spec in dict.fromkeys(table):
             c = sp[spec]
             lines.append(f"| {sp['game']} | `{spec}` | {c['decisions']} | {c['ms_per_move']} | "
                          f"{c['steps_per_s']} |")
-    write(a.out, doc, lines)
-    return 0
+    write(out, doc, lines)
+
+
+def pool_tables(docs: list[tuple[str, dict[str, Any]]]) -> tuple[list[dict[str, Any]],
+                                                                  list[dict[str, Any]]]:
+    """The tables and speed rows of several table-mode files, pooled per (game, table, opponent).
+
+    Returns:
+        ``(tables, speed)``: per key, the games of every file (finished-above rate with its
+        normal interval over all of them, the search's win rate, the files' first deals); per
+        game, each agent's decisions, seconds and steps summed over the files.
+
+    Raises:
+        ValueError: A file lacks per-game values (written before they were kept: run it again),
+            or two files share a deal of a table.
+    """
+    pooled: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for name, doc in docs:
+        for r in doc.get("tables", []):
+            if "finished_above_per_game" not in r:
+                raise ValueError(f"{name}: the {r['game']} table has no per-game values (a file "
+                                 "written before they were kept); run it again to pool it")
+            key = (r["game"], r["players"], r["search"], tuple(r["table"]), r["opponent"])
+            m = pooled.setdefault(key, {"above": [], "wins": [], "deals": set(),
+                                        "first_deals": []})
+            first = int(r["first_deal"])
+            deals = set(range(first, first + -(-int(r["games"]) // int(r["players"]))))
+            if m["deals"] & deals:
+                raise ValueError(f"{name}: the {r['game']} table repeats deals of an earlier "
+                                 f"file (deals {min(m['deals'] & deals)}...); pool files of "
+                                 "disjoint deals")
+            m["deals"] |= deals
+            m["first_deals"].append(first)
+            m["above"] += list(r["finished_above_per_game"])
+            m["wins"] += list(r["search_wins"])
+    tables = [{**table_row(game, players, search, list(table), opponent, m["above"], m["wins"]),
+               "first_deals": m["first_deals"]}
+              for (game, players, search, table, opponent), m in pooled.items()]
+    speed: dict[str, dict[str, Any]] = {}
+    for _, doc in docs:
+        for sp in doc.get("speed", []):
+            out = speed.setdefault(sp["game"], {"game": sp["game"], "players": sp["players"],
+                                                "compile_s": []})
+            out["compile_s"].append(sp["compile_s"])
+            for spec, c in sp.items():
+                if isinstance(c, dict):
+                    o = out.setdefault(spec, {"decisions": 0, "seconds": 0.0, "steps": 0})
+                    for k in ("decisions", "seconds", "steps"):
+                        o[k] += c[k]
+    for out in speed.values():
+        for c in out.values():
+            if isinstance(c, dict):
+                c["seconds"] = round(c["seconds"], 3)
+                c["ms_per_move"] = round(1000 * c["seconds"] / max(c["decisions"], 1), 2)
+                c["steps_per_s"] = round(c["steps"] / c["seconds"], 1) if c["seconds"] else None
+    return tables, list(speed.values())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -275,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--table", nargs="+", default=["ismcts:12:guided", "heuristic", "heuristic"],
                    help="table mode: the other seats' specs, in seat order after the search's")
     p.add_argument("--first-deal", type=int, default=FIRST_SEED,
-                   help="2 players: the first deal (and the agents' generator's seed)")
+                   help="the first deal (and the agents' generator's seed)")
     p.add_argument("--pool", nargs="+", metavar="JSON",
                    help="pool the matches of these result files (disjoint deals) into --out")
     p.add_argument("--paired", nargs=2, metavar=("A", "B"),
@@ -446,24 +517,39 @@ def paired(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
 
 
 def main_pool(a: argparse.Namespace, argv: list[str] | None) -> int:
-    """The pool mode: several 2-player result files on disjoint deals as one."""
+    """The pool mode: several result files on disjoint deals as one (2-player or tables)."""
     docs = []
     for name in a.pool:
         try:
             docs.append((name, json.loads(pathlib.Path(name).read_text())))
         except (OSError, json.JSONDecodeError) as e:
             raise SystemExit(f"--pool: cannot read {name}: {e}") from e
+    pooled = [{"file": n, "command": str(d.get("command")),
+               "commit": str(d.get("provenance", {}).get("commit"))} for n, d in docs]
+    runs = [f"* `{p['command']}` (commit `{p['commit'][:7]}`)" for p in pooled]
+    kinds = {"tables" in d for _, d in docs}
+    if len(kinds) > 1:
+        raise SystemExit("--pool: give either 2-player files or table files, not both")
+    if kinds == {True}:
+        try:
+            tables, speed = pool_tables(docs)
+        except ValueError as e:
+            raise SystemExit(f"--pool: {e}") from e
+        players = tables[0]["players"] if tables else "n"
+        write_tables(a.out, {"command": "python bench/search.py " + " ".join(argv or
+                                                                             sys.argv[1:]),
+                             "pooled": pooled, "tables": tables, "speed": speed,
+                             "provenance": metadata()},
+                     f"# Batched search at {players}-player tables (CPU, pooled runs)", runs)
+        return 0
     try:
         rows, speed = pool_rows(docs)
     except ValueError as e:
         raise SystemExit(f"--pool: {e}") from e
-    pooled = [{"file": n, "command": str(d.get("command")),
-               "commit": str(d.get("provenance", {}).get("commit"))} for n, d in docs]
     doc = {"command": "python bench/search.py " + " ".join(argv or sys.argv[1:]),
            "pooled": pooled, "matches": rows, "speed": speed, "provenance": metadata()}
     title = "# Batched search against the Python ISMCTS (2 players, CPU, pooled runs)"
-    write_matches(a.out, doc, title, [f"* `{p['command']}` (commit `{p['commit'][:7]}`)"
-                                      for p in pooled])
+    write_matches(a.out, doc, title, runs)
     return 0
 
 

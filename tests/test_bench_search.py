@@ -6,6 +6,7 @@ No timing is asserted (the bench measures; tests never do).
 from __future__ import annotations
 
 import os
+import pathlib
 
 import pytest
 
@@ -39,6 +40,72 @@ def test_the_table_rotates_the_searchers_seat_and_reports_each_opponent_kind():
     assert clocks["random"].decisions > 0 and clocks["heuristic"].decisions > 0
     with pytest.raises(ValueError, match="4 seats need 3 opponents"):
         bench.table_match("rapa_nui", 4, "random", ["heuristic"], 4, clocks)
+    # What pooling needs: the first deal and one value a game, whose mean is the rate.
+    assert row["first_deal"] == 41000 and len(row["finished_above_per_game"]) == 4
+    assert row["finished_above"] == round(sum(row["finished_above_per_game"]) / 4, 3)
+    assert row["search_win_rate"] == round(sum(row["search_wins"]) / 4, 3)
+
+
+def test_a_table_run_from_another_first_deal_plays_other_deals():
+    clocks = {spec: bench.Clock() for spec in ("random", "heuristic")}
+    a = bench.table_match("rapa_nui", 4, "random", ["heuristic"] * 3, 4, clocks, first_deal=7)
+    b = bench.table_match("rapa_nui", 4, "random", ["heuristic"] * 3, 4, clocks, first_deal=7)
+    c = bench.table_match("rapa_nui", 4, "random", ["heuristic"] * 3, 4, clocks, first_deal=8)
+    assert a == b and a[0]["first_deal"] == 7  # the deal and the agents' generator: same games
+    assert c[0]["first_deal"] == 8
+    assert c[0]["finished_above_per_game"] != a[0]["finished_above_per_game"] or (
+        c[0]["search_wins"] != a[0]["search_wins"])
+
+
+def _table_doc(first_deal, above, wins, seconds=2.0):
+    table = ["search:x", "ismcts:12:guided", "heuristic", "heuristic"]
+    clock = {"decisions": 10, "seconds": seconds, "steps": 100}
+    return {"command": f"table {first_deal}", "provenance": {"commit": "abcdef0123"},
+            "tables": [{"game": "positano", "players": 4, "search": "search:x", "table": table,
+                        "opponent": "heuristic", "games": len(above), "first_deal": first_deal,
+                        "finished_above_per_game": above, "search_wins": wins}],
+            "speed": [{"game": "positano", "players": 4, "compile_s": 40.0,
+                       **{spec: dict(clock) for spec in dict.fromkeys(table)}}]}
+
+
+def test_table_runs_pool_their_games_and_refuse_shared_deals():
+    a = _table_doc(41000, [1.0, 0.5, 0.0, 1.0], [1.0, 0.0, 0.0, 1.0])
+    b = _table_doc(41001, [1.0, 1.0, 0.5, 0.5], [0.0, 1.0, 0.0, 0.0], seconds=1.0)
+    (row,), (speed,) = bench.pool_tables([("a", a), ("b", b)])
+    # 5.5 over 8 games; sample sd of the eight values by hand: mean 0.6875, squares of the
+    # deviations: four 1s 4 x 0.09765625, three halves 3 x 0.03515625, one 0 0.47265625;
+    # 0.96875 in all.
+    assert (row["games"], row["finished_above"], row["search_win_rate"]) == (8, 0.688, 0.375)
+    half = 1.959964 * (0.96875 / 7) ** 0.5 / 8 ** 0.5
+    assert row["finished_above_ci"] == [round(0.6875 - half, 3), round(0.6875 + half, 3)]
+    assert row["first_deals"] == [41000, 41001]
+    # 20 decisions in 3 s for every agent: 150 ms a move.
+    assert speed["search:x"]["ms_per_move"] == speed["heuristic"]["ms_per_move"] == 150.0
+    with pytest.raises(ValueError, match=r"c: the positano table repeats deals of an earlier "
+                                         r"file \(deals 41000"):
+        bench.pool_tables([("a", a), ("c", _table_doc(40999, [1.0] * 8, [1.0] * 8))])
+    old = _table_doc(41002, [1.0], [1.0])
+    del old["tables"][0]["finished_above_per_game"]
+    with pytest.raises(ValueError, match=r"old: the positano table has no per-game values"):
+        bench.pool_tables([("old", old)])
+
+
+def test_pool_writes_the_pooled_table_and_refuses_mixed_files(tmp_path):
+    import json
+
+    names = []
+    for i, doc in enumerate([_table_doc(41000, [1.0, 0.0, 1.0, 1.0], [1.0, 0.0, 0.0, 0.0]),
+                             _table_doc(41001, [0.5] * 4, [0.0] * 4)]):
+        names.append(str(tmp_path / f"t{i}.json"))
+        pathlib.Path(names[-1]).write_text(json.dumps(doc))
+    assert bench.main(["--pool", *names, "--out", str(tmp_path / "pooled")]) == 0
+    page = (tmp_path / "pooled.md").read_text()
+    assert "# Batched search at 4-player tables (CPU, pooled runs)" in page
+    assert "| `heuristic` | 8 | 0.625 [" in page  # 5 over 8 games and "* `table 41001` (commit `abcdef0`)" in page
+    two = tmp_path / "two.json"
+    two.write_text(json.dumps(_doc(41100, [1.0, 0.0], [1.0, 1.0])))
+    with pytest.raises(SystemExit, match="either 2-player files or table files, not both"):
+        bench.main(["--pool", names[0], str(two), "--out", str(tmp_path / "mixed")])
 
 
 def _doc(first_deal, outcomes, diffs, search_s=2.0, ismcts_s=3.0, legacy=False):
