@@ -306,6 +306,44 @@ def test_a_row_reads_the_tasks_it_shares_with_another_from_that_rows_files(tmp_p
     assert "search, heuristic-net-v2" not in {r.name for r in rows}
 
 
+def test_a_row_follows_the_row_it_shares_with_to_the_row_that_one_shares_with(tmp_path):
+    # The v3 row shares with the v2 row, which shares its 2-player tasks with the shipped row.
+    task, _opp = _held_references(tmp_path)
+    ref = load_references()["tasks"][task]
+    r, h = ref["random"]["score"], ref["heuristic"]["score"]
+
+    def write(folder: str, norm: float) -> pathlib.Path:
+        score = r + norm * (h - r)
+        path = tmp_path / "suite-run" / folder / f"{task}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"cpu_seconds": 1.0, "tasks": [{
+            "score": score, "score_ci": [score, score], "normalized": norm,
+            "normalized_per_seed": [norm], "deals_per_seed": 10}]}))
+        return path
+
+    def v3() -> float:
+        rows, _ = results.collect(tmp_path)
+        return next(x for x in rows if x.name == "search, heuristic-net-v3").cells[task].normalized
+
+    assert results.FIXED_ROWS["search-v3"].same_as == "search-v2"
+    write("search-shipped", 1.25)
+    assert v3() == 1.25  # through the v2 row, which has no file of its own
+    write("search-v2", 1.5)
+    assert v3() == 1.5
+    write("search-v3", 1.75)
+    assert v3() == 1.75
+
+
+def test_every_shared_row_is_a_row_and_no_row_shares_round_in_a_circle():
+    for folder, fixed in results.FIXED_ROWS.items():
+        seen = [folder]
+        link = fixed.same_as
+        while link is not None:
+            assert link in results.FIXED_ROWS and link not in seen, (folder, link)
+            seen.append(link)
+            link = results.FIXED_ROWS[link].same_as
+
+
 def test_the_shipped_row_states_its_policies_learner_steps():
     # From the checkpoints' metadata: Rapa Nui 2p 125,462,034 steps, Positano 2p 389,156,407
     # (docs/jax-train.md's shipped table), rounded to millions.

@@ -65,7 +65,7 @@ class FixedRow:
             scored on, ``{steps}`` the learner steps of the shipped policies of its games.
         same_as: Another row's folder, read for the tasks this row's own folder has no file
             of: where the two rows play the very same specs, a task is scored once and its
-            file has one home.
+            file has one home. Followed on where that row names another in turn.
     """
 
     name: str
@@ -98,6 +98,16 @@ FIXED_ROWS: dict[str, FixedRow] = {
         "copy-of-the-heuristic)) as the continuation at 4 players and solo "
         "(`search:heuristic-net-v2?worlds=32`); at 2 players the shipped row's specs, and its "
         "results; {deals} deals per seed (fewer than the protocol's)", same_as="search-shipped"),
+    # The v2 row with the distilled heuristic's third version where one is shipped (Positano 2p
+    # and 4p); every other task is the v2 row's.
+    "search-v3": FixedRow(
+        "search, heuristic-net-v3", "search",
+        "the `search, heuristic-net-v2` row with the third version of the distilled heuristic "
+        "(`heuristic-net-v3`, ReLU units on more games, [search](search.md#a-third-version)) "
+        "as the continuation on Positano at 2 players with 28 worlds a move (less time a move "
+        "than `ismcts:12:guided` takes) and at 4 with 32 (`search:heuristic-net-v3?worlds=28`, "
+        "`?worlds=32`); on the other tasks that row's specs, and its results; {deals} deals "
+        "per seed (fewer than the protocol's)", same_as="search-v2"),
     # The search's one free threshold, every task at one z and 16 worlds, on the same deals as
     # the shipped row (z = 1 is the row as first shipped).
     **{f"search-z{z}": FixedRow(
@@ -218,8 +228,10 @@ def _fixed_rows(root: pathlib.Path, refs: Mapping[str, Any], held_refs: Mapping[
         games = set()
         for t in task_ids:
             path = root / "suite-run" / folder / f"{t}.json"
-            if not path.is_file() and fixed.same_as is not None:
-                path = root / "suite-run" / fixed.same_as / f"{t}.json"
+            link = fixed.same_as
+            while not path.is_file() and link is not None:
+                path = root / "suite-run" / link / f"{t}.json"
+                link = FIXED_ROWS[link].same_as
             if not path.is_file():
                 continue
             doc = json.loads(path.read_text())
@@ -601,7 +613,12 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "benchmarks/suite-run/search-zZ/TASK.json`; the `search, heuristic-net-v2` row by the "
         "shipped row's commands with `heuristic-net-v2` for `heuristic-net`, `--label 'search, "
         "heuristic-net-v2'` and `--out benchmarks/suite-run/search-v2/TASK.json` on the solo and "
-        "4-player tasks (at 2 players its specs are the shipped row's, whose files it reads).",
+        "4-player tasks (at 2 players its specs are the shipped row's, whose files it reads); "
+        "the `search, heuristic-net-v3` row by `tabletop-gym suite run --suite core --agent "
+        "'search:heuristic-net-v3?worlds=32' --deals 10 --task TASK --held-out --label 'search, "
+        "heuristic-net-v3' --out benchmarks/suite-run/search-v3/TASK.json` on Positano 4p, and "
+        "with `worlds=28` on Positano 2p (its other tasks are the v2 row's, whose files, or "
+        "those that row reads, it reads).",
         "",
         *compute,
         "",
