@@ -311,24 +311,32 @@ def pool_tables(docs: list[tuple[str, dict[str, Any]]]) -> tuple[list[dict[str, 
     tables = [{**table_row(game, players, search, list(table), opponent, m["above"], m["wins"]),
                "first_deals": m["first_deals"]}
               for (game, players, search, table, opponent), m in pooled.items()]
-    speed: dict[str, dict[str, Any]] = {}
+    speed = []
+    for game, runs in speed_by_game(docs).items():
+        agents = dict.fromkeys(k for sp in runs for k, c in sp.items() if isinstance(c, dict))
+        speed.append({"game": game, "players": runs[0]["players"],
+                      "compile_s": [sp["compile_s"] for sp in runs],
+                      **{spec: pooled_clock([sp[spec] for sp in runs]) for spec in agents}})
+    return tables, speed
+
+
+def speed_by_game(docs: list[tuple[str, dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """Each game's speed rows over the files, in the order given."""
+    runs: dict[str, list[dict[str, Any]]] = {}
     for _, doc in docs:
         for sp in doc.get("speed", []):
-            out = speed.setdefault(sp["game"], {"game": sp["game"], "players": sp["players"],
-                                                "compile_s": []})
-            out["compile_s"].append(sp["compile_s"])
-            for spec, c in sp.items():
-                if isinstance(c, dict):
-                    o = out.setdefault(spec, {"decisions": 0, "seconds": 0.0, "steps": 0})
-                    for k in ("decisions", "seconds", "steps"):
-                        o[k] += c[k]
-    for out in speed.values():
-        for c in out.values():
-            if isinstance(c, dict):
-                c["seconds"] = round(c["seconds"], 3)
-                c["ms_per_move"] = round(1000 * c["seconds"] / max(c["decisions"], 1), 2)
-                c["steps_per_s"] = round(c["steps"] / c["seconds"], 1) if c["seconds"] else None
-    return tables, list(speed.values())
+            runs.setdefault(sp["game"], []).append(sp)
+    return runs
+
+
+def pooled_clock(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """One agent's timings summed over runs, as :meth:`Clock.row` gives them (seconds to the
+    millisecond first, as each run's file holds them)."""
+    clock = Clock()
+    clock.decisions = sum(int(r["decisions"]) for r in rows)
+    clock.seconds = round(sum(float(r["seconds"]) for r in rows), 3)
+    clock.steps = sum(int(r["steps"]) for r in rows)
+    return clock.row()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -462,25 +470,15 @@ def pool_rows(docs: list[tuple[str, dict[str, Any]]]) -> tuple[list[dict[str, An
                      "win_ci": [round(lo, 3), round(hi, 3)],
                      "mean_score_diff": round(float(np.mean(m["diffs"])), 2),
                      "first_deals": m["first_deals"]})
-    speed: dict[str, dict[str, Any]] = {}
-    for _, doc in docs:
-        for sp in doc.get("speed", []):
-            out = speed.setdefault(sp["game"], {"game": sp["game"], "compile_s": []})
-            out["compile_s"].append(sp["compile_s"])
-            for agent in ("search", "ismcts:12:guided", "heuristic"):
-                c = out.setdefault(agent, {"decisions": 0, "seconds": 0.0, "steps": 0})
-                c["decisions"] += sp[agent]["decisions"]
-                c["seconds"] += sp[agent]["seconds"]
-                c["steps"] += sp[agent]["steps"]
-    for out in speed.values():
-        for agent in ("search", "ismcts:12:guided", "heuristic"):
-            c = out[agent]
-            c["seconds"] = round(c["seconds"], 3)
-            c["ms_per_move"] = round(1000 * c["seconds"] / max(c["decisions"], 1), 2)
-            c["steps_per_s"] = round(c["steps"] / c["seconds"], 1) if c["seconds"] else None
+    speed = []
+    for game, runs in speed_by_game(docs).items():
+        out: dict[str, Any] = {"game": game, "compile_s": [sp["compile_s"] for sp in runs],
+               **{agent: pooled_clock([sp[agent] for sp in runs])
+                  for agent in ("search", "ismcts:12:guided", "heuristic")}}
         s, m2 = out["search"]["steps_per_s"], out["ismcts:12:guided"]["steps_per_s"]
         out["steps_per_s_ratio"] = round(s / m2, 2) if s and m2 else None
-    return rows, list(speed.values())
+        speed.append(out)
+    return rows, speed
 
 
 def paired(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
