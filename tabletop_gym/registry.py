@@ -199,6 +199,8 @@ class Benchmark:
         probes: Its belief probes.
         textarena_id: The TextArena id :func:`tabletop_gym.text.textarena.register_envs` gives it.
         distill: Whether a heuristic is distilled into a network for it (needs a batched twin).
+        search: The strongest ``search:`` spec measured for each table size, the one
+            ``search:best`` plays there (needs a batched twin and its networks).
         default_for: The commands and defaults whose game it is when none is named (``"sb3"``
             training and ``"eval"``; ``"batched"`` JAX runs, ``"league"``, ``"play"``,
             ``"text"``, ``"exploit"``, ``"ladder"``, ``"rllib"``).
@@ -220,6 +222,7 @@ class Benchmark:
     probes: tuple[ProbeLine, ...] = ()
     textarena_id: str | None = None
     distill: bool = False
+    search: Mapping[int, str] = dataclasses.field(default_factory=dict)
     default_for: tuple[str, ...] = ()
 
 

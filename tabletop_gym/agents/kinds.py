@@ -15,6 +15,7 @@ and the names in tables (:func:`agent_name`). The kinds of the package:
 * ``"search:<policy>?worlds=K"``: determinised averaging over ``K`` worlds drawn from the seat's
   information, every candidate move continued by a policy network in the batched JAX engine
   (``tabletop_gym.jax.search``; needs the ``jax`` extra); it too is handed the engine state;
+  ``"search:best"`` is the strongest settings measured for the game and table size;
 * ``"ppo"``: the trained MaskablePPO checkpoint shipped for the game and player count
   (``tabletop_gym/agents/checkpoints/``; loading it needs the ``train`` extra);
 * ``"jax-ppo"``: the shipped policy of the ``jax-ppo`` recipe, played greedily with numpy alone;
@@ -361,7 +362,7 @@ register_kind(AgentKind("heuristic", "heuristic[:variant]", "the game's rule-bas
                         _heuristic, separators=":"))
 register_kind(AgentKind("ismcts", "ismcts[:simulations[:rollout]]", "information-set MCTS",
                         _ismcts, separators=":", check=_check_ismcts))
-register_kind(AgentKind("search", "search[:<policy>][?worlds=K]",
+register_kind(AgentKind("search", "search[:<policy>][?worlds=K] or search:best",
                         "determinised search in the batched JAX engine",
                         "tabletop_gym.jax.search:SearchAgent", separators=":?",
                         check="tabletop_gym.jax.search:parse_spec", extra="jax"))

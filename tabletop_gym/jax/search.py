@@ -24,13 +24,19 @@ Candidates: every legal move when there are at most ``width``, else the ``width`
 ranks highest (a Positano bid has up to 42). The number of candidates is rounded up to a power
 of two (padding is never chosen), so a game compiles the search for at most a few widths.
 
-The spec: ``search:<policy>?worlds=K&width=W&z=Z&others=<policy>`` with ``<policy>`` ``jax-ppo``
-(the shipped PPO policy), ``heuristic-net`` (the shipped network distilled from the heuristic),
-``heuristic-net-v2`` and ``heuristic-net-v3`` (its later versions, fitted on more games:
-:data:`tabletop_gym.jax.distill.VERSIONS`) or a path to a ``jax:`` checkpoint; ``search`` alone
-is ``search:heuristic-net``. ``others`` names an opponent model: the policy the other seats
-play in the continuations (by default the same policy plays every seat, so each move is valued as
-a reply to that policy).
+The spec: ``search:<policy>?worlds=K&width=W&z=Z&others=<policy>&value=V`` with ``<policy>``
+``jax-ppo`` (the shipped PPO policy), ``heuristic-net`` (the shipped network distilled from the
+heuristic), ``heuristic-net-v2`` and ``heuristic-net-v3`` (its later versions, fitted on more
+games: :data:`tabletop_gym.jax.distill.VERSIONS`) or a path to a ``jax:`` checkpoint; ``search``
+alone is ``search:heuristic-net``. ``search:best`` is the strongest spec measured for the game
+and table size, which its game spec names (``Benchmark.search``); the agent goes by that spec's
+name. ``others`` names an opponent model: the policy the other seats play in the continuations
+(by default the same policy plays every seat, so each move is valued as a reply to that policy).
+``value`` says what a finished game is worth to the seat: ``win`` (the default, as above: win
+share and the margin over the best other seat) or ``above``, the measure of a table of more than
+two: the share of the other seats it finished above (a tie by score one half) and the mean over
+them of ``tanh`` of the margin over each, weighted as ``win`` weighs its two parts. At two
+players the two differ only where the rules break a tie of scores.
 """
 
 from __future__ import annotations
@@ -60,11 +66,15 @@ DEFAULT_POLICY = "heuristic-net"
 DEFAULT_WORLDS = 8
 DEFAULT_WIDTH = 8
 DEFAULT_Z = 1.0
+VALUES = ("win", "above")
+"""What a finished continuation can be worth to the searching seat (module docstring)."""
 MAX_WORLDS = 1024
 DISTILLED = {"heuristic-net": 1, "heuristic-net-v2": 2, "heuristic-net-v3": 3}
 """The distilled heuristics by name, and their versions (`distill.VERSIONS`)."""
 SHIPPED = (*DISTILLED, "jax-ppo")
 """Policy names that resolve to the package's checkpoints for the game and table size."""
+BEST = "best"
+"""The policy name of ``search:best``: the game spec's strongest search for the table size."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +88,7 @@ class SearchSpec:
         z: Standard errors of paired gain needed to leave the policy's own move.
         others: The policy the other seats play in the continuations (an opponent model),
             named as ``policy`` is; None: ``policy`` plays every seat.
+        value: What a finished continuation is worth to the seat, one of :data:`VALUES`.
     """
 
     policy: str = DEFAULT_POLICY
@@ -85,6 +96,7 @@ class SearchSpec:
     width: int = DEFAULT_WIDTH
     z: float = DEFAULT_Z
     others: str | None = None
+    value: str = "win"
 
     @property
     def name(self) -> str:
@@ -96,11 +108,13 @@ class SearchSpec:
             query += f"&z={self.z:g}"
         if self.others is not None:
             query += f"&others={self.others}"
+        if self.value != "win":
+            query += f"&value={self.value}"
         return f"search:{self.policy}?{query}"
 
 
 def parse_spec(spec: str) -> SearchSpec:
-    """Read ``"search[:<policy>][?worlds=K&width=W&z=Z&others=<policy>]"``.
+    """Read ``"search[:<policy>][?worlds=K&width=W&z=Z&others=<policy>&value=V]"``.
 
     Raises:
         ValueError: Naming what is not understood and what is allowed.
@@ -111,6 +125,10 @@ def parse_spec(spec: str) -> SearchSpec:
         raise ValueError(f"cannot read {spec!r}; write 'search:<policy>?worlds=8' with <policy> "
                          f"one of {SHIPPED} or a .npz checkpoint path")
     fields: dict[str, Any] = {"policy": policy or DEFAULT_POLICY}
+    if policy == BEST and query:
+        raise ValueError(f"{spec!r}: search:best takes no options, it plays the settings its game "
+                         "names for the table size; to change one, write that spec out "
+                         "('search:heuristic-net-v3?worlds=64')")
     try:
         pairs = urllib.parse.parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query))
     except ValueError:
@@ -139,10 +157,36 @@ def parse_spec(spec: str) -> SearchSpec:
                 raise ValueError(f"others in {spec!r} must name a policy: one of {SHIPPED} or a "
                                  ".npz checkpoint path")
             fields[key] = value
+        elif key == "value":
+            if value not in VALUES:
+                raise ValueError(f"value in {spec!r} must be one of {VALUES}, got {value!r}")
+            fields[key] = value
         else:
             raise ValueError(f"unknown option {key!r} in {spec!r}; known: worlds, width, z, "
-                             "others")
+                             "others, value")
     return SearchSpec(**fields)
+
+
+def resolve_spec(spec: SearchSpec | str, game_name: str, num_players: int) -> SearchSpec:
+    """The spec itself, or for ``search:best`` the spec its game names for ``num_players``.
+
+    Raises:
+        ValueError: For a spec that does not parse, or ``search:best`` where the game names no
+            search for the table size (the message lists those it names).
+    """
+    if isinstance(spec, str):
+        spec = parse_spec(spec)
+    if spec.policy != BEST:
+        return spec
+    from tabletop_gym.registry import game_spec
+
+    table = game_spec(game_name).benchmark.search
+    if num_players not in table:
+        have = ", ".join(f"{n} ({table[n]})" for n in sorted(table)) or "none"
+        raise ValueError(f"search:best has no settings for {game_name} with {num_players} "
+                         f"players; it has them for: {have}. Name a policy instead, "
+                         "'search:heuristic-net?worlds=32'")
+    return parse_spec(table[num_players])
 
 
 def _bucket(count: int, width: int) -> int:
@@ -183,10 +227,41 @@ def _scores(module: Any, s: Any) -> jax.Array:
     return b["result"] if "result" in b else b["total"]
 
 
+def finished_value(scores: jax.Array, winners: jax.Array, seat: jax.Array | int,
+                   bounds: tuple[float, float], worth: str = "win") -> jax.Array:
+    """What a finished game is worth to ``seat``, in [0, 1] (the module docstring's ``value``).
+
+    Args:
+        scores: Every seat's final score.
+        winners: Every seat's flag of winning (the rules' tie-breaks applied).
+        seat: The searching seat.
+        bounds: The score bounds of a solo game (its value is the score scaled into them).
+        worth: One of :data:`VALUES`.
+    """
+    from tabletop_gym.agents.ismcts import MARGIN_SCALE, SCORE_WEIGHT
+
+    scores = jnp.asarray(scores, jnp.float32)
+    n = scores.shape[0]
+    if n == 1:
+        lo, hi = bounds
+        return jnp.clip((scores[0] - lo) / max(hi - lo, 1.0), 0.0, 1.0)
+    others = jnp.arange(n) != seat
+    if worth == "above":
+        diff = scores[seat] - scores
+        above = jnp.where(others, 0.5 + 0.5 * jnp.sign(diff), 0.0).sum() / (n - 1)
+        margins = jnp.where(others, 0.5 + 0.5 * jnp.tanh(diff / MARGIN_SCALE), 0.0)
+        return (1 - SCORE_WEIGHT) * above + SCORE_WEIGHT * margins.sum() / (n - 1)
+    win = jnp.where(winners[seat], 1.0 / winners.sum(), 0.0)
+    best_other = jnp.max(jnp.where(others, scores, -jnp.inf))
+    margin = 0.5 + 0.5 * jnp.tanh((scores[seat] - best_other) / MARGIN_SCALE)
+    return (1 - SCORE_WEIGHT) * win + SCORE_WEIGHT * margin
+
+
 @functools.lru_cache(maxsize=32)
 def search_fn(game_name: str, config: Any, net_key: tuple[str, int], worlds: int, width: int,
               bounds: tuple[float, float], devices: int | None = None,
-              others_key: tuple[str, int] | None = None) -> Callable[..., Any]:
+              others_key: tuple[str, int] | None = None,
+              worth: str = "win") -> Callable[..., Any]:
     """The compiled search of one game config, network shape, world count and width.
 
     Returns ``f(params, state, seat, key, z) -> (action, candidates, mean values, steps)``:
@@ -194,19 +269,15 @@ def search_fn(game_name: str, config: Any, net_key: tuple[str, int], worlds: int
     candidate's mean value over the worlds, and the continuation steps simulated. With
     ``others_key`` (the other seats' network shape) ``params`` is the pair ``(own, others)``:
     the searching seat's continuations play ``own``, every other seat's play ``others``.
+    ``worth`` is the spec's ``value``: what a finished continuation is worth to the seat.
 
     The ``width * worlds`` continuations are split over ``devices`` local devices
     (:mod:`tabletop_gym.jax.devices`; None: every one, where they split evenly, else one).
     """
-    from tabletop_gym.agents.ismcts import MARGIN_SCALE, SCORE_WEIGHT
-
     module = _engine(game_name)
     if devices is None and (width * worlds) % jax.local_device_count():
         devices = 1  # a small search that does not split evenly gains nothing from splitting
     mesh = data_mesh(width * worlds, devices)
-    n = config.num_players
-    lo, hi = bounds
-
     def network(key: tuple[str, int]) -> Callable[[Any, jax.Array], jax.Array]:
         return lambda params, obs: actor_logits(params, key[0], obs)
 
@@ -217,14 +288,7 @@ def search_fn(game_name: str, config: Any, net_key: tuple[str, int], worlds: int
         return own_logits(params[0] if other_logits is not None else params, obs)
 
     def value(s: Any, seat: jax.Array) -> jax.Array:
-        scores = _scores(module, s).astype(jnp.float32)
-        if n == 1:
-            return jnp.clip((scores[0] - lo) / max(hi - lo, 1.0), 0.0, 1.0)
-        won = module.winners(s)
-        win = jnp.where(won[seat], 1.0 / won.sum(), 0.0)
-        best_other = jnp.max(jnp.where(jnp.arange(n) == seat, -jnp.inf, scores))
-        margin = 0.5 + 0.5 * jnp.tanh((scores[seat] - best_other) / MARGIN_SCALE)
-        return (1 - SCORE_WEIGHT) * win + SCORE_WEIGHT * margin
+        return finished_value(_scores(module, s), module.winners(s), seat, bounds, worth)
 
     def policy_step(params: Any, s: Any, seat: jax.Array) -> Any:
         seats = jnp.maximum(jax.vmap(module.current_player)(s), 0)
@@ -295,10 +359,9 @@ class SearchAgent:
         from tabletop_gym.agents.base import game_name
         from tabletop_gym.jax.core import make
 
-        if isinstance(spec, str):
-            spec = parse_spec(spec)
         if getattr(game, "split", False):
             raise ValueError("the search agent plays whole bids; use split_bids=False")
+        spec = resolve_spec(spec, game_name(game), game.num_players)
         self.spec = spec
         self.name = spec.name
         self.game = game
@@ -348,7 +411,7 @@ class SearchAgent:
                 "net_key": (self.net.activation, len(self.net.layers)),
                 "worlds": self.spec.worlds, "width": width, "bounds": self._bounds,
                 "others_key": None if self.others is None else
-                (self.others.activation, len(self.others.layers))}
+                (self.others.activation, len(self.others.layers)), "worth": self.spec.value}
 
     def _fn(self, width: int) -> Callable[..., Any]:
         return search_fn(**self.compiled_for(width))
@@ -395,8 +458,8 @@ class SearchAgent:
 
 @functools.lru_cache(maxsize=8)
 def selfplay_fn(game_name: str, config: Any, net_key: tuple[str, int], worlds: int, width: int,
-                bounds: tuple[float, float],
-                others_key: tuple[str, int] | None = None) -> Callable[..., Any]:
+                bounds: tuple[float, float], others_key: tuple[str, int] | None = None,
+                worth: str = "win") -> Callable[..., Any]:
     """One decision of every game of a batch, each searched as :class:`SearchAgent` searches.
 
     Returns ``f(params, states, deals, decision, z) -> (states', record)``: every game not over
@@ -415,7 +478,7 @@ def selfplay_fn(game_name: str, config: Any, net_key: tuple[str, int], worlds: i
     """
     module = _engine(game_name)
     run = search_fn(game_name=game_name, config=config, net_key=net_key, worlds=worlds,
-                    width=width, bounds=bounds, others_key=others_key)
+                    width=width, bounds=bounds, others_key=others_key, worth=worth)
 
     def one(params: Any, s: Any, deal: jax.Array, decision: jax.Array, z: jax.Array) -> Any:
         live = module.current_player(s) >= 0
@@ -743,9 +806,6 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["SHIPPED", "SearchAgent", "SearchSpec", "decision_key", "expert_iteration",
-           "parse_spec", "resolve_policy", "search_fn", "selfplay", "selfplay_fn"]
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+__all__ = ["BEST", "SHIPPED", "VALUES", "SearchAgent", "SearchSpec", "decision_key",
+           "expert_iteration", "finished_value", "parse_spec", "resolve_policy", "resolve_spec",
+           "search_fn", "selfplay", "selfplay_fn"]

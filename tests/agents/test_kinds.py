@@ -23,7 +23,7 @@ from tabletop_gym.agents.kinds import (
 from tabletop_gym.envs.rapa_nui_v0 import raw_env
 
 USE = ("use 'random', 'heuristic[:variant]', 'ismcts[:simulations[:rollout]]', "
-       "'search[:<policy>][?worlds=K]', 'ppo', 'jax-ppo', 'llm:MODEL@BASE_URL', "
+       "'search[:<policy>][?worlds=K] or search:best', 'ppo', 'jax-ppo', 'llm:MODEL@BASE_URL', "
        "'jax:<checkpoint.npz>', an Agent, a callable or a trained model")
 
 

@@ -16,7 +16,16 @@ from tabletop_gym.agents.base import RandomAgent
 from tabletop_gym.agents.kinds import make_agent
 from tabletop_gym.arena.envs import raw_env_factory
 from tabletop_gym.arena.evaluation import evaluate
-from tabletop_gym.jax.search import SearchAgent, SearchSpec, expert_iteration, parse_spec
+from tabletop_gym.jax.actor import load_actor
+from tabletop_gym.jax.search import (
+    SearchAgent,
+    SearchSpec,
+    expert_iteration,
+    finished_value,
+    parse_spec,
+    resolve_policy,
+    resolve_spec,
+)
 from tests.scripts import load_script
 
 SPEC = "search:heuristic-net?worlds=2&width=2"
@@ -49,6 +58,72 @@ def test_specs_are_read_and_bad_ones_refused_with_what_is_allowed() -> None:
                    raw_env_factory("rapa_nui")(num_players=3).observer)
     with pytest.raises(ValueError, match="not found"):
         make_agent("search:missing.npz", env.game, env.observer)
+
+
+def test_a_finished_game_is_worth_the_win_or_the_seats_finished_above() -> None:
+    # Seat 0 of four scores 30 against 20, 25 and 40; seat 3 wins. w = SCORE_WEIGHT = 0.5,
+    # scale = MARGIN_SCALE = 10.
+    # win: no win, margin over the best other 30 - 40: 0.5 * (0.5 + 0.5 tanh(-1)) = 0.0596.
+    # above: above 2 of 3 seats, margins 0.5 + 0.5 tanh(1, 0.5, -1) = 0.8808, 0.7311, 0.1192:
+    # 0.5 * 2/3 + 0.5 * (0.8808 + 0.7311 + 0.1192) / 3 = 0.6218.
+    scores, won = np.array([30, 20, 25, 40]), np.array([False, False, False, True])
+    bounds = (0.0, 100.0)
+    assert float(finished_value(scores, won, 0, bounds)) == pytest.approx(0.0596, abs=1e-4)
+    assert float(finished_value(scores, won, 0, bounds, "above")) == pytest.approx(0.6218,
+                                                                                 abs=1e-4)
+    # The winner: win share 1 and the margin over 30; above all three.
+    assert float(finished_value(scores, won, 3, bounds)) == pytest.approx(
+        0.5 + 0.5 * (0.5 + 0.5 * np.tanh(1.0)), abs=1e-5)
+    assert float(finished_value(scores, won, 3, bounds, "above")) == pytest.approx(
+        0.5 + 0.5 * (0.5 + 0.5 * (np.tanh(1.0) + np.tanh(1.5) + np.tanh(2.0)) / 3), abs=1e-5)
+    # A tie of scores broken by the rules (seat 1 wins at 30 all): the winner's share is whole
+    # under win; above counts the tie one half for both seats alike.
+    tied, first = np.array([30, 30]), np.array([False, True])
+    assert float(finished_value(tied, first, 1, bounds)) == pytest.approx(0.75)
+    assert float(finished_value(tied, first, 0, bounds)) == pytest.approx(0.25)
+    for seat in (0, 1):
+        assert float(finished_value(tied, first, seat, bounds, "above")) == pytest.approx(0.5)
+    # Solo: the score scaled into the bounds, whatever the measure.
+    for worth in ("win", "above"):
+        assert float(finished_value(np.array([60]), np.array([True]), 0, (20.0, 120.0),
+                                    worth)) == pytest.approx(0.4)
+    spec = parse_spec("search:heuristic-net-v3?worlds=32&value=above")
+    assert spec.value == "above" and parse_spec(spec.name) == spec
+    assert parse_spec("search").value == "win"
+    with pytest.raises(ValueError, match=r"value in .* must be one of \('win', 'above'\)"):
+        parse_spec("search?value=rank")
+
+
+def test_search_best_plays_the_settings_its_game_names_for_the_table() -> None:
+    # search:best is the game spec's search for the table size, and the agent goes by that
+    # spec's name, so a league or an evaluation record says which settings played.
+    from tabletop_gym.registry import game_spec
+
+    named = {(g, n): spec for g in ("positano", "rapa_nui")
+             for n, spec in game_spec(g).benchmark.search.items()}
+    assert named == {("positano", 1): "search:heuristic-net-v2?worlds=32",
+                     ("positano", 2): "search:heuristic-net-v3?worlds=28",
+                     ("positano", 4): "search:heuristic-net-v3?worlds=32",
+                     ("rapa_nui", 2): "search:jax-ppo?worlds=16&z=2",
+                     ("rapa_nui", 4): "search:heuristic-net-v2?worlds=32"}
+    for (game, n), spec in named.items():
+        assert n in game_spec(game).player_counts
+        assert resolve_spec("search:best", game, n) == parse_spec(spec)
+        assert resolve_spec(spec, game, n) == parse_spec(spec)
+        env = raw_env_factory(game)(num_players=n)
+        agent = _agent(env, 0, "search:best")
+        assert agent.name == spec
+        assert agent.spec == parse_spec(spec)
+        want = load_actor(resolve_policy(parse_spec(spec).policy, game, n), game, n,
+                          agent.batched.observation_size)
+        assert np.array_equal(agent.net.layers[0][0], want.layers[0][0])
+    assert parse_spec("search:best").policy == "best"
+    with pytest.raises(ValueError, match="takes no options"):
+        parse_spec("search:best?worlds=64")
+    with pytest.raises(ValueError, match=r"no settings for rapa_nui with 3 players; it has them "
+                       r"for: 2 \(search:jax-ppo\?worlds=16&z=2\), 4 \("):
+        make_agent("search:best", raw_env_factory("rapa_nui")(num_players=3).game,
+                   raw_env_factory("rapa_nui")(num_players=3).observer)
 
 
 @pytest.mark.parametrize(("game", "seed"), [("rapa_nui", 3), ("positano", 2)])

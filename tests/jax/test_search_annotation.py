@@ -40,6 +40,18 @@ def test_the_annotating_search_takes_every_legal_move_as_a_candidate() -> None:
     assert annotation_label({"search": "ismcts:8:guided", "simulations": 8}) == "8 simulations"
     assert annotation_label({"search": "search:jax-ppo?worlds=16&width=64"}) == (
         "`search:jax-ppo?worlds=16&width=64`")
+    # search:best means other settings at each table; a dataset names the ones that played.
+    with pytest.raises(ValueError, match="stands for different ones at each table size"):
+        annotation_search("search:best")
+
+
+def test_the_annotation_states_the_value_the_search_was_given() -> None:
+    from tabletop_gym.tasks.datasets.games import ABOVE_FORMULA, VALUE_FORMULA, _annotation
+
+    above = annotation_search("search:heuristic-net?worlds=2&value=above")
+    assert above == "search:heuristic-net?worlds=2&width=64&value=above"
+    assert ABOVE_FORMULA in _annotation(above, above, 1)["value"]
+    assert VALUE_FORMULA in _annotation(SPEC, annotation_search(SPEC), 1)["value"]
 
 
 def test_every_legal_move_of_every_choice_gets_a_search_value(annotated: GameDataset) -> None:

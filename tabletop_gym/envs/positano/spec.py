@@ -25,6 +25,15 @@ from tabletop_gym.registry import (
     TaskLine,
 )
 
+SEARCH = {
+    1: "search:heuristic-net-v2?worlds=32",
+    2: "search:heuristic-net-v3?worlds=28",
+    4: "search:heuristic-net-v3?worlds=32",
+}
+"""The strongest search measured at each table size, what ``search:best`` plays (the results
+page's row ``search, heuristic-net-v3``; docs/search.md): at 2 players it beats
+``ismcts:12:guided`` in less time a move."""
+
 BID_CARDS = tuple(f"#{i}" for i in range(1, 8))
 """The outcomes of the ``bid`` probe: the seven base bid cards."""
 _BID_CARD = re.compile(r"#([1-7])")
@@ -123,15 +132,14 @@ SPEC = GameSpec(
         solo_opponent="Otto Amalfi (automa)",
         held_out=("heuristic:hoarder", "heuristic:spender", "heuristic:loner", "ismcts:20"),
         leagues=(
-            # The shipped search of Positano-2p-v0 (benchmarks/suite-run/search-shipped).
+            # The strongest search of each table size (SEARCH, search:best).
             LeagueLine(2, ("heuristic", "ismcts:12:guided", "heuristic:hoarder", "jax-ppo",
-                           "search:jax-ppo?worlds=16"), 200),
-            # With the shipped search of Positano-4p-SelfPlay-v0's table size. Six agents make 15
+                           SEARCH[2]), 200),
+            # Six agents make 15
             # tables, each agent at 10 of them, so 30 deals give each 1,200 games (45 deals at
             # five agents gave 720).
             LeagueLine(4, ("heuristic", "random", "ismcts:12:guided", "heuristic:hoarder",
-                           "jax-ppo", "search:heuristic-net?worlds=32"), 30,
-                       "Positano-4p-SelfPlay-v0"),
+                           "jax-ppo", SEARCH[4]), 30, "Positano-4p-SelfPlay-v0"),
         ),
         # Solo Positano's gain over the heuristic appears between 300,000 and 1,000,000 steps
         # (docs/training.md), about 15 CPU minutes.
@@ -173,6 +181,7 @@ SPEC = GameSpec(
         ),
         textarena_id="Positano-v0",
         distill=True,
+        search=SEARCH,
         default_for=("sb3", "eval"),
     ),
 )

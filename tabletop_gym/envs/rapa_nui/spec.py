@@ -23,6 +23,15 @@ from tabletop_gym.registry import (
     TaskLine,
 )
 
+SEARCH = {
+    2: "search:jax-ppo?worlds=16&z=2",
+    4: "search:heuristic-net-v2?worlds=32",
+}
+"""The strongest search measured at each table size, what ``search:best`` plays (the results
+page's row ``search, heuristic-net-v3``, which keeps ``search, heuristic-net-v2``'s Rapa Nui
+specs; docs/search.md): at 2 players continued by the shipped ``jax-ppo``, which is stronger than
+the heuristic there."""
+
 
 def _shares(counts: Sequence[int]) -> np.ndarray | None:
     total = sum(counts)
@@ -88,13 +97,11 @@ SPEC = GameSpec(
         tasks=_tasks(),
         held_out=("heuristic:woodsman", "heuristic:mystic", "heuristic:loner", "ismcts:20"),
         leagues=(
-            # The shipped search of RapaNui-2p-v0 (benchmarks/suite-run/search-shipped).
+            # The strongest search of each table size (SEARCH, search:best).
             LeagueLine(2, ("heuristic", "ismcts:12:guided", "heuristic:woodsman", "ppo",
-                           "jax-ppo", "search:jax-ppo?worlds=16&z=2"), 200),
-            # With the shipped search of RapaNui-4p-SelfPlay-v0's table size.
+                           "jax-ppo", SEARCH[2]), 200),
             LeagueLine(4, ("heuristic", "random", "ismcts:12:guided", "heuristic:woodsman",
-                           "jax-ppo", "search:heuristic-net?worlds=32"), 30,
-                       "RapaNui-4p-SelfPlay-v0"),
+                           "jax-ppo", SEARCH[4]), 30, "RapaNui-4p-SelfPlay-v0"),
         ),
         # A multi-player learner takes every seat in turn, as the evaluation seats it; the
         # warm-up regresses a guided search's gains (docs/training.md).
@@ -136,6 +143,7 @@ SPEC = GameSpec(
         ),
         textarena_id="RapaNui-v0",
         distill=True,
+        search=SEARCH,
         default_for=("batched", "exploit", "league", "play", "text", "ladder", "rllib"),
     ),
 )

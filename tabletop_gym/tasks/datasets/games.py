@@ -368,6 +368,9 @@ legal ones), so every legal move is valued."""
 
 VALUE_FORMULA = ("(1 - w) * win share + w * (0.5 + 0.5 * tanh(margin / scale)), w = 0.5, "
                  "scale = 10")
+ABOVE_FORMULA = ("(1 - w) * share of the other seats finished above (a tie one half) + w * "
+                 "mean over them of (0.5 + 0.5 * tanh(margin / scale)), w = 0.5, scale = 10")
+"""The value of a ``search:`` annotator with ``value=above``."""
 
 
 def annotation_search(annotate: int | str) -> str:
@@ -392,9 +395,15 @@ def annotation_search(annotate: int | str) -> str:
         from tabletop_gym.extras import require
 
         require("jax", f"annotating with {annotate!r}")
-        from tabletop_gym.jax.search import parse_spec
+        from tabletop_gym.jax.search import BEST, parse_spec
 
-        return dataclasses.replace(parse_spec(annotate), width=SEARCH_WIDTH).name
+        parsed = parse_spec(annotate)
+        if parsed.policy == BEST:
+            # A dataset's metadata names the settings that valued its moves, for any table.
+            raise ValueError(f"annotate names the search's settings; {annotate!r} stands for "
+                             "different ones at each table size: write them out "
+                             "('search:heuristic-net-v3?worlds=28')")
+        return dataclasses.replace(parsed, width=SEARCH_WIDTH).name
     raise ValueError(f"annotate is the guided ISMCTS's simulations per decision (an integer, at "
                      f"least 2) or a batched search's spec ('search:jax-ppo?worlds=16'), got "
                      f"{annotate!r}")
@@ -412,11 +421,13 @@ def _annotation(annotate: int | str, search: str, annotated_games: int) -> dict[
                          f"game, in [0, 1]: {VALUE_FORMULA} (tabletop_gym.agents.ismcts)"}
     from tabletop_gym.jax.search import parse_spec
 
-    return {"search": search, "worlds": parse_spec(search).worlds,
+    spec = parse_spec(search)
+    formula = ABOVE_FORMULA if spec.value == "above" else VALUE_FORMULA
+    return {"search": search, "worlds": spec.worlds,
             "candidates": "every legal action", "annotated_games": annotated_games,
             "value": "mean over the worlds drawn from the seat's information of its value of "
                      "the game played out from the move by the policy's greedy moves, in "
-                     f"[0, 1]: {VALUE_FORMULA} (tabletop_gym.jax.search)"}
+                     f"[0, 1]: {formula} (tabletop_gym.jax.search)"}
 
 
 def annotation_label(annotation: dict[str, Any]) -> str:
