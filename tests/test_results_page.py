@@ -243,6 +243,20 @@ def test_the_committed_league_policies_load_as_the_learned_agent():
             assert learned.metadata["num_players"] == spec.num_players == 4
 
 
+def test_every_committed_league_was_played_with_the_agents_its_game_names():
+    # A league line changed (a new search setting, say) leaves its file stale until the league
+    # is played again; the page must not show a league its game no longer defines. Every league
+    # seats the game's search:best for its table size.
+    from tabletop_gym.registry import game_spec
+    from tabletop_gym.tasks import leagues
+
+    for name, spec in leagues.LEAGUES.items():
+        doc = json.loads((ROOT / "benchmarks" / "leagues" / f"{name}.json").read_text())
+        assert tuple(doc["spec"]["agents"]) == spec.agents, name
+        assert doc["result"]["agents"] == list(spec.agents), name
+        assert game_spec(spec.game).benchmark.search[spec.num_players] in spec.agents
+
+
 def test_a_fixed_row_reads_its_files_and_its_held_out_scores_by_hand(tmp_path):
     # The shipped jax-ppo row, scored on one task with `suite run --held-out`: its cell is the
     # file's normalised score, and its held-out cell is normalised against the same opponent

@@ -9,9 +9,11 @@ two-player leagues; a pairwise reduction is used rather than an online multi-pla
 (such as openskill's Plackett–Luce) because its fit does not depend on the order in which the
 games were played, and its bootstrap re-draws whole games.
 
-The shipped batched search (``search:...``, the ``search (shipped)`` row's spec for the table
-size) plays in every league. With six agents a 4-player league has 15 tables, each agent at 10 of
-them, so Positano's plays 30 deals a table (1,200 games an agent) where its five agents played 45.
+The batched search plays in every league with the strongest settings measured for the game and
+table size, those ``search:best`` plays (the game spec's ``Benchmark.search``); the league names
+them in full, so its file says which settings played. With six agents a 4-player league has 15
+tables, each agent at 10 of them, so Positano's plays 30 deals a table (1,200 games an agent)
+where its five agents played 45.
 
 The learned agent, ``jax-ppo``, is the ``jax-ppo`` policy shipped with the package in the
 2-player leagues, and training seed 0 of the ``jax-ppo`` recipe on the matching 4-player

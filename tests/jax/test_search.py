@@ -103,7 +103,7 @@ def test_search_best_plays_the_settings_its_game_names_for_the_table() -> None:
              for n, spec in game_spec(g).benchmark.search.items()}
     assert named == {("positano", 1): "search:heuristic-net-v2?worlds=32",
                      ("positano", 2): "search:heuristic-net-v3?worlds=28",
-                     ("positano", 4): "search:heuristic-net-v3?worlds=32",
+                     ("positano", 4): "search:heuristic-net-v3?worlds=32&value=above",
                      ("rapa_nui", 2): "search:jax-ppo?worlds=16&z=2",
                      ("rapa_nui", 4): "search:heuristic-net-v2?worlds=32"}
     for (game, n), spec in named.items():

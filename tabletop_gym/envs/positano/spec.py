@@ -28,11 +28,11 @@ from tabletop_gym.registry import (
 SEARCH = {
     1: "search:heuristic-net-v2?worlds=32",
     2: "search:heuristic-net-v3?worlds=28",
-    4: "search:heuristic-net-v3?worlds=32",
+    4: "search:heuristic-net-v3?worlds=32&value=above",
 }
 """The strongest search measured at each table size, what ``search:best`` plays (the results
-page's row ``search, heuristic-net-v3``; docs/search.md): at 2 players it beats
-``ismcts:12:guided`` in less time a move."""
+page's row ``search:best``; docs/search.md): at 2 players it beats ``ismcts:12:guided`` in less
+time a move; at 4 it values a continuation by the seats it finished above, the table's measure."""
 
 BID_CARDS = tuple(f"#{i}" for i in range(1, 8))
 """The outcomes of the ``bid`` probe: the seven base bid cards."""
