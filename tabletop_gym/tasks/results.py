@@ -83,8 +83,9 @@ FIXED_ROWS: dict[str, FixedRow] = {
         "the shipped 2-player policies, {steps} learner steps on a GPU "
         "([JAX training](jax-train.md)); {deals} deals per seed"),
     "search-shipped": FixedRow(
-        "search (shipped)", "search",
-        "the batched search ([search](search.md)), continued by the shipped `jax-ppo` policy "
+        "search, first settings", "search",
+        "the batched search ([search](search.md)) as first shipped, continued by the shipped "
+        "`jax-ppo` policy "
         "at 2 players with 16 worlds a move (`search:jax-ppo?worlds=16&z=2` on Rapa Nui, whose "
         "policy is stronger than the heuristic; `search:jax-ppo?worlds=16` on Positano) and by "
         "the distilled heuristic at 4 and solo with 32 (`search:heuristic-net?worlds=32`); "
@@ -108,6 +109,16 @@ FIXED_ROWS: dict[str, FixedRow] = {
         "than `ismcts:12:guided` takes) and at 4 with 32 (`search:heuristic-net-v3?worlds=28`, "
         "`?worlds=32`); on the other tasks that row's specs, and its results; {deals} deals "
         "per seed (fewer than the protocol's)", same_as="search-v2"),
+    # What search:best plays (each game spec's Benchmark.search): the v3 row's specs but at the
+    # Positano 4p table, where the continuations are valued by the seats finished above.
+    "search-best": FixedRow(
+        "search:best", "search",
+        "what `search:best` plays, the strongest settings measured for each game and table size "
+        "([search](search.md#the-search-agent)): the `search, heuristic-net-v3` row's specs, "
+        "but at the Positano 4p table, where a continuation is valued by the seats it finished "
+        "above (`search:heuristic-net-v3?worlds=32&value=above`, [search](search.md#valued-by-"
+        "the-seats-finished-above)); on the other tasks that row's results; {deals} deals per "
+        "seed (fewer than the protocol's)", same_as="search-v3"),
     # The search's one free threshold, every task at one z and 16 worlds, on the same deals as
     # the shipped row (z = 1 is the row as first shipped).
     **{f"search-z{z}": FixedRow(
@@ -618,7 +629,10 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "'search:heuristic-net-v3?worlds=32' --deals 10 --task TASK --held-out --label 'search, "
         "heuristic-net-v3' --out benchmarks/suite-run/search-v3/TASK.json` on Positano 4p, and "
         "with `worlds=28` on Positano 2p (its other tasks are the v2 row's, whose files, or "
-        "those that row reads, it reads).",
+        "those that row reads, it reads); the `search:best` row by the same command with "
+        "`'search:heuristic-net-v3?worlds=32&value=above'`, `--label 'search:best'` and `--out "
+        "benchmarks/suite-run/search-best/TASK.json` on Positano 4p (the rest it reads from the "
+        "v3 row).",
         "",
         *compute,
         "",
