@@ -90,14 +90,15 @@ FIXED_ROWS: dict[str, FixedRow] = {
         "policy is stronger than the heuristic; `search:jax-ppo?worlds=16` on Positano) and by "
         "the distilled heuristic at 4 and solo with 32 (`search:heuristic-net?worlds=32`); "
         "{deals} deals per seed (fewer than the protocol's)"),
-    # The shipped specs with the distilled heuristic's second version as the continuation
-    # wherever the shipped row continues with the first (solo and 4 players), on its deals.
+    # The first settings with the distilled heuristic's second version as the continuation
+    # wherever that row continues with the first (solo and 4 players), on its deals.
     "search-v2": FixedRow(
         "search, heuristic-net-v2", "search",
-        "the shipped search's specs with the second version of the distilled heuristic "
+        "the `search, first settings` row's specs with the second version of the distilled "
+        "heuristic "
         "(`heuristic-net-v2`, fitted on 4 to 20 times the games, [search](search.md#a-closer-"
         "copy-of-the-heuristic)) as the continuation at 4 players and solo "
-        "(`search:heuristic-net-v2?worlds=32`); at 2 players the shipped row's specs, and its "
+        "(`search:heuristic-net-v2?worlds=32`); at 2 players that row's specs, and its "
         "results; {deals} deals per seed (fewer than the protocol's)", same_as="search-shipped"),
     # The v2 row with the distilled heuristic's third version where one is shipped (Positano 2p
     # and 4p); every other task is the v2 row's.
