@@ -278,6 +278,7 @@ def search_fn(game_name: str, config: Any, net_key: tuple[str, int], worlds: int
     if devices is None and (width * worlds) % jax.local_device_count():
         devices = 1  # a small search that does not split evenly gains nothing from splitting
     mesh = data_mesh(width * worlds, devices)
+
     def network(key: tuple[str, int]) -> Callable[[Any, jax.Array], jax.Array]:
         return lambda params, obs: actor_logits(params, key[0], obs)
 

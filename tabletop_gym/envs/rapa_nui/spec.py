@@ -28,9 +28,9 @@ SEARCH = {
     4: "search:heuristic-net-v2?worlds=32",
 }
 """The strongest search measured at each table size, what ``search:best`` plays (the results
-page's row ``search, heuristic-net-v3``, which keeps ``search, heuristic-net-v2``'s Rapa Nui
-specs; docs/search.md): at 2 players continued by the shipped ``jax-ppo``, which is stronger than
-the heuristic there."""
+page's row ``search:best``, which reads its Rapa Nui cells from the rows it shares with;
+docs/search.md): at 2 players continued by the shipped ``jax-ppo``, which is stronger than the
+heuristic there."""
 
 
 def _shares(counts: Sequence[int]) -> np.ndarray | None:
