@@ -638,7 +638,13 @@ def exploit_settings() -> str:
     ...``) and ``rapa_nui-2p/heuristic/`` (``tabletop-gym exploit ... --hp ...``), each
     settings' name read from its files (the settings that differ from the page's).
     """
-    from tabletop_gym.tasks.exploit import LADDER_SETTINGS, load_calibration, summary
+    from tabletop_gym.tasks.exploit import (
+        LADDER_SETTINGS,
+        learner_settings,
+        load_calibration,
+        settings_said,
+        summary,
+    )
 
     def nim(root: Path) -> tuple[str, str, dict[str, Any]]:
         cases = [c for c in load_calibration(root) if c["observation"] == "count"]
@@ -658,14 +664,6 @@ def exploit_settings() -> str:
         return " / ".join(f"{rungs[b]['win_rate']:.3f} \u00b1 {rungs[b]['win_half']:.3f}"
                           if b in rungs else "\u2013" for b in SETTINGS_BUDGETS), train
 
-    def learner(train: dict[str, Any]) -> dict[str, Any]:
-        """The settings of the learner; the opponents are each ladder's own."""
-        return {k: v for k, v in train.items() if k not in ("opponents", "opponent_net")}
-
-    def differs(train: dict[str, Any], page: dict[str, Any]) -> str:
-        keys = [k for k, v in learner(train).items() if v != page.get(k)]
-        return ", ".join(f"`{k}={train[k]}`" for k in keys) or "the ladders' own"
-
     bench = ROOT / "benchmarks"
     cells, piles, page = nim(bench / "exploit-calibration")
     scores, _ = board(bench / "exploit" / "rapa_nui-2p" / "heuristic")
@@ -674,10 +672,10 @@ def exploit_settings() -> str:
     for folder in sorted(p for p in (bench / "exploit-settings").glob("*") if p.is_dir()):
         cells, piles, train = nim(folder / "calibration")
         scores, other = board(folder / "rapa_nui-2p" / "heuristic")
-        if learner(other) != learner(train):
+        if learner_settings(other) != learner_settings(train):
             raise ValueError(f"{folder}: the Nim and Rapa Nui ladders were trained with other "
                              f"settings ({train} and {other})")
-        rows.append([differs(train, page), cells, piles, scores])
+        rows.append([settings_said(train, page), cells, piles, scores])
     return _table(["PPO settings", "Nim, the pile as a count: cells within the exact value's "
                    "interval", "per pile, the budgets within",
                    "Rapa Nui 2p, BR to `heuristic`: win rate at "

@@ -46,6 +46,8 @@ FIGURE = pathlib.Path("docs") / "img" / "results.png"
 EXPLOIT_FIGURE = "exploit.png"
 """The gain curves' file name, beside the page's figure."""
 CALIBRATION = "exploit-calibration"
+SETTINGS = "exploit-settings"
+"""The ladders taken again with other PPO settings, compared with the page's on its section."""
 """The exploit calibration's folder under the results root."""
 BENCHMARKS = pathlib.Path("benchmarks")
 SUITE = "core"
@@ -520,11 +522,13 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
          played: Mapping[str, Mapping[str, Any]] | None = None,
          ladders: Sequence[Mapping[str, Any]] = (),
          calibrated: Sequence[Mapping[str, Any]] = (),
-         offline: Sequence[dict[str, Any]] = ()) -> str:
+         offline: Sequence[dict[str, Any]] = (),
+         compared: Sequence[Mapping[str, Any]] = ()) -> str:
     """The Markdown of ``docs/results.md``.
 
     ``ladders``: :func:`.exploit.load`'s; ``calibrated``: :func:`.exploit.load_calibration`'s;
-    ``offline``: :func:`.datasets.offline.load_results`'s.
+    ``offline``: :func:`.datasets.offline.load_results`'s; ``compared``:
+    :func:`.exploit.compare_settings`'.
     """
     from tabletop_gym.tasks import exploit
     from tabletop_gym.tasks.datasets import offline as offline_results
@@ -603,7 +607,7 @@ def page(rows: Sequence[Row], refs: Mapping[str, Any], held_refs: Mapping[str, A
         "",
         *_league_sections(played),
         *exploit.section(ladders, f"img/{EXPLOIT_FIGURE}" if figure and ladders else None,
-                         calibrated, floor=exploit.PAGE_FLOOR),
+                         calibrated, floor=exploit.PAGE_FLOOR, compared=compared),
         *offline_results.section(list(offline), task_ids),
         "## Recipes and compute",
         "",
@@ -703,7 +707,7 @@ def write(root: str | pathlib.Path = BENCHMARKS, out: str | pathlib.Path = PAGE,
     text = page(rows, load_references(), held_refs,
                 played=leagues.load(pathlib.Path(root) / "leagues"), ladders=ladders,
                 calibrated=exploit.load_calibration(pathlib.Path(root) / CALIBRATION),
-                offline=_offline(root))
+                offline=_offline(root), compared=_compared(root))
     pathlib.Path(out).write_text(text)
     if figure is not None:
         plot(rows, figure)
@@ -752,8 +756,16 @@ def check(root: str | pathlib.Path = BENCHMARKS, out: str | pathlib.Path = PAGE)
                 played=leagues.load(pathlib.Path(root) / "leagues"),
                 ladders=exploit.load(pathlib.Path(root) / "exploit"),
                 calibrated=exploit.load_calibration(pathlib.Path(root) / CALIBRATION),
-                offline=_offline(root))
+                offline=_offline(root), compared=_compared(root))
     return pathlib.Path(out).is_file() and pathlib.Path(out).read_text() == text
+
+
+def _compared(root: str | pathlib.Path) -> list[dict[str, Any]]:
+    """The ladders under ``root/exploit-settings`` against the page's, from its smallest budget."""
+    from tabletop_gym.tasks import exploit
+
+    return exploit.compare_settings(pathlib.Path(root) / SETTINGS, pathlib.Path(root) / "exploit",
+                                    floor=exploit.PAGE_FLOOR)
 
 
 def _offline(root: str | pathlib.Path) -> list[dict[str, Any]]:
