@@ -46,9 +46,10 @@ FIGURE = pathlib.Path("docs") / "img" / "results.png"
 EXPLOIT_FIGURE = "exploit.png"
 """The gain curves' file name, beside the page's figure."""
 CALIBRATION = "exploit-calibration"
-SETTINGS = "exploit-settings"
-"""The ladders taken again with other PPO settings, compared with the page's on its section."""
 """The exploit calibration's folder under the results root."""
+SETTINGS = "exploit-settings"
+"""The folder, under the results root, of the ladders taken again with other PPO settings, which
+the exploitability section compares with its own."""
 BENCHMARKS = pathlib.Path("benchmarks")
 SUITE = "core"
 LEARNER_SEEDS = 5
