@@ -47,9 +47,6 @@ EXPLOIT_FIGURE = "exploit.png"
 """The gain curves' file name, beside the page's figure."""
 CALIBRATION = "exploit-calibration"
 """The exploit calibration's folder under the results root."""
-SETTINGS = "exploit-settings"
-"""The folder, under the results root, of the ladders taken again with other PPO settings, which
-the exploitability section compares with its own."""
 BENCHMARKS = pathlib.Path("benchmarks")
 SUITE = "core"
 LEARNER_SEEDS = 5
@@ -765,7 +762,8 @@ def _compared(root: str | pathlib.Path) -> list[dict[str, Any]]:
     """The ladders under ``root/exploit-settings`` against the page's, from its smallest budget."""
     from tabletop_gym.tasks import exploit
 
-    return exploit.compare_settings(pathlib.Path(root) / SETTINGS, pathlib.Path(root) / "exploit",
+    return exploit.compare_settings(pathlib.Path(root) / exploit.SETTINGS_ROOT.name,
+                                    pathlib.Path(root) / exploit.ROOT.name,
                                     floor=exploit.PAGE_FLOOR)
 
 
